@@ -1,0 +1,63 @@
+/**
+ * The EventBus port: topics split into partitions, messages keyed (key = org_id,
+ * so one organization's messages stay in order), consumer groups with committed
+ * offsets, at-least-once delivery.
+ */
+
+export interface OutgoingMessage {
+  key: string;
+  /** Serialized payload (JSON text for domain events). */
+  value: string;
+  headers?: Record<string, string>;
+}
+
+export interface ReceivedMessage {
+  topic: string;
+  partition: number;
+  /** Offset inside the partition, as a decimal string (Kafka offsets are int64). */
+  offset: string;
+  key: string;
+  value: string;
+  headers: Record<string, string>;
+  /** ISO 8601 time the bus accepted the message. */
+  timestamp: string;
+}
+
+export interface SubscribeOptions {
+  /** Consumers sharing a groupId split the partitions; each message goes to one of them. */
+  groupId: string;
+  topics: string[];
+  /** Where a group with no committed offset starts (default true: the whole log). */
+  fromBeginning?: boolean;
+  /**
+   * Called once per message, in order per partition. Resolving commits the
+   * offset; throwing makes the bus deliver the same message again after a
+   * backoff (the consumer wrapper decides retry vs dead-letter).
+   */
+  handler: (message: ReceivedMessage) => Promise<void>;
+}
+
+export interface Subscription {
+  /** Stop consuming; resolves once the in-flight handler finished. */
+  stop(): Promise<void>;
+}
+
+export interface EventBus {
+  /** Creates the topics if missing (idempotent). */
+  ensureTopics(topics: string[]): Promise<void>;
+  /** Durable once resolved. Messages with the same key keep their order. */
+  publish(topic: string, messages: OutgoingMessage[]): Promise<void>;
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  close(): Promise<void>;
+}
+
+/** Stable key -> partition mapping shared by adapters that pick partitions themselves. */
+export function partitionFor(key: string, partitions: number): number {
+  // FNV-1a: cheap, stable across processes and versions.
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    hash ^= key.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % partitions;
+}

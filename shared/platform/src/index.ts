@@ -1,0 +1,7 @@
+export * from './errors.js';
+export * from './ids.js';
+export * from './clock.js';
+export * from './logger.js';
+export * from './config.js';
+export * from './telemetry.js';
+export * from './shutdown.js';

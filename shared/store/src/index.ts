@@ -1,0 +1,2 @@
+export * from './port.js';
+export { matchesWhere, compareBy } from './query.js';

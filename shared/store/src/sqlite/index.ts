@@ -1,0 +1,1 @@
+export { createSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
