@@ -4,15 +4,15 @@ export type { Logger };
 
 export interface LoggerSettings {
   level: string;
-  service: string;
-  pretty?: boolean;
+  /** Omitted for a process that hosts several services (each adds its own child binding). */
+  service?: string;
 }
 
 /** Structured JSON logs; one child per service so every line names its origin. */
 export function createLogger(settings: LoggerSettings): Logger {
   const options: LoggerOptions = {
     level: settings.level,
-    base: { service: settings.service },
+    base: settings.service ? { service: settings.service } : {},
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: {
       paths: ['req.headers["x-api-key"]', 'req.headers.authorization', '*.password', '*.api_key', '*.secret'],

@@ -49,19 +49,22 @@ export interface Query {
 }
 
 /** Every document has a string id, unique inside its collection. */
-export type Doc = { id: string } & Record<string, unknown>;
+export interface DocLike {
+  id: string;
+}
+export type Doc = DocLike & Record<string, unknown>;
 
 export interface DocumentReader {
-  get<T extends Doc>(collection: string, id: string): Promise<T | undefined>;
-  find<T extends Doc>(collection: string, query?: Query): Promise<T[]>;
+  get<T extends DocLike = Doc>(collection: string, id: string): Promise<T | undefined>;
+  find<T extends DocLike = Doc>(collection: string, query?: Query): Promise<T[]>;
   count(collection: string, where?: Where): Promise<number>;
 }
 
 export interface DocumentWriter extends DocumentReader {
   /** Insert a new document; throws DuplicateKeyError when the id exists. */
-  insert(collection: string, doc: Doc): Promise<void>;
+  insert<T extends DocLike>(collection: string, doc: T): Promise<void>;
   /** Insert or replace the whole document. */
-  put(collection: string, doc: Doc): Promise<void>;
+  put<T extends DocLike>(collection: string, doc: T): Promise<void>;
   /** Returns whether a document was removed. */
   delete(collection: string, id: string): Promise<boolean>;
 }

@@ -1,4 +1,4 @@
-import type { Doc, Query, Where } from './port.js';
+import type { DocLike, Query, Where } from './port.js';
 
 /** Reference semantics of Where, shared by in-memory filtering and the contract suite. */
 export function matchesWhere(doc: Record<string, unknown>, where: Where | undefined): boolean {
@@ -17,10 +17,10 @@ export function matchesWhere(doc: Record<string, unknown>, where: Where | undefi
 }
 
 export function compareBy(sort: NonNullable<Query['sort']>) {
-  return (a: Doc, b: Doc): number => {
+  return (a: DocLike, b: DocLike): number => {
     for (const { field, order } of sort) {
-      const av = a[field] as string | number | undefined;
-      const bv = b[field] as string | number | undefined;
+      const av = (a as unknown as Record<string, unknown>)[field] as string | number | undefined;
+      const bv = (b as unknown as Record<string, unknown>)[field] as string | number | undefined;
       if (av === bv) continue;
       if (av === undefined || av === null) return order === 'asc' ? -1 : 1;
       if (bv === undefined || bv === null) return order === 'asc' ? 1 : -1;

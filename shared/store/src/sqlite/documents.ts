@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { DuplicateKeyError, type Doc, type Query, type Where } from '../port.js';
+import { DuplicateKeyError, type DocLike, type Query, type Where } from '../port.js';
 
 const FIELD_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -43,11 +43,11 @@ export function documentOps(db: Database.Database) {
   const deleteStmt = db.prepare('DELETE FROM documents WHERE collection = ? AND id = ?');
 
   return {
-    get<T extends Doc>(collection: string, id: string): T | undefined {
+    get<T extends DocLike>(collection: string, id: string): T | undefined {
       const row = getStmt.get(collection, id);
       return row ? (JSON.parse(row.data) as T) : undefined;
     },
-    find<T extends Doc>(collection: string, query: Query = {}): T[] {
+    find<T extends DocLike>(collection: string, query: Query = {}): T[] {
       const { sql, params } = whereSql(collection, query.where);
       const order = (query.sort ?? [])
         .map(({ field, order }) => `json_extract(data, ${fieldPath(field)}) ${order === 'desc' ? 'DESC' : 'ASC'}`)
@@ -65,7 +65,7 @@ export function documentOps(db: Database.Database) {
       const row = db.prepare(`SELECT count(*) AS n FROM documents WHERE ${sql}`).get(...params) as { n: number };
       return row.n;
     },
-    insert(collection: string, doc: Doc): void {
+    insert(collection: string, doc: DocLike): void {
       try {
         insertStmt.run(collection, doc.id, JSON.stringify(doc));
       } catch (err) {
@@ -73,7 +73,7 @@ export function documentOps(db: Database.Database) {
         throw err;
       }
     },
-    put(collection: string, doc: Doc): void {
+    put(collection: string, doc: DocLike): void {
       putStmt.run(collection, doc.id, JSON.stringify(doc));
     },
     delete(collection: string, id: string): boolean {

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { systemClock, type Clock } from '@kb/platform';
-import { NestedTransactionError, type Doc, type Query, type Store, type StoreTransaction } from '../port.js';
+import { NestedTransactionError, type DocLike, type Query, type Store, type StoreTransaction } from '../port.js';
 import { createMutex } from './mutex.js';
 import { migrate } from './schema.js';
 import { documentOps } from './documents.js';
@@ -47,8 +47,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   let closed = false;
 
   const tx: StoreTransaction = {
-    get: async <T extends Doc>(c: string, id: string) => w.docs.get<T>(c, id),
-    find: async <T extends Doc>(c: string, q?: Query) => w.docs.find<T>(c, q),
+    get: async <T extends DocLike>(c: string, id: string) => w.docs.get<T>(c, id),
+    find: async <T extends DocLike>(c: string, q?: Query) => w.docs.find<T>(c, q),
     count: async (c, where) => w.docs.count(c, where),
     insert: async (c, doc) => w.docs.insert(c, doc),
     put: async (c, doc) => w.docs.put(c, doc),
@@ -76,8 +76,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
         }),
       );
     },
-    get: async <T extends Doc>(c: string, id: string) => r.docs.get<T>(c, id),
-    find: async <T extends Doc>(c: string, q?: Query) => r.docs.find<T>(c, q),
+    get: async <T extends DocLike>(c: string, id: string) => r.docs.get<T>(c, id),
+    find: async <T extends DocLike>(c: string, q?: Query) => r.docs.find<T>(c, q),
     count: async (c, where) => r.docs.count(c, where),
     readStream: async (id) => r.events.readStream(id),
     readAll: async (after, limit) => r.events.readAll(after, limit),

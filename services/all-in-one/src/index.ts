@@ -1,0 +1,1 @@
+export { startSystem, developmentDefaults, type RunningSystem } from './system.js';

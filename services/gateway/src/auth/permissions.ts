@@ -1,0 +1,40 @@
+/**
+ * The permission catalogue. Every gateway route declares the permission it needs
+ * (or none); roles are sets of these.
+ */
+export const permissionCatalogue = {
+  'read:org': 'Read the organization profile',
+  'update:org': 'Change the organization profile and its runs switch',
+  'manage:users': 'Invite, remove and change the role of users',
+  'manage:roles': 'Create, change and delete custom roles',
+  'manage:api_keys': 'Create and revoke API keys',
+  'read:kb': 'Read the knowledge base, categories, topics, content and search',
+  'write:kb': 'Ingest content and change the knowledge base, categories and topics',
+  'generate:content': 'Run content generation',
+  'publish:content': 'Publish and unpublish content',
+  'manage:destinations': 'Configure publishing destinations',
+  'read:analytics': 'Read analytics reports',
+  'manage:analytics': 'Configure prompt runs, tracked sources and competitors',
+  'manage:credits': 'Grant credits and set the spend limit',
+} as const;
+
+export type Permission = keyof typeof permissionCatalogue;
+export const allPermissions = Object.keys(permissionCatalogue) as Permission[];
+
+/** Management permissions need a signed-in user; an API key never carries them (spec 5.4). */
+const userOnly: Permission[] = ['update:org', 'manage:users', 'manage:roles', 'manage:api_keys', 'manage:credits'];
+export const apiKeyPermissions: Permission[] = allPermissions.filter((p) => !userOnly.includes(p));
+
+export const builtInRoles: Record<'admin' | 'collaborator' | 'viewer', Permission[]> = {
+  admin: allPermissions,
+  collaborator: [
+    'read:org',
+    'read:kb',
+    'write:kb',
+    'generate:content',
+    'publish:content',
+    'read:analytics',
+    'manage:analytics',
+  ],
+  viewer: ['read:org', 'read:kb', 'read:analytics'],
+};

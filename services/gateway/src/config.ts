@@ -1,0 +1,31 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { checkAdapterSettings, configFields, defineConfig } from '@kb/platform';
+
+const GrpcAddress = (service: string) =>
+  Type.String({ pattern: '^[^\\s:]+:\\d+$', description: `host:port of the ${service} gRPC server` });
+
+export const gatewayConfigSpec = defineConfig(
+  Type.Object({
+    LOG_LEVEL: configFields.LOG_LEVEL,
+    DATA_DIR: configFields.DATA_DIR,
+    STORE: configFields.STORE,
+    BUS: configFields.BUS,
+    MONGODB_URL: configFields.MONGODB_URL,
+    KAFKA_BROKERS: configFields.KAFKA_BROKERS,
+    INTERNAL_TOKEN: configFields.INTERNAL_TOKEN,
+    OTEL_EXPORTER_OTLP_ENDPOINT: configFields.OTEL_EXPORTER_OTLP_ENDPOINT,
+    HOST: Type.String({ default: '0.0.0.0', description: 'interface the HTTP server binds' }),
+    PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'HTTP port (0 picks a free one)' }),
+    BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1048576, description: 'largest JSON request body' }),
+    KNOWLEDGE_BASE_GRPC: GrpcAddress('knowledge-base'),
+    RPC_DEADLINE_MS: Type.Integer({ minimum: 100, default: 10000, description: 'deadline of each internal call' }),
+    BOOTSTRAP_ORG_NAME: Type.Optional(Type.String({ minLength: 2, description: 'organization created on first start' })),
+    BOOTSTRAP_ADMIN_EMAIL: Type.Optional(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', description: 'its admin user' })),
+    BOOTSTRAP_ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 12, description: "the admin's password (12+ characters)" })),
+    BOOTSTRAP_API_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_\\-.]{20,200}$', description: 'an unrestricted API key with exactly this value (20+ of A-Z a-z 0-9 _ - .)' })),
+    BOOTSTRAP_CREDITS: Type.Integer({ minimum: 0, default: 1000000, description: 'starting credit balance of the bootstrap organization' }),
+  }),
+  checkAdapterSettings,
+);
+
+export type GatewayConfig = Static<typeof gatewayConfigSpec.schema>;

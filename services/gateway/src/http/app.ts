@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Logger } from 'pino';
+import type { RpcClient } from '@kb/rpc';
+import type { IdentityService } from '../app/identity.js';
+import { createAuthHook } from './auth-hook.js';
+import { sendError } from './errors.js';
+import { ErrorBody } from './schemas.js';
+import { categoryRoutes } from './routes/categories.js';
+import type { RouteAuth } from './route-auth.js';
+
+export interface HttpDeps {
+  identity: IdentityService;
+  knowledgeBase: RpcClient;
+  logger: Logger;
+  /** Largest accepted request body in bytes. */
+  bodyLimit?: number;
+}
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface RouteEntry {
+  method: string;
+  url: string;
+  auth: RouteAuth;
+}
+
+/** The public HTTP surface: everything under /api/v1. */
+export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstance; routes: RouteEntry[] }> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: deps.bodyLimit ?? 1024 * 1024,
+    // A client's request id is kept when it is sane, so its logs and ours line up.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const routes: RouteEntry[] = [];
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/api/v1') && route.method !== 'HEAD') {
+      const auth = route.config?.auth;
+      if (!auth) throw new Error(`Route ${String(route.method)} ${route.url} declares no auth requirement`);
+      for (const method of [route.method].flat()) routes.push({ method, url: route.url, auth });
+      // The requirement is part of the published description.
+      const schema = (route.schema ??= {}) as Record<string, unknown>;
+      if (auth.credential === 'none') schema.security = [];
+      else {
+        schema.security = auth.credential === 'user' ? [{ BearerSession: [] }] : [{ ApiKey: [] }, { BearerSession: [] }];
+        if (auth.permission) schema['x-permission'] = auth.permission;
+      }
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+  app.addHook('onRequest', createAuthHook(deps.identity));
+  app.setErrorHandler((err, request, reply) => sendError(request, reply, err as Error));
+  app.setNotFoundHandler((_request, reply) => reply.status(404).type('text/plain; charset=utf-8').send('Not Found'));
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Knowledge Base and Content Generation Service',
+        version: '0.2.0',
+        description:
+          'Organization API (/api/v1/org/...) and category/topic API (/api/v1/search, /content, /categories, /prompts). ' +
+          'Every operation names the permission it needs in x-permission.',
+      },
+      servers: [{ url: '/' }],
+      components: {
+        securitySchemes: {
+          ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          BearerSession: { type: 'http', scheme: 'bearer', description: 'Session token from POST /api/v1/auth/login' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  app.addSchema(ErrorBody);
+
+  await app.register(
+    async (api) => {
+      api.get(
+        '/openapi.json',
+        { config: { auth: { credential: 'none' } }, schema: { hide: true } },
+        async () => app.swagger(),
+      );
+      await api.register(categoryRoutes(deps.knowledgeBase));
+    },
+    { prefix: '/api/v1' },
+  );
+
+  await app.ready();
+  return { app: app as unknown as FastifyInstance, routes };
+}

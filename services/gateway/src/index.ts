@@ -1,0 +1,4 @@
+export { startGateway, gatewayProjections, SERVICE_NAME, type RunningGateway } from './service.js';
+export { gatewayConfigSpec, type GatewayConfig } from './config.js';
+export type { RouteEntry } from './http/app.js';
+export type { RouteAuth } from './http/route-auth.js';

@@ -1,0 +1,14 @@
+import { createLogger, createShutdown, loadConfig, startTelemetry } from '@kb/platform';
+import { gatewayConfigSpec } from './config.js';
+import { SERVICE_NAME, startGateway } from './service.js';
+
+/** Standalone entry point (its own container in the distributed runtime). */
+const config = loadConfig(gatewayConfigSpec);
+const logger = createLogger({ level: config.LOG_LEVEL });
+const telemetry = await startTelemetry({ serviceName: SERVICE_NAME, endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, logger });
+const gateway = await startGateway({ config, logger });
+logger.info({ url: gateway.url }, 'gateway listening');
+const shutdown = createShutdown(logger);
+shutdown.add('telemetry', () => telemetry.shutdown());
+shutdown.add(SERVICE_NAME, () => gateway.stop());
+shutdown.onSignals();

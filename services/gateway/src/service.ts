@@ -1,0 +1,70 @@
+import type { Logger } from 'pino';
+import { randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platform';
+import { topics } from '@kb/events';
+import { createRpcClient, loadProto, serviceConstructor } from '@kb/rpc';
+import { createEventSourcedCore, openBus, openStore } from '@kb/runtime';
+import type { GatewayConfig } from './config.js';
+import { createIdentityService } from './app/identity.js';
+import { identityProjection } from './projections/identity.js';
+import { buildHttpApp, type RouteEntry } from './http/app.js';
+
+export const SERVICE_NAME = 'gateway';
+export const gatewayProjections = [identityProjection];
+
+export interface RunningGateway {
+  url: string;
+  port: number;
+  routes: RouteEntry[];
+  bootstrapOrgId?: string;
+  stop(): Promise<void>;
+}
+
+export async function startGateway(options: { config: GatewayConfig; logger: Logger; clock?: Clock; ids?: IdGenerator }): Promise<RunningGateway> {
+  const { config } = options;
+  const logger = options.logger.child({ service: SERVICE_NAME });
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? randomIds;
+
+  const store = await openStore(config, SERVICE_NAME, clock, logger);
+  const bus = await openBus(config, SERVICE_NAME, logger);
+  const core = await createEventSourcedCore({
+    service: SERVICE_NAME,
+    topic: topics.gateway,
+    store,
+    bus,
+    projections: gatewayProjections,
+    ids,
+    clock,
+    logger,
+  });
+  const identity = createIdentityService({ store, commands: core.commands, ids, clock, logger });
+  const bootstrap = await identity.bootstrap(config);
+
+  const knowledgeBase = createRpcClient(serviceConstructor(loadProto('knowledge_base.proto'), 'knowledge_base.v1.CategoryService'), {
+    address: config.KNOWLEDGE_BASE_GRPC,
+    internalToken: config.INTERNAL_TOKEN,
+    deadlineMs: config.RPC_DEADLINE_MS,
+    name: 'knowledge-base',
+  });
+
+  const { app, routes } = await buildHttpApp({ identity, knowledgeBase, logger, bodyLimit: config.BODY_LIMIT_BYTES });
+  await core.start();
+  await app.listen({ host: config.HOST, port: config.PORT });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    routes,
+    ...(bootstrap.org_id && { bootstrapOrgId: bootstrap.org_id }),
+    async stop() {
+      await app.close();
+      knowledgeBase.close();
+      await core.stop();
+      await bus.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { checkAdapterSettings, configFields, defineConfig } from '@kb/platform';
+
+export const knowledgeBaseConfigSpec = defineConfig(
+  Type.Object({
+    LOG_LEVEL: configFields.LOG_LEVEL,
+    DATA_DIR: configFields.DATA_DIR,
+    STORE: configFields.STORE,
+    BUS: configFields.BUS,
+    MONGODB_URL: configFields.MONGODB_URL,
+    KAFKA_BROKERS: configFields.KAFKA_BROKERS,
+    INTERNAL_TOKEN: configFields.INTERNAL_TOKEN,
+    GRPC_HOST: configFields.GRPC_HOST,
+    GRPC_PORT: configFields.GRPC_PORT,
+    OTEL_EXPORTER_OTLP_ENDPOINT: configFields.OTEL_EXPORTER_OTLP_ENDPOINT,
+  }),
+  checkAdapterSettings,
+);
+
+export type KnowledgeBaseConfig = Static<typeof knowledgeBaseConfigSpec.schema>;

@@ -1,0 +1,3 @@
+export { startKnowledgeBase, SERVICE_NAME, type RunningService } from './service.js';
+export { knowledgeBaseConfigSpec, type KnowledgeBaseConfig } from './config.js';
+export { knowledgeBaseProjections } from './projections/index.js';

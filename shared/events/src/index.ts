@@ -1,0 +1,24 @@
+import { createCatalog } from './define.js';
+import { gatewayEvents } from './gateway.js';
+import { knowledgeBaseEvents } from './knowledge-base.js';
+
+export * from './define.js';
+export * from './topics.js';
+export * from './gateway.js';
+export * from './knowledge-base.js';
+
+/** Every event the system knows; validated on append and on publish. */
+export const eventCatalog = createCatalog([...gatewayEvents, ...knowledgeBaseEvents]);
+
+/** The envelope that travels on the bus (value of each message, as JSON). */
+export interface EventEnvelope {
+  id: string;
+  type: string;
+  schema: number;
+  stream_id: string;
+  version: number;
+  position: number;
+  data: Record<string, unknown>;
+  metadata: { org_id: string; actor?: string; correlation_id?: string; causation_id?: string; request_id?: string; trace?: string };
+  recorded_at: string;
+}

@@ -1,0 +1,73 @@
+import { systemClock, type Clock, type IdGenerator } from '@kb/platform';
+import type { EventCatalog } from '@kb/events';
+import type { EventMetadata, Store, StoreTransaction, StoredEvent } from '@kb/store';
+import { fold, type Decider } from './decider.js';
+import { applyProjections, type Projection } from './projection.js';
+
+export interface CommandContext {
+  metadata: EventMetadata;
+}
+
+/** The handle on one open transaction: run deciders against streams, read and write documents. */
+export interface CommandSession {
+  tx: StoreTransaction;
+  /** Load the stream, decide, validate, append at the loaded version, update read models. */
+  execute<C, S>(decider: Decider<C, S>, streamId: string, command: C): Promise<{ state: S; events: StoredEvent[] }>;
+  /** Current state of a stream without changing it. */
+  load<S>(decider: Pick<Decider<unknown, S>, 'initialState' | 'evolve'>, streamId: string): Promise<{ state: S; version: number }>;
+}
+
+export interface EventSourcingDeps {
+  store: Store;
+  catalog: EventCatalog;
+  projections: Projection[];
+  ids: IdGenerator;
+  clock?: Clock;
+  /** Called after each commit that appended events (wakes the outbox relay). */
+  onCommitted?: () => void;
+}
+
+/**
+ * Runs commands: everything inside one `transaction` call commits or rolls back
+ * together, events and read models alike (DESIGN section 3).
+ */
+export function createCommandBus(deps: EventSourcingDeps) {
+  const clock = deps.clock ?? systemClock;
+
+  async function transaction<T>(context: CommandContext, fn: (session: CommandSession) => Promise<T>): Promise<T> {
+    let appended = 0;
+    const result = await deps.store.transaction(async (tx) => {
+      appended = 0;
+      const session: CommandSession = {
+        tx,
+        async load(decider, streamId) {
+          const events = await tx.readStream(streamId);
+          return { state: fold(decider, events), version: events.length };
+        },
+        async execute(decider, streamId, command) {
+          const history = await tx.readStream(streamId);
+          const state = fold(decider, history);
+          const decided = decider.decide(command, state);
+          if (decided.length === 0) return { state, events: [] };
+          const newEvents = decided.map((e) => {
+            const def = deps.catalog.get(e.type);
+            if (!def) throw new Error(`Event type ${e.type} is not in the catalog`);
+            deps.catalog.validate(e.type, def.schema, e.data);
+            return { id: deps.ids.uuid(), type: e.type, schema: def.schema, data: e.data, metadata: context.metadata };
+          });
+          const stored = await tx.append(streamId, history.length, newEvents);
+          await applyProjections(deps.projections, tx, stored);
+          appended += stored.length;
+          return { state: stored.reduce(decider.evolve, state), events: stored };
+        },
+      };
+      return fn(session);
+    });
+    if (appended > 0) deps.onCommitted?.();
+    return result;
+  }
+
+  return { transaction, clock };
+}
+
+export type CommandBus = ReturnType<typeof createCommandBus>;

@@ -1,0 +1,21 @@
+import type { StoreTransaction, StoredEvent } from '@kb/store';
+
+/**
+ * A read model fed by this service's own events. It is updated in the append's
+ * transaction and can be rebuilt by replay, so `apply` must depend only on the
+ * event and the read model itself (never on the clock or randomness).
+ */
+export interface Projection {
+  name: string;
+  /** Collections this projection owns; dropped before a rebuild. */
+  collections: string[];
+  /** Indexes to declare on start. */
+  indexes?: { collection: string; fields: string[] }[];
+  apply(tx: StoreTransaction, event: StoredEvent): Promise<void>;
+}
+
+export async function applyProjections(projections: Projection[], tx: StoreTransaction, events: StoredEvent[]): Promise<void> {
+  for (const event of events) {
+    for (const projection of projections) await projection.apply(tx, event);
+  }
+}

@@ -1,0 +1,38 @@
+import * as grpc from '@grpc/grpc-js';
+import { contextToMetadata, type CallContext } from './context.js';
+import { fromServiceError } from './status.js';
+
+export interface RpcClientOptions {
+  address: string;
+  internalToken: string;
+  /** Per-call deadline. */
+  deadlineMs?: number;
+  /** Names the service in errors. */
+  name: string;
+}
+
+export interface RpcClient {
+  call<Res>(method: string, request: unknown, ctx: CallContext, options?: { deadlineMs?: number }): Promise<Res>;
+  close(): void;
+}
+
+/** A client whose calls carry the internal token and caller context, with deadlines. */
+export function createRpcClient(service: grpc.ServiceClientConstructor, options: RpcClientOptions): RpcClient {
+  const client = new service(options.address, grpc.credentials.createInsecure());
+  const deadlineMs = options.deadlineMs ?? 10_000;
+  return {
+    call<Res>(method: string, request: unknown, ctx: CallContext, callOptions?: { deadlineMs?: number }): Promise<Res> {
+      const fn = (client as unknown as Record<string, grpc.requestCallback<Res> | undefined>)[method] as unknown as
+        | ((req: unknown, md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: Res) => void) => void)
+        | undefined;
+      if (typeof fn !== 'function') return Promise.reject(new Error(`${options.name} has no method ${method}`));
+      const deadline = new Date(Date.now() + (callOptions?.deadlineMs ?? deadlineMs));
+      return new Promise<Res>((resolve, reject) => {
+        fn.call(client, request, contextToMetadata(ctx, options.internalToken), { deadline }, (err, res) =>
+          err ? reject(fromServiceError(err, options.name)) : resolve(res as Res),
+        );
+      });
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,74 @@
+import { timingSafeEqual } from 'node:crypto';
+import { Metadata } from '@grpc/grpc-js';
+import { errors } from '@kb/platform';
+
+/**
+ * What the gateway resolved about the caller; travels in gRPC metadata on every
+ * internal call. Services trust it only together with the internal token.
+ */
+export interface CallContext {
+  org_id: string;
+  principal: { type: 'api_key' | 'user' | 'system'; id: string };
+  permissions: string[];
+  /** null: the whole knowledge base; otherwise the only KB folders allowed (empty: none). */
+  folder_scope: string[] | null;
+  request_id: string;
+}
+
+const H = {
+  token: 'x-internal-token',
+  org: 'x-org-id',
+  principal: 'x-principal',
+  permissions: 'x-permissions',
+  scope: 'x-folder-scope',
+  requestId: 'x-request-id',
+} as const;
+
+export function contextToMetadata(ctx: CallContext, internalToken: string): Metadata {
+  const md = new Metadata();
+  md.set(H.token, internalToken);
+  md.set(H.org, ctx.org_id);
+  md.set(H.principal, `${ctx.principal.type}:${ctx.principal.id}`);
+  md.set(H.permissions, ctx.permissions.join(','));
+  md.set(H.scope, ctx.folder_scope === null ? '*' : JSON.stringify(ctx.folder_scope));
+  md.set(H.requestId, ctx.request_id);
+  return md;
+}
+
+const first = (md: Metadata, key: string): string | undefined => {
+  const v = md.get(key)[0];
+  return v === undefined ? undefined : v.toString();
+};
+
+/** Throws unauthenticated when the token is wrong or the context incomplete. */
+export function metadataToContext(md: Metadata, internalToken: string): CallContext {
+  const token = first(md, H.token);
+  if (!token || !timingSafeEqualStrings(token, internalToken)) throw errors.unauthenticated('Missing or wrong internal token');
+  const org = first(md, H.org);
+  const principal = first(md, H.principal);
+  const requestId = first(md, H.requestId) ?? 'unknown';
+  if (!org || !principal) throw errors.unauthenticated('Internal call without a caller context');
+  const [type, ...rest] = principal.split(':');
+  if (type !== 'api_key' && type !== 'user' && type !== 'system') throw errors.unauthenticated('Unknown principal type');
+  const scopeRaw = first(md, H.scope) ?? '*';
+  let folder_scope: string[] | null = null;
+  if (scopeRaw !== '*') {
+    const parsed: unknown = JSON.parse(scopeRaw);
+    if (!Array.isArray(parsed) || !parsed.every((s) => typeof s === 'string')) throw errors.unauthenticated('Bad folder scope');
+    folder_scope = parsed as string[];
+  }
+  const perms = first(md, H.permissions) ?? '';
+  return {
+    org_id: org,
+    principal: { type, id: rest.join(':') },
+    permissions: perms ? perms.split(',') : [],
+    folder_scope,
+    request_id: requestId,
+  };
+}
+
+function timingSafeEqualStrings(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ab.length === bb.length && timingSafeEqual(ab, bb);
+}

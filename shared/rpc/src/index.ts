@@ -1,0 +1,5 @@
+export * from './context.js';
+export * from './status.js';
+export * from './proto.js';
+export * from './server.js';
+export * from './client.js';

@@ -1,0 +1,72 @@
+import * as grpc from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { isAppError } from '@kb/platform';
+import { metadataToContext, type CallContext } from './context.js';
+import { toServiceError } from './status.js';
+
+export type UnaryHandler<Req = any, Res = any> = (request: Req, ctx: CallContext) => Promise<Res>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export interface RpcServerOptions {
+  internalToken: string;
+  logger: Logger;
+}
+
+/**
+ * A gRPC server whose every handler requires the internal token and receives the
+ * caller context; thrown AppErrors become statuses through the one mapping.
+ */
+export function createRpcServer(options: RpcServerOptions) {
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
+
+  function addService(service: grpc.ServiceClientConstructor, handlers: Record<string, UnaryHandler>): void {
+    const implementation: grpc.UntypedServiceImplementation = {};
+    for (const [method, definition] of Object.entries(service.service)) {
+      const handler = handlers[method] ?? handlers[definition.originalName ?? ''];
+      if (!handler) throw new Error(`No handler for ${method}`);
+      implementation[method] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+        let ctx: CallContext;
+        try {
+          ctx = metadataToContext(call.metadata, options.internalToken);
+        } catch (err) {
+          callback(toServiceError(err));
+          return;
+        }
+        handler(call.request, ctx).then(
+          (response) => callback(null, response),
+          (err: unknown) => {
+            if (!isAppError(err) || err.httpStatus >= 500) {
+              options.logger.error({ err, method, request_id: ctx.request_id }, 'rpc handler failed');
+            }
+            callback(toServiceError(err));
+          },
+        );
+      };
+    }
+    server.addService(service.service, implementation);
+  }
+
+  return {
+    addService,
+    /** Binds and resolves with the actual port (0 picks a free one). */
+    listen(host: string, port: number): Promise<number> {
+      return new Promise((resolve, reject) => {
+        server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+          err ? reject(err) : resolve(bound),
+        );
+      });
+    },
+    /** Lets in-flight calls finish, then forces after the grace period. */
+    shutdown(graceMs = 5000): Promise<void> {
+      return new Promise((resolve) => {
+        const force = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(force);
+          resolve();
+        });
+      });
+    },
+  };
+}

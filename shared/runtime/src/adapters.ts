@@ -1,0 +1,35 @@
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Clock } from '@kb/platform';
+import type { Store } from '@kb/store';
+import type { EventBus } from '@kb/bus';
+
+export interface AdapterSettings {
+  DATA_DIR: string;
+  STORE: 'sqlite' | 'mongodb';
+  BUS: 'sqlite' | 'kafka';
+  MONGODB_URL?: string | undefined;
+  KAFKA_BROKERS?: string | undefined;
+}
+
+/**
+ * The one place that turns configuration into adapters. Adapters are imported
+ * lazily so the embedded runtime never loads the MongoDB or Kafka drivers.
+ */
+export async function openStore(settings: AdapterSettings, service: string, clock: Clock, logger: Logger): Promise<Store> {
+  if (settings.STORE === 'mongodb') {
+    const { createMongoStore } = await import('@kb/store/mongodb');
+    return createMongoStore({ url: settings.MONGODB_URL!, database: service.replace(/[^a-z0-9_]/gi, '_'), clock, logger });
+  }
+  const { createSqliteStore } = await import('@kb/store/sqlite');
+  return createSqliteStore({ path: join(settings.DATA_DIR, `${service}.db`), clock });
+}
+
+export async function openBus(settings: AdapterSettings, service: string, logger: Logger): Promise<EventBus> {
+  if (settings.BUS === 'kafka') {
+    const { createKafkaEventBus } = await import('@kb/bus/kafka');
+    return createKafkaEventBus({ brokers: settings.KAFKA_BROKERS!.split(','), clientId: service, logger });
+  }
+  const { createSqliteEventBus } = await import('@kb/bus/sqlite');
+  return createSqliteEventBus({ path: join(settings.DATA_DIR, 'bus.db'), logger });
+}
