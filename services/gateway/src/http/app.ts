@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
@@ -8,6 +8,7 @@ import type { IdentityService } from '../app/identity.js';
 import { createAuthHook } from './auth-hook.js';
 import { sendError } from './errors.js';
 import { ErrorBody } from './schemas.js';
+import { buildValidatorFactory } from './validation.js';
 import { categoryRoutes } from './routes/categories.js';
 import type { RouteAuth } from './route-auth.js';
 
@@ -37,8 +38,10 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID_RE.test(given) ? given : randomUUID();
     },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
     return503OnClosing: true,
+    // Through the schema controller, so every encapsulated context (each calls addSchema) gets it.
+    // (fastify's typing of the factory is narrower than its runtime contract.)
+    schemaController: { compilersFactory: { buildValidator: buildValidatorFactory as never } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const routes: RouteEntry[] = [];
@@ -61,7 +64,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
     void reply.header('x-request-id', request.id);
   });
   app.addHook('onRequest', createAuthHook(deps.identity));
-  app.setErrorHandler((err, request, reply) => sendError(request, reply, err as Error));
+  app.setErrorHandler((err, request, reply) => sendError(request as FastifyRequest, reply as FastifyReply, err as Error));
   app.setNotFoundHandler((_request, reply) => reply.status(404).type('text/plain; charset=utf-8').send('Not Found'));
 
   await app.register(swagger, {

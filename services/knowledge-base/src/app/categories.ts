@@ -22,6 +22,8 @@ export interface CategoriesDeps {
   clock: Clock;
 }
 
+const BY_CREATION = [{ field: 'seq', order: 'asc' as const }];
+
 const metadataOf = (ctx: CallContext) => ({
   metadata: { org_id: ctx.org_id, actor: `${ctx.principal.type}:${ctx.principal.id}`, request_id: ctx.request_id },
 });
@@ -77,13 +79,13 @@ export function createCategoriesService(deps: CategoriesDeps) {
   }
 
   const topicsOf = (categoryId: string) =>
-    store.find<TopicDoc>(TOPICS, { where: { category_id: categoryId, deleted_at: null }, sort: [{ field: 'created_at', order: 'asc' }] });
+    store.find<TopicDoc>(TOPICS, { where: { category_id: categoryId, deleted_at: null }, sort: BY_CREATION });
 
   return {
     async list(ctx: CallContext, page: { limit: number; offset: number }) {
       const where = { org_id: ctx.org_id, deleted_at: null };
       const [categories, total_count] = await Promise.all([
-        store.find<CategoryDoc>(CATEGORIES, { where, sort: [{ field: 'created_at', order: 'asc' }], ...page }),
+        store.find<CategoryDoc>(CATEGORIES, { where, sort: BY_CREATION, ...page }),
         store.count(CATEGORIES, where),
       ]);
       return { categories, total_count };
@@ -91,8 +93,8 @@ export function createCategoriesService(deps: CategoriesDeps) {
 
     async listAll(ctx: CallContext) {
       const [categories, topics] = await Promise.all([
-        store.find<CategoryDoc>(CATEGORIES, { where: { org_id: ctx.org_id, deleted_at: null }, sort: [{ field: 'created_at', order: 'asc' }] }),
-        store.find<TopicDoc>(TOPICS, { where: { org_id: ctx.org_id, deleted_at: null }, sort: [{ field: 'created_at', order: 'asc' }] }),
+        store.find<CategoryDoc>(CATEGORIES, { where: { org_id: ctx.org_id, deleted_at: null }, sort: BY_CREATION }),
+        store.find<TopicDoc>(TOPICS, { where: { org_id: ctx.org_id, deleted_at: null }, sort: BY_CREATION }),
       ]);
       const byCategory = new Map<string, TopicDoc[]>();
       for (const t of topics) byCategory.set(t.category_id, [...(byCategory.get(t.category_id) ?? []), t]);

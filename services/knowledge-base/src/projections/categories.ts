@@ -18,6 +18,8 @@ export interface CategoryDoc {
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
+  /** Event position of the creation: a stable creation order, even within one millisecond. */
+  seq: number;
 }
 
 export interface TopicDoc {
@@ -30,6 +32,7 @@ export interface TopicDoc {
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
+  seq: number;
 }
 
 export const categoryNameId = (orgId: string, name: string): string => `${orgId}:${nameKey(name)}`;
@@ -56,7 +59,7 @@ export const categoriesProjection: Projection = {
   name: 'categories',
   collections: [CATEGORIES, TOPICS, CATEGORY_NAMES],
   indexes: [
-    { collection: CATEGORIES, fields: ['org_id', 'deleted_at', 'created_at'] },
+    { collection: CATEGORIES, fields: ['org_id', 'deleted_at', 'seq'] },
     { collection: TOPICS, fields: ['category_id', 'deleted_at'] },
   ],
   async apply(tx: StoreTransaction, event: StoredEvent): Promise<void> {
@@ -72,6 +75,7 @@ export const categoriesProjection: Projection = {
           created_at: d.at,
           updated_at: d.at,
           deleted_at: null,
+          seq: event.position,
         };
         await tx.put(CATEGORIES, applyText(doc, d.description));
         return;
@@ -107,6 +111,7 @@ export const categoriesProjection: Projection = {
           created_at: d.at,
           updated_at: d.at,
           deleted_at: null,
+          seq: event.position,
         };
         await tx.put(TOPICS, applyText(doc, d.description));
         return;
