@@ -1,0 +1,29 @@
+import type { Logger } from 'pino';
+import { systemClock } from '@kb/platform';
+import { openStore, type AdapterSettings } from '@kb/runtime';
+import { rebuildReadModels, type Projection, type RebuildProgress } from '@kb/eventsourcing';
+import { gatewayProjections, SERVICE_NAME as GATEWAY } from '@kb/gateway';
+import { knowledgeBaseProjections, SERVICE_NAME as KNOWLEDGE_BASE } from '@kb/knowledge-base';
+
+/** Every event-sourced service and the read models it owns. */
+export const serviceProjections: Record<string, Projection[]> = {
+  [GATEWAY]: gatewayProjections,
+  [KNOWLEDGE_BASE]: knowledgeBaseProjections,
+};
+
+/** Drops and rebuilds one service's read models by replaying its event store (service stopped). */
+export async function rebuildService(
+  service: string,
+  settings: AdapterSettings,
+  logger: Logger,
+  onProgress?: (p: RebuildProgress) => void,
+): Promise<RebuildProgress> {
+  const projections = serviceProjections[service];
+  if (!projections) throw new Error(`Unknown service ${service}; one of: ${Object.keys(serviceProjections).join(', ')}`);
+  const store = await openStore(settings, service, systemClock, logger);
+  try {
+    return await rebuildReadModels(store, projections, onProgress ? { onProgress } : {});
+  } finally {
+    await store.close();
+  }
+}
