@@ -29,9 +29,7 @@ function walk(dir, out = []) {
 const args = process.argv.slice(2);
 const wanted = args.filter((a) => a in tiers);
 const explicit = args.filter((a) => !(a in tiers) && existsSync(join(root, a)));
-const files = walk(root).filter((f) =>
-  (wanted.length ? wanted : explicit.length ? [] : Object.keys(tiers)).some((t) => tiers[t].test(f)),
-);
+const files = walk(root).filter((f) => (wanted.length ? wanted : explicit.length ? [] : Object.keys(tiers)).some((t) => tiers[t].test(f)));
 files.push(...explicit);
 if (files.length === 0) {
   console.error('no test files found for', args.join(' ') || 'all tiers');

@@ -65,7 +65,10 @@ describe('POST /categories', () => {
 
   it('rejects a missing or malformed body: 400', async () => {
     assert.equal((await t.api('POST', '/categories')).status, 400);
-    assert.equal((await t.api('POST', '/categories', { rawBody: '{"name":', headers: { 'content-type': 'application/json' } })).status, 400);
+    assert.equal(
+      (await t.api('POST', '/categories', { rawBody: '{"name":', headers: { 'content-type': 'application/json' } })).status,
+      400,
+    );
     assert.equal((await t.api('POST', '/categories', { body: ['not', 'an', 'object'] })).status, 400);
   });
 });
@@ -223,10 +226,7 @@ describe('POST /categories/batch-create', () => {
   it('creates categories with nested topics: 201', async () => {
     const res = await t.api('POST', '/categories/batch-create', {
       body: {
-        categories: [
-          { name: 'Batch one', description: 'first', topics: [{ name: 'B1 topic', description: 'td' }] },
-          { name: 'Batch two' },
-        ],
+        categories: [{ name: 'Batch one', description: 'first', topics: [{ name: 'B1 topic', description: 'td' }] }, { name: 'Batch two' }],
       },
     });
     assert.equal(res.status, 201);
@@ -248,7 +248,10 @@ describe('POST /categories/batch-create', () => {
   });
 
   it('is all or nothing: duplicates inside the batch, or topic clashes inside one category, are 409', async () => {
-    assert.equal((await t.api('POST', '/categories/batch-create', { body: { categories: [{ name: 'Twin' }, { name: 'twin' }] } })).status, 409);
+    assert.equal(
+      (await t.api('POST', '/categories/batch-create', { body: { categories: [{ name: 'Twin' }, { name: 'twin' }] } })).status,
+      409,
+    );
     const clash = await t.api('POST', '/categories/batch-create', {
       body: { categories: [{ name: 'Topic clash', topics: [{ name: 'Same' }, { name: 'SAME' }] }] },
     });

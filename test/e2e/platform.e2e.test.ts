@@ -66,7 +66,11 @@ describe('GET /openapi.json', () => {
     const create = res.body.paths['/api/v1/categories'].post;
     assert.ok(create.requestBody.content['application/json'].schema.properties.name);
     assert.ok(res.body.components.securitySchemes.ApiKey);
-    for (const path of ['/api/v1/categories/all', '/api/v1/categories/batch-create', '/api/v1/categories/{category_id}/topics/batch-create']) {
+    for (const path of [
+      '/api/v1/categories/all',
+      '/api/v1/categories/batch-create',
+      '/api/v1/categories/{category_id}/topics/batch-create',
+    ]) {
       assert.ok(res.body.paths[path], path);
     }
   });

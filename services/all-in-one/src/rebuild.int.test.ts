@@ -50,7 +50,10 @@ describe('read-model rebuild by replay', () => {
 
       for (const service of Object.keys(serviceProjections)) {
         const before = await snapshot(dir, service);
-        assert.ok(Object.values(before).some((docs) => docs.length > 0), `${service} has read models to rebuild`);
+        assert.ok(
+          Object.values(before).some((docs) => docs.length > 0),
+          `${service} has read models to rebuild`,
+        );
         const progress = await rebuildService(service, settings(dir), silentLogger());
         assert.ok(progress.events > 0);
         assert.deepEqual(await snapshot(dir, service), before, `${service} rebuilt state equals the original`);

@@ -22,7 +22,12 @@ export const gatewayConfigSpec = defineConfig(
     BOOTSTRAP_ORG_NAME: Type.Optional(Type.String({ minLength: 2, description: 'organization created on first start' })),
     BOOTSTRAP_ADMIN_EMAIL: Type.Optional(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', description: 'its admin user' })),
     BOOTSTRAP_ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 12, description: "the admin's password (12+ characters)" })),
-    BOOTSTRAP_API_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_\\-.]{20,200}$', description: 'an unrestricted API key with exactly this value (20+ of A-Z a-z 0-9 _ - .)' })),
+    BOOTSTRAP_API_KEY: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_\\-.]{20,200}$',
+        description: 'an unrestricted API key with exactly this value (20+ of A-Z a-z 0-9 _ - .)',
+      }),
+    ),
     BOOTSTRAP_CREDITS: Type.Integer({ minimum: 0, default: 1000000, description: 'starting credit balance of the bootstrap organization' }),
   }),
   checkAdapterSettings,

@@ -19,7 +19,12 @@ export interface RunningGateway {
   stop(): Promise<void>;
 }
 
-export async function startGateway(options: { config: GatewayConfig; logger: Logger; clock?: Clock; ids?: IdGenerator }): Promise<RunningGateway> {
+export async function startGateway(options: {
+  config: GatewayConfig;
+  logger: Logger;
+  clock?: Clock;
+  ids?: IdGenerator;
+}): Promise<RunningGateway> {
   const { config } = options;
   const logger = options.logger.child({ service: SERVICE_NAME });
   const clock = options.clock ?? systemClock;

@@ -90,7 +90,9 @@ describe('knowledge-base CategoryService over gRPC', () => {
     assert.equal(results.filter((r) => r === 'conflict').length, 19);
     const topicsOrg = await client.call<{ category_id: string }>('CreateCategory', { name: 'Topic race' }, org);
     const topicResults = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => kindOf(client.call('CreateTopic', { category_id: topicsOrg.category_id, name: `T${i % 5}x` }, org))),
+      Array.from({ length: 20 }, (_, i) =>
+        kindOf(client.call('CreateTopic', { category_id: topicsOrg.category_id, name: `T${i % 5}x` }, org)),
+      ),
     );
     assert.equal(topicResults.filter((r) => r === 'ok').length, 5);
     const all = await client.call<{ categories: { topics: unknown[] }[] }>('ListAllCategories', {}, org);

@@ -3,7 +3,8 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { FormatRegistry } from '@sinclair/typebox';
 
 // TypeBox knows no formats by itself; these are the ones event schemas use.
-if (!FormatRegistry.Has('uuid')) FormatRegistry.Set('uuid', (v) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v));
+if (!FormatRegistry.Has('uuid'))
+  FormatRegistry.Set('uuid', (v) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v));
 if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => !Number.isNaN(Date.parse(v)));
 
 /** One event type: its name, schema number, payload schema and the topic it goes to. */

@@ -10,7 +10,13 @@ export const organizationCreated = defineEvent(
   gw,
   'organization.created',
   1,
-  Type.Object({ org_id: Uuid, name: Type.String({ minLength: 1 }), slug: Type.String({ minLength: 1 }), created_by: Type.Union([Uuid, Type.Null()]), at: Timestamp }),
+  Type.Object({
+    org_id: Uuid,
+    name: Type.String({ minLength: 1 }),
+    slug: Type.String({ minLength: 1 }),
+    created_by: Type.Union([Uuid, Type.Null()]),
+    at: Timestamp,
+  }),
 );
 export const userRegistered = defineEvent(
   gw,

@@ -27,12 +27,7 @@ export const categoryUpdated = defineEvent(
     at: Timestamp,
   }),
 );
-export const categoryDeleted = defineEvent(
-  kb,
-  'category.deleted',
-  1,
-  Type.Object({ category_id: Uuid, org_id: Uuid, at: Timestamp }),
-);
+export const categoryDeleted = defineEvent(kb, 'category.deleted', 1, Type.Object({ category_id: Uuid, org_id: Uuid, at: Timestamp }));
 export const topicCreated = defineEvent(
   kb,
   'topic.created',

@@ -34,7 +34,10 @@ describe('loadConfig', () => {
 
   it('names every wrong or missing variable', () => {
     const problems = problemsOf({ PORT: 'eighty', STORE: 'postgres' });
-    assert.ok(problems.some((p) => p.startsWith('PORT=')), problems.join('\n'));
+    assert.ok(
+      problems.some((p) => p.startsWith('PORT=')),
+      problems.join('\n'),
+    );
     assert.ok(problems.some((p) => p.startsWith('STORE=')));
     assert.ok(problems.some((p) => p.startsWith('INTERNAL_TOKEN is required')));
   });
@@ -48,7 +51,10 @@ describe('loadConfig', () => {
       'MONGODB_URL is required when STORE=mongodb',
       'KAFKA_BROKERS is required when BUS=kafka',
     ]);
-    assert.deepEqual(problemsOf({ INTERNAL_TOKEN: 'x'.repeat(16), STORE: 'mongodb', MONGODB_URL: 'mongodb://m:27017/?replicaSet=rs0' }), []);
+    assert.deepEqual(
+      problemsOf({ INTERNAL_TOKEN: 'x'.repeat(16), STORE: 'mongodb', MONGODB_URL: 'mongodb://m:27017/?replicaSet=rs0' }),
+      [],
+    );
   });
 
   it('rejects out-of-range numbers', () => {

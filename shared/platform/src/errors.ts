@@ -57,21 +57,17 @@ export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 
 export const errors = {
   validation: (message: string, opts?: AppErrorOptions) => new AppError('validation', message, opts),
-  unauthenticated: (message = 'Missing or invalid credential', opts?: AppErrorOptions) =>
-    new AppError('unauthenticated', message, opts),
-  paymentRequired: (message = 'Insufficient credits', opts?: AppErrorOptions) =>
-    new AppError('payment_required', message, opts),
+  unauthenticated: (message = 'Missing or invalid credential', opts?: AppErrorOptions) => new AppError('unauthenticated', message, opts),
+  paymentRequired: (message = 'Insufficient credits', opts?: AppErrorOptions) => new AppError('payment_required', message, opts),
   forbidden: (message = 'Not allowed', opts?: AppErrorOptions) => new AppError('forbidden', message, opts),
-  notFound: (what: string, opts?: AppErrorOptions) =>
-    new AppError('not_found', `${what} not found`, { code: 'not_found', ...opts }),
+  notFound: (what: string, opts?: AppErrorOptions) => new AppError('not_found', `${what} not found`, { code: 'not_found', ...opts }),
   conflict: (message: string, opts?: AppErrorOptions) => new AppError('conflict', message, opts),
   unprocessable: (message: string, opts?: AppErrorOptions) => new AppError('unprocessable', message, opts),
   rateLimited: (retryAfterSeconds: number, opts?: AppErrorOptions) =>
     new AppError('rate_limited', 'Too many requests', { retryAfterSeconds, ...opts }),
   internal: (message = 'Internal error', opts?: AppErrorOptions) => new AppError('internal', message, opts),
   downstream: (message: string, opts?: AppErrorOptions) => new AppError('downstream', message, opts),
-  unavailable: (message = 'Service temporarily unavailable', opts?: AppErrorOptions) =>
-    new AppError('unavailable', message, opts),
+  unavailable: (message = 'Service temporarily unavailable', opts?: AppErrorOptions) => new AppError('unavailable', message, opts),
 };
 
 /** Concurrency failure on (stream, version): callers retry or answer 409. */

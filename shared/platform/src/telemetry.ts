@@ -9,11 +9,7 @@ export interface Telemetry {
  * imported lazily so the embedded runtime pays nothing for it. HTTP and gRPC
  * instrumentation carry the trace context across the gateway -> service hops.
  */
-export async function startTelemetry(options: {
-  serviceName: string;
-  endpoint: string | undefined;
-  logger: Logger;
-}): Promise<Telemetry> {
+export async function startTelemetry(options: { serviceName: string; endpoint: string | undefined; logger: Logger }): Promise<Telemetry> {
   if (!options.endpoint) return { shutdown: async () => {} };
   const [{ NodeSDK }, { OTLPTraceExporter }, { HttpInstrumentation }, { GrpcInstrumentation }, { resourceFromAttributes }] =
     await Promise.all([

@@ -50,9 +50,7 @@ export function createRpcServer(options: RpcServerOptions) {
     /** Binds and resolves with the actual port (0 picks a free one). */
     listen(host: string, port: number): Promise<number> {
       return new Promise((resolve, reject) => {
-        server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
-          err ? reject(err) : resolve(bound),
-        );
+        server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound)));
       });
     },
     /** Lets in-flight calls finish, then forces after the grace period. */

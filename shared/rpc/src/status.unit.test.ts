@@ -25,7 +25,11 @@ describe('gRPC status mapping', () => {
   });
 
   it('maps a transport failure without our metadata to unavailable (503)', () => {
-    const err = Object.assign(new Error('connect ECONNREFUSED'), { code: status.UNAVAILABLE, details: 'No connection established', metadata: undefined });
+    const err = Object.assign(new Error('connect ECONNREFUSED'), {
+      code: status.UNAVAILABLE,
+      details: 'No connection established',
+      metadata: undefined,
+    });
     assert.equal(fromServiceError(err as unknown as ServiceError, 'knowledge-base').httpStatus, 503);
   });
 });

@@ -19,7 +19,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
   describe(`Store contract: ${name}`, async () => {
     const probe = await factory();
     if ('skip' in probe) {
-      it(`is skipped: ${probe.skip}`, { skip: probe.skip }, () => {});
+      it('runs against this adapter', { skip: probe.skip }, () => {});
       return;
     }
     await probe.cleanup();

@@ -34,7 +34,12 @@ export function createIdentityService(deps: { store: Store; commands: CommandBus
      * organization, its admin, an unrestricted key with exactly that value, and credits.
      */
     async bootstrap(settings: BootstrapSettings): Promise<{ created: boolean; org_id?: string }> {
-      const { BOOTSTRAP_ORG_NAME: name, BOOTSTRAP_ADMIN_EMAIL: email, BOOTSTRAP_ADMIN_PASSWORD: password, BOOTSTRAP_API_KEY: key } = settings;
+      const {
+        BOOTSTRAP_ORG_NAME: name,
+        BOOTSTRAP_ADMIN_EMAIL: email,
+        BOOTSTRAP_ADMIN_PASSWORD: password,
+        BOOTSTRAP_API_KEY: key,
+      } = settings;
       if (!name || !email || !password || !key) return { created: false };
       if ((await store.count(ORGANIZATIONS)) > 0) return { created: false };
       const passwordHash = await hashPassword(password);
@@ -45,9 +50,29 @@ export function createIdentityService(deps: { store: Store; commands: CommandBus
       const metadata = { org_id: orgId, actor: 'system:bootstrap' };
       await commands.transaction({ metadata }, async (s) => {
         if ((await s.tx.count(ORGANIZATIONS)) > 0) return;
-        await s.execute(userDecider, userStream(userId), { type: 'register', user_id: userId, email, name: 'Administrator', password_hash: passwordHash, at });
-        await s.execute(organizationDecider, organizationStream(orgId), { type: 'create', org_id: orgId, name, slug: slugify(name), created_by: userId, at });
-        await s.execute(organizationDecider, organizationStream(orgId), { type: 'add_member', org_id: orgId, user_id: userId, role: 'admin', at });
+        await s.execute(userDecider, userStream(userId), {
+          type: 'register',
+          user_id: userId,
+          email,
+          name: 'Administrator',
+          password_hash: passwordHash,
+          at,
+        });
+        await s.execute(organizationDecider, organizationStream(orgId), {
+          type: 'create',
+          org_id: orgId,
+          name,
+          slug: slugify(name),
+          created_by: userId,
+          at,
+        });
+        await s.execute(organizationDecider, organizationStream(orgId), {
+          type: 'add_member',
+          org_id: orgId,
+          user_id: userId,
+          role: 'admin',
+          at,
+        });
         await s.execute(apiKeyDecider, apiKeyStream(keyId), {
           type: 'create',
           key_id: keyId,
@@ -59,7 +84,13 @@ export function createIdentityService(deps: { store: Store; commands: CommandBus
           created_by: userId,
           at,
         });
-        await s.execute(creditsDecider, creditsStream(orgId), { type: 'grant', org_id: orgId, amount: settings.BOOTSTRAP_CREDITS, reason: 'bootstrap', at });
+        await s.execute(creditsDecider, creditsStream(orgId), {
+          type: 'grant',
+          org_id: orgId,
+          amount: settings.BOOTSTRAP_CREDITS,
+          reason: 'bootstrap',
+          at,
+        });
       });
       deps.logger.info({ org_id: orgId }, 'bootstrap organization created');
       return { created: true, org_id: orgId };

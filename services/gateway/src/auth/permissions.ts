@@ -27,14 +27,6 @@ export const apiKeyPermissions: Permission[] = allPermissions.filter((p) => !use
 
 export const builtInRoles: Record<'admin' | 'collaborator' | 'viewer', Permission[]> = {
   admin: allPermissions,
-  collaborator: [
-    'read:org',
-    'read:kb',
-    'write:kb',
-    'generate:content',
-    'publish:content',
-    'read:analytics',
-    'manage:analytics',
-  ],
+  collaborator: ['read:org', 'read:kb', 'write:kb', 'generate:content', 'publish:content', 'read:analytics', 'manage:analytics'],
   viewer: ['read:org', 'read:kb', 'read:analytics'],
 };

@@ -91,11 +91,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
 
   await app.register(
     async (api) => {
-      api.get(
-        '/openapi.json',
-        { config: { auth: { credential: 'none' } }, schema: { hide: true } },
-        async () => app.swagger(),
-      );
+      api.get('/openapi.json', { config: { auth: { credential: 'none' } }, schema: { hide: true } }, async () => app.swagger());
       await api.register(categoryRoutes(deps.knowledgeBase));
     },
     { prefix: '/api/v1' },

@@ -124,7 +124,13 @@ export function createCategoriesService(deps: CategoriesDeps) {
       await commands.transaction(metadataOf(ctx), async (s) => {
         await readCategory(ctx.org_id, categoryId, s.tx);
         await requireFreeCategoryName(s, ctx.org_id, input.name, categoryId);
-        await run(s, categoryId, { type: 'update', org_id: ctx.org_id, name: input.name, description: input.description ?? null, at: now() });
+        await run(s, categoryId, {
+          type: 'update',
+          org_id: ctx.org_id,
+          name: input.name,
+          description: input.description ?? null,
+          at: now(),
+        });
       });
       return readCategory(ctx.org_id, categoryId);
     },
@@ -160,7 +166,12 @@ export function createCategoriesService(deps: CategoriesDeps) {
       return created.map((id) => byId.get(id)!);
     },
 
-    async updateTopic(ctx: CallContext, categoryId: string, topicId: string, patch: { name?: string; description?: string | null }): Promise<TopicDoc> {
+    async updateTopic(
+      ctx: CallContext,
+      categoryId: string,
+      topicId: string,
+      patch: { name?: string; description?: string | null },
+    ): Promise<TopicDoc> {
       await commands.transaction(metadataOf(ctx), (s) =>
         run(s, categoryId, { type: 'update_topic', org_id: ctx.org_id, topic_id: topicId, ...patch, at: now() }),
       );

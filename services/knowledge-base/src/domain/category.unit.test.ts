@@ -16,7 +16,16 @@ function given(commands: CategoryCommand[]): CategoryState {
   for (const c of commands) {
     for (const e of categoryDecider.decide(c, state)) {
       version += 1;
-      const stored: StoredEvent = { ...e, id: `e${version}`, schema: 1, metadata: { org_id: ORG }, stream_id: 's', version, position: version, recorded_at: at };
+      const stored: StoredEvent = {
+        ...e,
+        id: `e${version}`,
+        schema: 1,
+        metadata: { org_id: ORG },
+        stream_id: 's',
+        version,
+        position: version,
+        recorded_at: at,
+      };
       state = categoryDecider.evolve(state, stored);
     }
   }
@@ -44,39 +53,78 @@ describe('category decider', () => {
   });
 
   it('refuses to create twice', () => {
-    assert.equal(kind(() => categoryDecider.decide(created, given([created]))), 'conflict');
+    assert.equal(
+      kind(() => categoryDecider.decide(created, given([created]))),
+      'conflict',
+    );
   });
 
   it('treats another organization and a deleted category as not found', () => {
     const state = given([created]);
-    assert.equal(kind(() => categoryDecider.decide({ type: 'update', org_id: OTHER, name: 'X1', at }, state)), 'not_found');
+    assert.equal(
+      kind(() => categoryDecider.decide({ type: 'update', org_id: OTHER, name: 'X1', at }, state)),
+      'not_found',
+    );
     const deleted = given([created, { type: 'delete', org_id: ORG, at }]);
-    assert.equal(kind(() => categoryDecider.decide({ type: 'update', org_id: ORG, name: 'X1', at }, deleted)), 'not_found');
-    assert.equal(kind(() => categoryDecider.decide({ type: 'delete', org_id: ORG, at }, deleted)), 'not_found');
+    assert.equal(
+      kind(() => categoryDecider.decide({ type: 'update', org_id: ORG, name: 'X1', at }, deleted)),
+      'not_found',
+    );
+    assert.equal(
+      kind(() => categoryDecider.decide({ type: 'delete', org_id: ORG, at }, deleted)),
+      'not_found',
+    );
   });
 
   it('keeps topic names unique in the category, case-insensitively, until a topic is deleted', () => {
     const add = (topic_id: string, name: string): CategoryCommand => ({ type: 'add_topic', org_id: ORG, topic_id, name, at });
     const state = given([created, add('t1', 'Setup')]);
-    assert.equal(kind(() => categoryDecider.decide(add('t2', 'SETUP'), state)), 'conflict');
+    assert.equal(
+      kind(() => categoryDecider.decide(add('t2', 'SETUP'), state)),
+      'conflict',
+    );
     const afterDelete = given([created, add('t1', 'Setup'), { type: 'delete_topic', org_id: ORG, topic_id: 't1', at }]);
-    assert.equal(kind(() => categoryDecider.decide(add('t2', 'setup'), afterDelete)), 'ok');
+    assert.equal(
+      kind(() => categoryDecider.decide(add('t2', 'setup'), afterDelete)),
+      'ok',
+    );
     // Renaming a topic to its own name in another case is fine; to a sibling's is not.
     const two = given([created, add('t1', 'Setup'), add('t2', 'Upgrade')]);
-    assert.equal(kind(() => categoryDecider.decide({ type: 'update_topic', org_id: ORG, topic_id: 't1', name: 'setup', at }, two)), 'ok');
-    assert.equal(kind(() => categoryDecider.decide({ type: 'update_topic', org_id: ORG, topic_id: 't1', name: 'upgrade', at }, two)), 'conflict');
+    assert.equal(
+      kind(() => categoryDecider.decide({ type: 'update_topic', org_id: ORG, topic_id: 't1', name: 'setup', at }, two)),
+      'ok',
+    );
+    assert.equal(
+      kind(() => categoryDecider.decide({ type: 'update_topic', org_id: ORG, topic_id: 't1', name: 'upgrade', at }, two)),
+      'conflict',
+    );
   });
 
   it('validates names and descriptions', () => {
     const state = given([created]);
-    assert.equal(kind(() => categoryDecider.decide({ type: 'update', org_id: ORG, name: ' a ', at }, state)), 'validation');
-    assert.equal(kind(() => categoryDecider.decide({ type: 'update', org_id: ORG, name: 'x'.repeat(256), at }, state)), 'validation');
-    assert.equal(kind(() => categoryDecider.decide({ type: 'update', org_id: ORG, description: 'd'.repeat(1001), at }, state)), 'validation');
-    assert.equal(kind(() => categoryDecider.decide({ type: 'update', org_id: ORG, description: null, at }, state)), 'ok');
+    assert.equal(
+      kind(() => categoryDecider.decide({ type: 'update', org_id: ORG, name: ' a ', at }, state)),
+      'validation',
+    );
+    assert.equal(
+      kind(() => categoryDecider.decide({ type: 'update', org_id: ORG, name: 'x'.repeat(256), at }, state)),
+      'validation',
+    );
+    assert.equal(
+      kind(() => categoryDecider.decide({ type: 'update', org_id: ORG, description: 'd'.repeat(1001), at }, state)),
+      'validation',
+    );
+    assert.equal(
+      kind(() => categoryDecider.decide({ type: 'update', org_id: ORG, description: null, at }, state)),
+      'ok',
+    );
   });
 
   it('reports unknown topics as not found', () => {
     const state = given([created]);
-    assert.equal(kind(() => categoryDecider.decide({ type: 'delete_topic', org_id: ORG, topic_id: 'nope', at }, state)), 'not_found');
+    assert.equal(
+      kind(() => categoryDecider.decide({ type: 'delete_topic', org_id: ORG, topic_id: 'nope', at }, state)),
+      'not_found',
+    );
   });
 });

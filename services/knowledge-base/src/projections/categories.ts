@@ -42,7 +42,8 @@ async function reserveName(tx: StoreTransaction, orgId: string, name: string, ca
     await tx.insert(CATEGORY_NAMES, { id: categoryNameId(orgId, name), category_id: categoryId });
   } catch (err) {
     // Two writers that both passed the use case's check (possible on MongoDB) meet here.
-    if (err instanceof DuplicateKeyError) throw errors.conflict(`A category named "${name}" already exists`, { code: 'category_name_taken' });
+    if (err instanceof DuplicateKeyError)
+      throw errors.conflict(`A category named "${name}" already exists`, { code: 'category_name_taken' });
     throw err;
   }
 }

@@ -19,8 +19,7 @@ const patchOf = (r: { name?: string; description?: string; clear_description?: b
 /** Thin mapping from CategoryService RPCs to the use cases. */
 export function categoryHandlers(categories: CategoriesService): Record<string, UnaryHandler> {
   return {
-    ListCategories: (r: { limit?: number; offset?: number }, ctx) =>
-      categories.list(ctx, { limit: r.limit ?? 10, offset: r.offset ?? 0 }),
+    ListCategories: (r: { limit?: number; offset?: number }, ctx) => categories.list(ctx, { limit: r.limit ?? 10, offset: r.offset ?? 0 }),
     ListAllCategories: async (_r, ctx) => ({ categories: await categories.listAll(ctx) }),
     GetCategory: (r: { category_id: string }, ctx) => categories.get(ctx, r.category_id),
     CreateCategory: (r: TopicInputMessage, ctx) => categories.create(ctx, topicInput(r)),

@@ -158,7 +158,12 @@ export function categoryRoutes(kb: RpcClient): FastifyPluginAsyncTypebox {
       '/categories/:category_id',
       {
         config: read,
-        schema: { tags, summary: 'Get a category', params: CategoryParams, response: { 200: Type.Ref('Category'), ...errorResponses(400, 401, 403, 404) } },
+        schema: {
+          tags,
+          summary: 'Get a category',
+          params: CategoryParams,
+          response: { 200: Type.Ref('Category'), ...errorResponses(400, 401, 403, 404) },
+        },
       },
       async (req) => categoryJson(await kb.call<CategoryMessage>('GetCategory', req.params, callerOf(req))),
     );

@@ -1,0 +1,1 @@
+export { createMongoStore, type MongoStoreOptions } from './mongo-store.js';
