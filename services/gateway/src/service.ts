@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platform';
 import { topics } from '@kb/events';
-import { createRpcClient, loadProto, serviceConstructor } from '@kb/rpc';
+import { createServiceClients } from './clients.js';
 import { createEventSourcedCore, openBus, openStore } from '@kb/runtime';
 import type { GatewayConfig } from './config.js';
 import { createIdentityService } from './app/identity.js';
@@ -45,14 +45,9 @@ export async function startGateway(options: {
   const identity = createIdentityService({ store, commands: core.commands, ids, clock, logger });
   const bootstrap = await identity.bootstrap(config);
 
-  const knowledgeBase = createRpcClient(serviceConstructor(loadProto('knowledge_base.proto'), 'knowledge_base.v1.CategoryService'), {
-    address: config.KNOWLEDGE_BASE_GRPC,
-    internalToken: config.INTERNAL_TOKEN,
-    deadlineMs: config.RPC_DEADLINE_MS,
-    name: 'knowledge-base',
-  });
+  const clients = createServiceClients(config);
 
-  const { app, routes } = await buildHttpApp({ identity, knowledgeBase, logger, bodyLimit: config.BODY_LIMIT_BYTES });
+  const { app, routes } = await buildHttpApp({ identity, clients, logger, bodyLimit: config.BODY_LIMIT_BYTES });
   await core.start();
   await app.listen({ host: config.HOST, port: config.PORT });
   const address = app.server.address();
@@ -66,7 +61,7 @@ export async function startGateway(options: {
     ...(bootstrap.org_id && { bootstrapOrgId: bootstrap.org_id }),
     async stop() {
       await app.close();
-      knowledgeBase.close();
+      clients.close();
       await core.stop();
       await bus.close();
       await store.close();

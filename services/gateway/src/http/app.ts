@@ -3,18 +3,18 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
-import type { RpcClient } from '@kb/rpc';
 import type { IdentityService } from '../app/identity.js';
 import { createAuthHook } from './auth-hook.js';
 import { sendError } from './errors.js';
 import { ErrorBody } from './schemas.js';
 import { buildValidatorFactory } from './validation.js';
-import { categoryRoutes } from './routes/categories.js';
+import { registerRoutes } from './routes/index.js';
+import type { ServiceClients } from '../clients.js';
 import type { RouteAuth } from './route-auth.js';
 
 export interface HttpDeps {
   identity: IdentityService;
-  knowledgeBase: RpcClient;
+  clients: ServiceClients;
   logger: Logger;
   /** Largest accepted request body in bytes. */
   bodyLimit?: number;
@@ -92,7 +92,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
   await app.register(
     async (api) => {
       api.get('/openapi.json', { config: { auth: { credential: 'none' } }, schema: { hide: true } }, async () => app.swagger());
-      await api.register(categoryRoutes(deps.knowledgeBase));
+      await registerRoutes(api as unknown as FastifyInstance, { clients: deps.clients, identity: deps.identity });
     },
     { prefix: '/api/v1' },
   );

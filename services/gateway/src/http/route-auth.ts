@@ -12,8 +12,20 @@ export type RouteAuth =
   /** A signed-in user only: a valid API key gets 401 (spec 5.4). */
   | { credential: 'user'; permission: Permission | null };
 
+/**
+ * A metered route: the gateway reserves the operation's cost in credits before
+ * the handler runs (402 and no work when the balance or spend limit does not
+ * allow it) and settles after (a failed operation releases the reservation).
+ * `units` scales the configured per-unit cost, e.g. the number of files uploaded.
+ */
+export interface RouteMeter {
+  operation: 'ingest' | 'query' | 'generation';
+  units?: (request: import('fastify').FastifyRequest) => number;
+}
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
+    meter?: RouteMeter;
   }
 }
