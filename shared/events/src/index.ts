@@ -1,14 +1,16 @@
 import { createCatalog } from './define.js';
 import { gatewayEvents } from './gateway.js';
 import { knowledgeBaseEvents } from './knowledge-base.js';
+import { ingestEvents } from './ingest.js';
 
 export * from './define.js';
 export * from './topics.js';
 export * from './gateway.js';
 export * from './knowledge-base.js';
+export * from './ingest.js';
 
 /** Every event the system knows; validated on append and on publish. */
-export const eventCatalog = createCatalog([...gatewayEvents, ...knowledgeBaseEvents]);
+export const eventCatalog = createCatalog([...gatewayEvents, ...knowledgeBaseEvents, ...ingestEvents]);
 
 /** The envelope that travels on the bus (value of each message, as JSON). */
 export interface EventEnvelope {
