@@ -8,6 +8,8 @@ import type { TProperties } from '@sinclair/typebox';
 import { loadConfig, type ConfigSpec } from '@kb/platform';
 import { gatewayConfigSpec } from '@kb/gateway';
 import { knowledgeBaseConfigSpec } from '@kb/knowledge-base';
+import { ingestConfigSpec } from '@kb/ingest';
+import { analyticsConfigSpec } from '@kb/analytics';
 
 /**
  * The deployment descriptions (docker-compose.yml, infra/k8s) against the config
@@ -37,6 +39,8 @@ const serviceConfig = <T extends TProperties>(spec: ConfigSpec<T>): ServiceConfi
 const specs: Record<string, ServiceConfig> = {
   gateway: serviceConfig(gatewayConfigSpec),
   'knowledge-base': serviceConfig(knowledgeBaseConfigSpec),
+  ingest: serviceConfig(ingestConfigSpec),
+  analytics: serviceConfig(analyticsConfigSpec),
 };
 
 function problemsOf(spec: ServiceConfig, env: Env): string | undefined {

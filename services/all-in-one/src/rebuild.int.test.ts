@@ -46,6 +46,23 @@ describe('read-model rebuild by replay', () => {
       await call('DELETE', `/categories/${batch[1].category_id}/topics/${batch[1].topics[0].topic_id}`);
       await call('DELETE', `/categories/${gamma.category_id}`);
       await call('POST', '/categories', { name: 'Gamma' });
+      // Ingest: content items, versions and chunks (processed before the stop).
+      const notes = await call('POST', '/org/kb/raw', { title: 'Notes', text: '# Solar\n\nPanels.\n\n## Storage\n\nBatteries.' });
+      const gone = await call('POST', '/content', { title: 'Gone', text: 'Deleted soon.' });
+      for (let i = 0; (await call('GET', `/org/kb/content/${notes.id}`)).processing_status !== 'completed'; i++) {
+        assert.ok(i < 200, 'raw text is processed');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await call('DELETE', `/content/${gone.id}`);
+      // Analytics: brand settings, a competitor, a source rule and imported answers folded into counts.
+      await call('PUT', '/org/analytics/settings', { brand_name: 'Acme', websites: ['acme.com'] });
+      await call('POST', '/org/competitors', { name: 'Globex' });
+      await call('POST', '/org/tracked-sources', { match_type: 'host', pattern: 'news.example.org', tier: 'tracked' });
+      const promptId = '6f1c2a4e-0000-4000-8000-000000000001';
+      await call('POST', '/org/analytics/answers/import', [
+        { prompt_id: promptId, model: 'm', run_at: '2026-03-02T10:00:00Z', text: 'Acme, then Globex', citations: ['https://acme.com/a'] },
+        { prompt_id: promptId, model: 'm', run_at: '2026-03-01T10:00:00Z', text: 'Globex only', citations: ['https://news.example.org/b'] },
+      ]);
       await system.stop();
 
       for (const service of Object.keys(serviceProjections)) {

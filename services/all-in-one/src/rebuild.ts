@@ -4,11 +4,15 @@ import { openStore, type AdapterSettings } from '@kb/runtime';
 import { rebuildReadModels, type Projection, type RebuildProgress } from '@kb/eventsourcing';
 import { gatewayProjections, SERVICE_NAME as GATEWAY } from '@kb/gateway';
 import { knowledgeBaseProjections, SERVICE_NAME as KNOWLEDGE_BASE } from '@kb/knowledge-base';
+import { ingestProjections, SERVICE_NAME as INGEST } from '@kb/ingest';
+import { analyticsProjections, SERVICE_NAME as ANALYTICS } from '@kb/analytics';
 
 /** Every event-sourced service and the read models it owns. */
 export const serviceProjections: Record<string, Projection[]> = {
   [GATEWAY]: gatewayProjections,
   [KNOWLEDGE_BASE]: knowledgeBaseProjections,
+  [INGEST]: ingestProjections,
+  [ANALYTICS]: analyticsProjections,
 };
 
 /** Drops and rebuilds one service's read models by replaying its event store (service stopped). */

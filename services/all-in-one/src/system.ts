@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import { loadConfig, type Clock, type IdGenerator } from '@kb/platform';
 import { gatewayConfigSpec, startGateway, type RunningGateway } from '@kb/gateway';
 import { knowledgeBaseConfigSpec, startKnowledgeBase } from '@kb/knowledge-base';
+import { ingestConfigSpec, startIngest, type RunningService } from '@kb/ingest';
+import { analyticsConfigSpec, startAnalytics } from '@kb/analytics';
 
 /** What `npm start` uses for anything not set, so one command gives a working service. */
 export const developmentDefaults = {
@@ -40,18 +42,35 @@ export async function startSystem(options: {
   const extra = { ...(options.clock && { clock: options.clock }), ...(options.ids && { ids: options.ids }) };
   const kbConfig = loadConfig(knowledgeBaseConfigSpec, { ...env, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' });
   const knowledgeBase = await startKnowledgeBase({ config: kbConfig, logger: options.logger, ...extra });
+  let ingest: RunningService | undefined;
+  let analytics: RunningService | undefined;
   try {
-    const gatewayConfig = loadConfig(gatewayConfigSpec, { ...env, KNOWLEDGE_BASE_GRPC: knowledgeBase.address });
+    const ingestConfig = loadConfig(ingestConfigSpec, { ...env, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' });
+    ingest = await startIngest({ config: ingestConfig, logger: options.logger, ...extra });
+    const analyticsConfig = loadConfig(analyticsConfigSpec, { ...env, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' });
+    analytics = await startAnalytics({ config: analyticsConfig, logger: options.logger, ...extra });
+    const gatewayConfig = loadConfig(gatewayConfigSpec, {
+      ...env,
+      KNOWLEDGE_BASE_GRPC: knowledgeBase.address,
+      INGEST_GRPC: ingest.address,
+      ANALYTICS_GRPC: analytics.address,
+    });
     const gateway = await startGateway({ config: gatewayConfig, logger: options.logger, ...extra });
+    const started = ingest;
+    const startedAnalytics = analytics;
     return {
       url: gateway.url,
       gateway,
       async stop() {
         await gateway.stop();
+        await started.stop();
+        await startedAnalytics.stop();
         await knowledgeBase.stop();
       },
     };
   } catch (err) {
+    await ingest?.stop();
+    await analytics?.stop();
     await knowledgeBase.stop();
     throw err;
   }

@@ -18,6 +18,13 @@ export const gatewayConfigSpec = defineConfig(
     PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'HTTP port (0 picks a free one)' }),
     BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1048576, description: 'largest JSON request body' }),
     KNOWLEDGE_BASE_GRPC: GrpcAddress('knowledge-base'),
+    ANALYTICS_GRPC: GrpcAddress('analytics'),
+    INGEST_GRPC: GrpcAddress('ingest'),
+    MAX_UPLOAD_BYTES: Type.Integer({
+      minimum: 1024,
+      default: 52428800,
+      description: 'largest uploaded file in bytes (a larger one ends failed)',
+    }),
     RPC_DEADLINE_MS: Type.Integer({ minimum: 100, default: 10000, description: 'deadline of each internal call' }),
     BOOTSTRAP_ORG_NAME: Type.Optional(Type.String({ minLength: 2, description: 'organization created on first start' })),
     BOOTSTRAP_ADMIN_EMAIL: Type.Optional(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', description: 'its admin user' })),
@@ -29,6 +36,14 @@ export const gatewayConfigSpec = defineConfig(
       }),
     ),
     BOOTSTRAP_CREDITS: Type.Integer({ minimum: 0, default: 1000000, description: 'starting credit balance of the bootstrap organization' }),
+    SESSION_TTL_SECONDS: Type.Integer({
+      minimum: 60,
+      default: 86400,
+      description: 'how long a session token from POST /auth/login stays valid',
+    }),
+    CREDIT_COST_INGEST: Type.Integer({ minimum: 0, default: 1, description: 'credits per ingested item (text or file)' }),
+    CREDIT_COST_QUERY: Type.Integer({ minimum: 0, default: 1, description: 'credits per search or query' }),
+    CREDIT_COST_GENERATION: Type.Integer({ minimum: 0, default: 10, description: 'credits per content generation' }),
   }),
   checkAdapterSettings,
 );

@@ -5,11 +5,15 @@ import { createServiceClients } from './clients.js';
 import { createEventSourcedCore, openBus, openStore } from '@kb/runtime';
 import type { GatewayConfig } from './config.js';
 import { createIdentityService } from './app/identity.js';
+import { createOrganizationService } from './app/organizations.js';
+import { createApiKeyService } from './app/api-keys.js';
+import { createCreditsService } from './app/credits.js';
 import { identityProjection } from './projections/identity.js';
+import { creditsProjection } from './projections/credits.js';
 import { buildHttpApp, type RouteEntry } from './http/app.js';
 
 export const SERVICE_NAME = 'gateway';
-export const gatewayProjections = [identityProjection];
+export const gatewayProjections = [identityProjection, creditsProjection];
 
 export interface RunningGateway {
   url: string;
@@ -42,12 +46,28 @@ export async function startGateway(options: {
     clock,
     logger,
   });
-  const identity = createIdentityService({ store, commands: core.commands, ids, clock, logger });
+  const deps = { store, commands: core.commands, ids, clock };
+  const identity = createIdentityService({ ...deps, logger, sessionTtlSeconds: config.SESSION_TTL_SECONDS });
+  const organizations = createOrganizationService(deps);
+  const apiKeys = createApiKeyService(deps);
+  const credits = createCreditsService({
+    ...deps,
+    costs: { ingest: config.CREDIT_COST_INGEST, query: config.CREDIT_COST_QUERY, generation: config.CREDIT_COST_GENERATION },
+  });
   const bootstrap = await identity.bootstrap(config);
 
   const clients = createServiceClients(config);
 
-  const { app, routes } = await buildHttpApp({ identity, clients, logger, bodyLimit: config.BODY_LIMIT_BYTES });
+  const { app, routes } = await buildHttpApp({
+    identity,
+    organizations,
+    apiKeys,
+    credits,
+    clients,
+    logger,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    maxUploadBytes: config.MAX_UPLOAD_BYTES,
+  });
   await core.start();
   await app.listen({ host: config.HOST, port: config.PORT });
   const address = app.server.address();

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { checkAdapterSettings, configFields, defineConfig } from '@kb/platform';
+import { checkSearchSettings, searchConfigFields } from './search-config.js';
 
 export const knowledgeBaseConfigSpec = defineConfig(
   Type.Object({
@@ -13,8 +14,9 @@ export const knowledgeBaseConfigSpec = defineConfig(
     GRPC_HOST: configFields.GRPC_HOST,
     GRPC_PORT: configFields.GRPC_PORT,
     OTEL_EXPORTER_OTLP_ENDPOINT: configFields.OTEL_EXPORTER_OTLP_ENDPOINT,
+    ...searchConfigFields,
   }),
-  checkAdapterSettings,
+  (c) => [...checkAdapterSettings(c), ...checkSearchSettings(c)],
 );
 
 export type KnowledgeBaseConfig = Static<typeof knowledgeBaseConfigSpec.schema>;

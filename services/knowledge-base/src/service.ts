@@ -7,6 +7,13 @@ import type { KnowledgeBaseConfig } from './config.js';
 import { createCategoriesService } from './app/categories.js';
 import { knowledgeBaseProjections } from './projections/index.js';
 import { categoryHandlers } from './transport/grpc.js';
+import { startEventConsumer } from '@kb/eventsourcing';
+import { createKbTreeService } from './app/kb-tree.js';
+import { createTagsService } from './app/tags.js';
+import { CONTENT_CONSUMER_GROUP, contentFilingHandlers } from './app/content-filing.js';
+import { kbTreeHandlers } from './transport/kb-tree-grpc.js';
+import { tagHandlers } from './transport/tags-grpc.js';
+import { createSearchFeature } from './search-feature.js';
 
 export const SERVICE_NAME = 'knowledge-base';
 
@@ -42,17 +49,37 @@ export async function startKnowledgeBase(options: {
   });
   const categories = createCategoriesService({ store, commands: core.commands, ids, clock });
 
+  const tree = createKbTreeService({ store, commands: core.commands, ids, clock });
+  const tags = createTagsService({ store, commands: core.commands, ids, clock, checkFolder: tree.checkFolderAccess });
+
+  const searchFeature = await createSearchFeature({ config, store, bus, commands: core.commands, ids, clock, logger });
+
   const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
   const proto = loadProto('knowledge_base.proto');
   server.addService(serviceConstructor(proto, 'knowledge_base.v1.CategoryService'), categoryHandlers(categories));
+  server.addService(serviceConstructor(proto, 'knowledge_base.v1.KnowledgeBaseTree'), kbTreeHandlers(tree));
+  server.addService(serviceConstructor(proto, 'knowledge_base.v1.Tags'), tagHandlers(tags));
+  searchFeature.register(server, proto);
   const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
   await core.start();
+  // The content lifecycle from ingest: content nodes in the tree, the filing read model, tags.
+  const contentConsumer = await startEventConsumer({
+    bus,
+    store,
+    groupId: CONTENT_CONSUMER_GROUP,
+    topics: [topics.ingest],
+    handlers: contentFilingHandlers({ commands: core.commands, ids, logger }),
+    logger,
+  });
+  await searchFeature.start();
   logger.info({ port }, 'knowledge-base listening');
 
   return {
     address: `${config.GRPC_HOST}:${port}`,
     async stop() {
       await server.shutdown();
+      await contentConsumer.stop();
+      await searchFeature.stop();
       await core.stop();
       await bus.close();
       await store.close();

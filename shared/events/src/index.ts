@@ -2,15 +2,28 @@ import { createCatalog } from './define.js';
 import { gatewayEvents } from './gateway.js';
 import { knowledgeBaseEvents } from './knowledge-base.js';
 import { ingestEvents } from './ingest.js';
+import { analyticsEvents } from './analytics.js';
+import { promptEvents } from './prompts.js';
+import { searchEvents } from './search.js';
 
 export * from './define.js';
 export * from './topics.js';
 export * from './gateway.js';
 export * from './knowledge-base.js';
 export * from './ingest.js';
+export * from './analytics.js';
+export * from './prompts.js';
+export * from './search.js';
 
 /** Every event the system knows; validated on append and on publish. */
-export const eventCatalog = createCatalog([...gatewayEvents, ...knowledgeBaseEvents, ...ingestEvents]);
+export const eventCatalog = createCatalog([
+  ...gatewayEvents,
+  ...knowledgeBaseEvents,
+  ...ingestEvents,
+  ...analyticsEvents,
+  ...promptEvents,
+  ...searchEvents,
+]);
 
 /** The envelope that travels on the bus (value of each message, as JSON). */
 export interface EventEnvelope {

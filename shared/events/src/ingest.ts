@@ -81,6 +81,8 @@ export const contentExtracted = defineEvent(
     org_id: Uuid,
     chunk_count: Type.Integer({ minimum: 0 }),
     characters: Type.Integer({ minimum: 0 }),
+    /** The format detected from the bytes (pdf, docx, ..., md for raw text). */
+    format: Type.Optional(Type.String()),
     at: Timestamp,
   }),
 );

@@ -34,40 +34,53 @@ export interface EventSourcingDeps {
 export function createCommandBus(deps: EventSourcingDeps) {
   const clock = deps.clock ?? systemClock;
 
+  /** A session on an open transaction; `onAppended` counts what it appended. */
+  function openSession(tx: StoreTransaction, context: CommandContext, onAppended: (n: number) => void): CommandSession {
+    return {
+      tx,
+      async load(decider, streamId) {
+        const events = await tx.readStream(streamId);
+        return { state: fold(decider, events), version: events.length };
+      },
+      async execute(decider, streamId, command) {
+        const history = await tx.readStream(streamId);
+        const state = fold(decider, history);
+        const decided = decider.decide(command, state);
+        if (decided.length === 0) return { state, events: [] };
+        const newEvents = decided.map((e) => {
+          const def = deps.catalog.get(e.type);
+          if (!def) throw new Error(`Event type ${e.type} is not in the catalog`);
+          deps.catalog.validate(e.type, def.schema, e.data);
+          return { id: deps.ids.uuid(), type: e.type, schema: def.schema, data: e.data, metadata: context.metadata };
+        });
+        const stored = await tx.append(streamId, history.length, newEvents);
+        await applyProjections(deps.projections, tx, stored);
+        onAppended(stored.length);
+        return { state: stored.reduce(decider.evolve, state), events: stored };
+      },
+    };
+  }
+
   async function transaction<T>(context: CommandContext, fn: (session: CommandSession) => Promise<T>): Promise<T> {
     let appended = 0;
     const result = await deps.store.transaction(async (tx) => {
       appended = 0;
-      const session: CommandSession = {
-        tx,
-        async load(decider, streamId) {
-          const events = await tx.readStream(streamId);
-          return { state: fold(decider, events), version: events.length };
-        },
-        async execute(decider, streamId, command) {
-          const history = await tx.readStream(streamId);
-          const state = fold(decider, history);
-          const decided = decider.decide(command, state);
-          if (decided.length === 0) return { state, events: [] };
-          const newEvents = decided.map((e) => {
-            const def = deps.catalog.get(e.type);
-            if (!def) throw new Error(`Event type ${e.type} is not in the catalog`);
-            deps.catalog.validate(e.type, def.schema, e.data);
-            return { id: deps.ids.uuid(), type: e.type, schema: def.schema, data: e.data, metadata: context.metadata };
-          });
-          const stored = await tx.append(streamId, history.length, newEvents);
-          await applyProjections(deps.projections, tx, stored);
-          appended += stored.length;
-          return { state: stored.reduce(decider.evolve, state), events: stored };
-        },
-      };
-      return fn(session);
+      return fn(openSession(tx, context, (n) => (appended += n)));
     });
     if (appended > 0) deps.onCommitted?.();
     return result;
   }
 
-  return { transaction, clock };
+  /**
+   * Run commands inside a transaction someone else opened, e.g. an event
+   * consumer's (whose inbox mark must commit with the appends). The relay is not
+   * woken here (the caller has not committed yet); its poll picks the events up.
+   */
+  function within<T>(tx: StoreTransaction, context: CommandContext, fn: (session: CommandSession) => Promise<T>): Promise<T> {
+    return fn(openSession(tx, context, () => undefined));
+  }
+
+  return { transaction, within, clock };
 }
 
 export type CommandBus = ReturnType<typeof createCommandBus>;

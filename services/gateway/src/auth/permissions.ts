@@ -25,8 +25,13 @@ export const allPermissions = Object.keys(permissionCatalogue) as Permission[];
 const userOnly: Permission[] = ['update:org', 'manage:users', 'manage:roles', 'manage:api_keys', 'manage:credits'];
 export const apiKeyPermissions: Permission[] = allPermissions.filter((p) => !userOnly.includes(p));
 
-export const builtInRoles: Record<'admin' | 'collaborator' | 'viewer', Permission[]> = {
+export type BuiltInRole = 'admin' | 'collaborator' | 'viewer';
+
+/** Every organization gets its own copy of these roles when it is created. */
+export const builtInRoles: Record<BuiltInRole, Permission[]> = {
   admin: allPermissions,
   collaborator: ['read:org', 'read:kb', 'write:kb', 'generate:content', 'publish:content', 'read:analytics', 'manage:analytics'],
   viewer: ['read:org', 'read:kb', 'read:analytics'],
 };
+
+export const isPermission = (p: string): p is Permission => Object.hasOwn(permissionCatalogue, p);

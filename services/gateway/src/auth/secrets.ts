@@ -6,6 +6,15 @@ const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: n
 /** API keys are long random secrets, so a fast hash is enough to store them safely. */
 export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
 
+/** Session tokens are random too: stored as this hash, never as given. */
+export const hashToken = (token: string): string => createHash('sha256').update(`session:${token}`, 'utf8').digest('hex');
+
+/** `kbs_` + 43 url-safe characters (256 bits). */
+export const newSessionToken = (): string => `kbs_${randomBytes(32).toString('base64url')}`;
+
+/** What a well-formed session token looks like; anything else is 401 before any lookup. */
+export const SESSION_TOKEN_RE = /^kbs_[A-Za-z0-9_-]{43}$/;
+
 /** `kb_` + 43 url-safe characters (256 bits). */
 export const newApiKey = (): string => `kb_${randomBytes(32).toString('base64url')}`;
 
@@ -26,6 +35,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [scheme, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
+  if (expected.length < 16) return false;
   const actual = await scrypt(password, Buffer.from(salt, 'base64'), expected.length);
   return timingSafeEqual(actual, expected);
 }

@@ -4,6 +4,10 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
 import type { IdentityService } from '../app/identity.js';
+import type { OrganizationService } from '../app/organizations.js';
+import type { ApiKeyService } from '../app/api-keys.js';
+import type { CreditsService } from '../app/credits.js';
+import { registerMeter } from './meter.js';
 import { createAuthHook } from './auth-hook.js';
 import { sendError } from './errors.js';
 import { ErrorBody } from './schemas.js';
@@ -14,10 +18,15 @@ import type { RouteAuth } from './route-auth.js';
 
 export interface HttpDeps {
   identity: IdentityService;
+  organizations: OrganizationService;
+  apiKeys: ApiKeyService;
+  credits: CreditsService;
   clients: ServiceClients;
   logger: Logger;
   /** Largest accepted request body in bytes. */
   bodyLimit?: number;
+  /** Largest uploaded file in bytes (multipart intake routes). */
+  maxUploadBytes?: number;
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -63,7 +72,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
-  app.addHook('onRequest', createAuthHook(deps.identity));
+  app.addHook('onRequest', createAuthHook(deps.identity, deps.apiKeys));
+  registerMeter(app as unknown as FastifyInstance, deps.credits);
   app.setErrorHandler((err, request, reply) => sendError(request as FastifyRequest, reply as FastifyReply, err as Error));
   app.setNotFoundHandler((_request, reply) => reply.status(404).type('text/plain; charset=utf-8').send('Not Found'));
 
@@ -92,7 +102,14 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
   await app.register(
     async (api) => {
       api.get('/openapi.json', { config: { auth: { credential: 'none' } }, schema: { hide: true } }, async () => app.swagger());
-      await registerRoutes(api as unknown as FastifyInstance, { clients: deps.clients, identity: deps.identity });
+      await registerRoutes(api as unknown as FastifyInstance, {
+        clients: deps.clients,
+        identity: deps.identity,
+        organizations: deps.organizations,
+        apiKeys: deps.apiKeys,
+        credits: deps.credits,
+        maxUploadBytes: deps.maxUploadBytes ?? 52428800,
+      });
     },
     { prefix: '/api/v1' },
   );

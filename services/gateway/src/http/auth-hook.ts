@@ -1,14 +1,18 @@
 import type { FastifyRequest } from 'fastify';
 import { errors } from '@kb/platform';
 import type { CallContext } from '@kb/rpc';
-import type { IdentityService } from '../app/identity.js';
-import { API_KEY_RE } from '../auth/secrets.js';
+import type { IdentityService, ResolvedSession } from '../app/identity.js';
+import type { ApiKeyService } from '../app/api-keys.js';
+import { API_KEY_RE, SESSION_TOKEN_RE } from '../auth/secrets.js';
 import { apiKeyPermissions } from '../auth/permissions.js';
 import type { RouteAuth } from './route-auth.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** Who is calling, in which organization, with what rights (forwarded to every service call). */
     caller?: CallContext;
+    /** The signed-in user's session, when the credential is one. */
+    session?: ResolvedSession;
   }
 }
 
@@ -17,21 +21,27 @@ export function callerOf(request: FastifyRequest): CallContext {
   return request.caller;
 }
 
+export function sessionOf(request: FastifyRequest): ResolvedSession {
+  if (!request.session) throw errors.internal('Route has no session');
+  return request.session;
+}
+
+const BEARER_RE = /^Bearer +(\S+)$/i;
+
+function single(header: string | string[] | undefined): string | undefined {
+  return Array.isArray(header) ? undefined : header?.trim();
+}
+
 /**
  * Authenticates every request against the route's declared requirement, before
  * the body is even parsed: a request without a valid credential is 401 whatever
- * else is wrong with it. The organization always comes from the credential.
+ * else is wrong with it. Credentials: an API key in X-API-Key, or a session
+ * token in `Authorization: Bearer` (never both). The organization always comes
+ * from the credential; a missing permission is 403.
  */
-export function createAuthHook(identity: IdentityService) {
-  return async function authenticate(request: FastifyRequest): Promise<void> {
-    if (request.is404) return;
-    const auth: RouteAuth | undefined = request.routeOptions.config.auth;
-    if (!auth) throw errors.internal('Route declares no auth requirement');
-    if (auth.credential === 'none') return;
-
-    const header = request.headers['x-api-key'];
-    if (header === undefined) throw errors.unauthenticated('Missing credential: send the X-API-Key header', { code: 'missing_credential' });
-    const key = Array.isArray(header) ? undefined : header.trim();
+export function createAuthHook(identity: IdentityService, apiKeys: ApiKeyService) {
+  async function asApiKey(request: FastifyRequest, auth: Exclude<RouteAuth, { credential: 'none' }>, header: string | string[]) {
+    const key = single(header);
     if (!key || !API_KEY_RE.test(key)) throw errors.unauthenticated('Malformed API key', { code: 'malformed_credential' });
     const found = await identity.findActiveApiKey(key);
     if (!found) throw errors.unauthenticated('Unknown or revoked API key', { code: 'invalid_credential' });
@@ -48,5 +58,49 @@ export function createAuthHook(identity: IdentityService) {
       folder_scope: found.folder_scope,
       request_id: request.id,
     };
+    apiKeys.recordUse(found.key_id).catch((err: unknown) => request.log.warn({ err }, 'could not record API key use'));
+  }
+
+  async function asSession(request: FastifyRequest, auth: Exclude<RouteAuth, { credential: 'none' }>, header: string | string[]) {
+    const token = BEARER_RE.exec(single(header) ?? '')?.[1];
+    if (!token || !SESSION_TOKEN_RE.test(token)) {
+      throw errors.unauthenticated('Malformed Authorization header: send Bearer <session token>', { code: 'malformed_credential' });
+    }
+    const session = await identity.findOpenSession(token);
+    if (!session) throw errors.unauthenticated('Unknown, expired or ended session', { code: 'invalid_credential' });
+    request.session = session;
+    if (session.org_id === null) {
+      if (auth.credential === 'user' && auth.orgOptional) return;
+      throw errors.notFound('Organization', { code: 'no_current_organization' });
+    }
+    if (auth.permission && !session.permissions.includes(auth.permission)) {
+      throw errors.forbidden(`Your role does not grant ${auth.permission}`, { code: 'missing_permission' });
+    }
+    request.caller = {
+      org_id: session.org_id,
+      principal: { type: 'user', id: session.user_id },
+      permissions: session.permissions,
+      // Sessions see the whole knowledge base; folder scopes restrict API keys.
+      folder_scope: null,
+      request_id: request.id,
+    };
+  }
+
+  return async function authenticate(request: FastifyRequest): Promise<void> {
+    if (request.is404) return;
+    const auth: RouteAuth | undefined = request.routeOptions.config.auth;
+    if (!auth) throw errors.internal('Route declares no auth requirement');
+    if (auth.credential === 'none') return;
+
+    const key = request.headers['x-api-key'];
+    const bearer = request.headers.authorization;
+    if (key !== undefined && bearer !== undefined) {
+      throw errors.unauthenticated('Send one credential: X-API-Key or Authorization, not both', { code: 'ambiguous_credential' });
+    }
+    if (key !== undefined) return asApiKey(request, auth, key);
+    if (bearer !== undefined) return asSession(request, auth, bearer);
+    throw errors.unauthenticated('Missing credential: send X-API-Key or Authorization: Bearer <session token>', {
+      code: 'missing_credential',
+    });
   };
 }

@@ -9,8 +9,12 @@ export type RouteAuth =
   | { credential: 'none' }
   /** Either an API key or a signed-in user, holding the permission. */
   | { credential: 'any'; permission: Permission | null }
-  /** A signed-in user only: a valid API key gets 401 (spec 5.4). */
-  | { credential: 'user'; permission: Permission | null };
+  /**
+   * A signed-in user only: a valid API key gets 401 (spec 5.4). `orgOptional`
+   * routes (the session itself, creating an organization) also serve a user who
+   * has no current organization; every other route needs one (404 without).
+   */
+  | { credential: 'user'; permission: Permission | null; orgOptional?: true };
 
 /**
  * A metered route: the gateway reserves the operation's cost in credits before

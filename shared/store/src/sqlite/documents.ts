@@ -49,9 +49,13 @@ export function documentOps(db: Database.Database) {
     },
     find<T extends DocLike>(collection: string, query: Query = {}): T[] {
       const { sql, params } = whereSql(collection, query.where);
+      // With field filters, `+id` keeps the primary key (collection, id) from being
+      // chosen just to avoid sorting: that walks the whole collection and ignores the
+      // expression indexes the filters could use.
+      const tieBreak = Object.keys(query.where ?? {}).length > 0 ? '+id ASC' : 'id ASC';
       const order = (query.sort ?? [])
         .map(({ field, order }) => `json_extract(data, ${fieldPath(field)}) ${order === 'desc' ? 'DESC' : 'ASC'}`)
-        .concat('id ASC')
+        .concat(tieBreak)
         .join(', ');
       const limit = query.limit ?? -1;
       const offset = query.offset ?? 0;

@@ -1,0 +1,309 @@
+import { errors, type Clock } from '@kb/platform';
+import type { Store, Where } from '@kb/store';
+import type { CallContext } from '@kb/rpc';
+import { emptyCounts, emptySourceCounts, mergeCounts, mergeSourceCounts, type Counts } from '../domain/counts.js';
+import { glossary } from '../domain/glossary.js';
+import {
+  envelope,
+  overviewReport,
+  promptsReport,
+  shareOfVoiceReport,
+  sortRows,
+  sourceReport,
+  tierReport,
+  timeseriesReport,
+  type Order,
+  type LatestWindow,
+  type ReportWindow,
+} from '../domain/reports.js';
+import { loadFoldContext } from '../projections/fold-context.js';
+import {
+  ALL,
+  DAILY_COUNTS,
+  DAILY_SOURCES,
+  LATEST_ANSWERS,
+  PROMPTS,
+  PROMPT_OUTCOMES,
+  countRowId,
+  type PromptOutcomeDoc,
+  type CountDoc,
+  type LatestAnswerDoc,
+  type PromptDoc,
+  type SourceDoc,
+} from '../projections/collections.js';
+import type { Page } from './context.js';
+
+export interface ReportQuery {
+  from?: string;
+  to?: string;
+  prompt_id?: string;
+  model?: string;
+  location?: string;
+  tag_id?: string;
+  sort?: string;
+  order?: Order;
+  limit?: number;
+  offset?: number;
+}
+
+/** Longest window a report sums over. */
+export const MAX_WINDOW_DAYS = 731;
+export const DEFAULT_WINDOW_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+function parseDay(value: string, field: string): string {
+  const t = Date.parse(DATE.test(value) ? `${value}T00:00:00Z` : value);
+  if (Number.isNaN(t)) throw errors.validation(`${field} must be a date (YYYY-MM-DD) or date-time`, { details: { field } });
+  return new Date(t).toISOString().slice(0, 10);
+}
+
+export function daysBetween(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += DAY_MS)
+    out.push(new Date(t).toISOString().slice(0, 10));
+  return out;
+}
+
+/** The totals of rule 8 over the latest answers themselves. */
+function latestTotals(docs: LatestAnswerDoc[]): Counts {
+  const c = emptyCounts();
+  for (const d of docs) {
+    c.answer_count += 1;
+    if (d.citations.length) c.cited_run_count += 1;
+    c.cited_total += d.citations.length;
+    for (const t of new Set(d.citations.map((x) => x.tier))) c.tier_runs[t] += 1;
+    for (const x of d.citations) c.tier_citations[x.tier] += 1;
+    let tracked = 0;
+    for (const m of d.mentions) {
+      tracked += m.count;
+      const key = m.brand_id ?? 'org';
+      c.brand_mentions[key] = (c.brand_mentions[key] ?? 0) + m.count;
+      if (m.is_organization) {
+        c.mention_total += m.count;
+        c.mentioned_run_count += 1;
+      }
+    }
+    c.tracked_mention_total += tracked;
+    c.brand_mention_total += tracked + d.other_brand_mention_count;
+    if (d.won) c.won_count += 1;
+    if (d.lost) c.lost_count += 1;
+  }
+  return c;
+}
+
+/**
+ * The window as whole months (read from month rows) and the days left over at
+ * its ends (read from day rows): a year is 12 rows instead of 365.
+ */
+export function periodsOf(from: string, to: string): string[] {
+  const out: string[] = [];
+  for (const day of daysBetween(from, to)) {
+    const month = day.slice(0, 7);
+    const first = `${month}-01`;
+    const next = new Date(Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)), 1)).toISOString().slice(0, 10);
+    const last = new Date(Date.parse(`${next}T00:00:00Z`) - DAY_MS).toISOString().slice(0, 10);
+    if (first >= from && last <= to) {
+      if (out.at(-1) !== month) out.push(month);
+    } else out.push(day);
+  }
+  return out;
+}
+
+/** Analytics reports, summed from the daily counts (rule 6). */
+export function createReportsService(deps: { store: Store; clock: Clock }) {
+  const { store, clock } = deps;
+
+  function windowOf(q: ReportQuery): ReportWindow {
+    const to = q.to ? parseDay(q.to, 'to') : clock.now().toISOString().slice(0, 10);
+    const from = q.from
+      ? parseDay(q.from, 'from')
+      : new Date(Date.parse(`${to}T00:00:00Z`) - (DEFAULT_WINDOW_DAYS - 1) * DAY_MS).toISOString().slice(0, 10);
+    if (from > to) throw errors.validation('from must not be after to', { details: { field: 'from' } });
+    const days = daysBetween(from, to).length;
+    if (days > MAX_WINDOW_DAYS) throw errors.validation(`the window spans at most ${MAX_WINDOW_DAYS} days`, { details: { field: 'from' } });
+    const filters: ReportWindow['filters'] = {
+      ...(q.prompt_id && { prompt_id: q.prompt_id }),
+      ...(q.model && { model: q.model }),
+      ...(q.location && { location: q.location }),
+      ...(q.tag_id && { tag_id: q.tag_id }),
+    };
+    return { from, to, days, timezone: 'UTC', filters };
+  }
+
+  /** Prompt ids a filter selects, or null for "every prompt" (the roll-up rows). */
+  async function promptScope(orgId: string, w: ReportWindow): Promise<string[] | null> {
+    if (!w.filters.tag_id) return w.filters.prompt_id ? [w.filters.prompt_id] : null;
+    const prompts = await store.find<PromptDoc>(PROMPTS, { where: { org_id: orgId, deleted: false } });
+    const tagged = prompts.filter((p) => p.tags.includes(w.filters.tag_id!)).map((p) => p.id);
+    return w.filters.prompt_id ? tagged.filter((id) => id === w.filters.prompt_id) : tagged;
+  }
+
+  /**
+   * The count rows a report sums: one per day of the window (per whole month
+   * for the source maps over every prompt; per prompt of a prompt or tag
+   * filter), read by id, since each row's id is its key.
+   */
+  async function rows<T extends CountDoc | SourceDoc>(collection: string, orgId: string, w: ReportWindow): Promise<T[]> {
+    const scope = await promptScope(orgId, w);
+    if (scope && scope.length === 0) return [];
+    const model = w.filters.model ?? ALL;
+    const location = w.filters.location ?? ALL;
+    const days = daysBetween(w.from, w.to);
+    const overall = !scope && model === ALL && location === ALL;
+    const periods = overall && collection === DAILY_SOURCES ? periodsOf(w.from, w.to) : days;
+    const prompts = scope ?? [ALL];
+    const ids = prompts.flatMap((prompt_id) => periods.map((day) => countRowId({ org_id: orgId, day, prompt_id, model, location })));
+    const found = await Promise.all(ids.map((id) => store.get<T>(collection, id)));
+    return found.filter((r): r is Awaited<T> => r !== undefined) as T[];
+  }
+
+  /** answers, won and lost per prompt over the window, from the per-organization outcome maps. */
+  async function outcomesByPrompt(orgId: string, w: ReportWindow): Promise<Map<string, Counts>> {
+    const model = w.filters.model ?? ALL;
+    const location = w.filters.location ?? ALL;
+    // Month rows exist for the roll-up over every model and location only.
+    const periods = model === ALL && location === ALL ? periodsOf(w.from, w.to) : daysBetween(w.from, w.to);
+    const docs = await Promise.all(
+      periods.map((day) =>
+        store.get<PromptOutcomeDoc>(PROMPT_OUTCOMES, countRowId({ org_id: orgId, day, prompt_id: ALL, model, location })),
+      ),
+    );
+    const out = new Map<string, Counts>();
+    for (const doc of docs) {
+      if (!doc) continue;
+      for (const [prompt, [n, won, lost]] of Object.entries(doc.prompts)) {
+        const c = out.get(prompt) ?? emptyCounts();
+        c.answer_count += n;
+        c.won_count += won;
+        c.lost_count += lost;
+        out.set(prompt, c);
+      }
+    }
+    return out;
+  }
+
+  const sum = (docs: CountDoc[]) => docs.reduce((acc, d) => mergeCounts(acc, d), emptyCounts());
+  const order = (q: ReportQuery, fallback: Order): Order => q.order ?? fallback;
+  const page = (q: ReportQuery): Page => ({ limit: q.limit ?? 50, offset: q.offset ?? 0 });
+
+  return {
+    async overview(ctx: CallContext, q: ReportQuery) {
+      const w = windowOf(q);
+      return overviewReport(w, sum(await rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w)));
+    },
+
+    async tiers(ctx: CallContext, q: ReportQuery) {
+      const w = windowOf(q);
+      return tierReport(w, sum(await rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w)), q.sort ?? 'tier', order(q, 'asc'));
+    },
+
+    async sources(ctx: CallContext, kind: 'domain' | 'page', q: ReportQuery) {
+      const w = windowOf(q);
+      const [counts, sources] = await Promise.all([
+        rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w),
+        rows<SourceDoc>(DAILY_SOURCES, ctx.org_id, w),
+      ]);
+      const s = sources.reduce((acc, d) => mergeSourceCounts(acc, d), emptySourceCounts());
+      return sourceReport(kind, w, sum(counts), s, q.sort ?? 'citations', order(q, 'desc'), page(q));
+    },
+
+    async shareOfVoice(ctx: CallContext, q: ReportQuery) {
+      const w = windowOf(q);
+      const [counts, context] = await Promise.all([rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w), loadFoldContext(store, ctx.org_id)]);
+      return shareOfVoiceReport(w, sum(counts), context.names, q.sort ?? 'mentions', order(q, 'desc'));
+    },
+
+    async prompts(ctx: CallContext, q: ReportQuery) {
+      const w = windowOf(q);
+      const scope = await promptScope(ctx.org_id, w);
+      const [totals, known, byPrompt] = await Promise.all([
+        rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w),
+        store.find<PromptDoc>(PROMPTS, { where: { org_id: ctx.org_id } }),
+        outcomesByPrompt(ctx.org_id, w),
+      ]);
+      const names = new Map(known.map((p) => [p.id, p.name]));
+      const list = [...byPrompt]
+        .filter(([prompt_id]) => !scope || scope.includes(prompt_id))
+        .map(([prompt_id, counts]) => ({ prompt_id, name: names.get(prompt_id) ?? null, counts }));
+      return promptsReport(w, sum(totals), list, q.sort ?? 'answer_count', order(q, 'desc'), page(q));
+    },
+
+    async timeseries(ctx: CallContext, q: ReportQuery) {
+      const w = windowOf(q);
+      const found = await rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w);
+      const byDay = new Map(daysBetween(w.from, w.to).map((d) => [d, emptyCounts()]));
+      for (const r of found) mergeCounts(byDay.get(r.day)!, r);
+      return timeseriesReport(
+        w,
+        sum(found),
+        [...byDay].map(([day, counts]) => ({ day, counts })),
+        q.sort ?? 'day',
+        order(q, 'asc'),
+      );
+    },
+
+    /**
+     * Rule 7: from and to filter each latest answer's run_at; a combination
+     * whose latest answer is outside the window is hidden, never replaced by an
+     * older answer (older ones are not kept).
+     */
+    async latestAnswers(ctx: CallContext, q: ReportQuery) {
+      const from = q.from ? Date.parse(DATE.test(q.from) ? `${q.from}T00:00:00Z` : q.from) : Number.NEGATIVE_INFINITY;
+      const to = q.to ? (DATE.test(q.to) ? Date.parse(`${q.to}T00:00:00Z`) + DAY_MS - 1 : Date.parse(q.to)) : Number.POSITIVE_INFINITY;
+      if (Number.isNaN(from)) throw errors.validation('from must be a date or date-time', { details: { field: 'from' } });
+      if (Number.isNaN(to)) throw errors.validation('to must be a date or date-time', { details: { field: 'to' } });
+      if (from > to) throw errors.validation('from must not be after to', { details: { field: 'from' } });
+      const where: Where = { org_id: ctx.org_id };
+      if (q.prompt_id) where.prompt_id = q.prompt_id;
+      if (q.model) where.model = q.model;
+      if (q.location) where.location = q.location;
+      const scope = q.tag_id
+        ? await promptScope(ctx.org_id, { from: '', to: '', days: 0, timezone: 'UTC', filters: { tag_id: q.tag_id } })
+        : null;
+      let docs = await store.find<LatestAnswerDoc>(LATEST_ANSWERS, { where });
+      docs = docs.filter((d) => {
+        const t = Date.parse(d.run_at);
+        return t >= from && t <= to && (!scope || scope.includes(d.prompt_id));
+      });
+      const sorted = sortRows(
+        docs,
+        { run_at: (d) => Date.parse(d.run_at), model: (d) => d.model, location: (d) => d.location, prompt_id: (d) => d.prompt_id },
+        q.sort ?? 'run_at',
+        order(q, 'desc'),
+        (d) => d.id,
+      );
+      const p = page(q);
+      const items = sorted.slice(p.offset, p.offset + p.limit).map(({ id: _id, org_id: _org, ...rest }) => rest);
+      const counts = latestTotals(docs);
+      const window: LatestWindow = {
+        from: Number.isFinite(from) ? new Date(from).toISOString() : null,
+        to: Number.isFinite(to) ? new Date(to).toISOString() : null,
+        timezone: 'UTC',
+        filters: {
+          ...(q.prompt_id && { prompt_id: q.prompt_id }),
+          ...(q.model && { model: q.model }),
+          ...(q.location && { location: q.location }),
+          ...(q.tag_id && { tag_id: q.tag_id }),
+        },
+      };
+      return envelope(
+        window,
+        counts,
+        [
+          'Only the latest answer per prompt, model and location is kept; when it falls outside the window the combination is hidden.',
+          'Brands that are not tracked are counted in other_brand_mention_count but not named.',
+        ],
+        {
+          answer_count: 'Latest answers (one per prompt, model and location) whose run_at is inside the window.',
+          totals: 'The same counts as the other reports, over the latest answers listed (all pages).',
+        },
+        { total_count: docs.length, limit: p.limit, offset: p.offset, answers: items },
+      );
+    },
+
+    glossary: () => glossary,
+  };
+}
+
+export type ReportsService = ReturnType<typeof createReportsService>;

@@ -1,0 +1,27 @@
+/** Internals the benchmark under test/bench drives directly (the same code the service runs). */
+import { analyticsProjections } from './projections/index.js';
+import { createAnswersService } from './app/answers.js';
+import { createReportsService } from './app/reports.js';
+import { createSettingsService } from './app/settings.js';
+import { createCompetitorsService } from './app/competitors.js';
+import { addFacts, addSourceFacts, emptyCounts, emptySourceCounts } from './domain/counts.js';
+import { answerFacts } from './domain/facts.js';
+import { addToRows } from './projections/answers.js';
+import { DAILY_COUNTS, DAILY_SOURCES, PROMPT_OUTCOMES } from './projections/collections.js';
+
+export const analyticsBench = {
+  analyticsProjections,
+  createAnswersService,
+  createReportsService,
+  createSettingsService,
+  createCompetitorsService,
+  addFacts,
+  addSourceFacts,
+  emptyCounts,
+  emptySourceCounts,
+  answerFacts,
+  addToRows,
+  DAILY_COUNTS,
+  DAILY_SOURCES,
+  PROMPT_OUTCOMES,
+};

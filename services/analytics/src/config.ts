@@ -1,0 +1,37 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { checkAdapterSettings, configFields, defineConfig } from '@kb/platform';
+
+export const analyticsConfigSpec = defineConfig(
+  Type.Object({
+    LOG_LEVEL: configFields.LOG_LEVEL,
+    DATA_DIR: configFields.DATA_DIR,
+    STORE: configFields.STORE,
+    BUS: configFields.BUS,
+    MONGODB_URL: configFields.MONGODB_URL,
+    KAFKA_BROKERS: configFields.KAFKA_BROKERS,
+    INTERNAL_TOKEN: configFields.INTERNAL_TOKEN,
+    GRPC_HOST: configFields.GRPC_HOST,
+    GRPC_PORT: configFields.GRPC_PORT,
+    OTEL_EXPORTER_OTLP_ENDPOINT: configFields.OTEL_EXPORTER_OTLP_ENDPOINT,
+    COORDINATION: Type.Union([Type.Literal('store'), Type.Literal('redis')], {
+      default: 'store',
+      description: 'where leases for scheduled runs live: the service store (one machine) or Redis (replicas)',
+    }),
+    REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis for COORDINATION=redis' })),
+    ANSWER_ENGINE_BASE_URL: Type.Optional(
+      Type.String({
+        pattern: '^https?://',
+        description: 'OpenAI-compatible chat endpoint scheduled runs ask (without it runs report "no answer engine configured")',
+      }),
+    ),
+    ANSWER_ENGINE_API_KEY: Type.Optional(Type.String({ minLength: 1, description: 'bearer token for the answer engine' })),
+    ANSWER_ENGINE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 60000, description: 'deadline of one answer engine call' }),
+    SCHEDULER_TICK_MS: Type.Integer({ minimum: 1000, default: 60000, description: 'how often the scheduler looks for due runs' }),
+  }),
+  (config) => [
+    ...checkAdapterSettings(config),
+    ...(config.COORDINATION === 'redis' && !config.REDIS_URL ? ['REDIS_URL is required when COORDINATION=redis'] : []),
+  ],
+);
+
+export type AnalyticsConfig = Static<typeof analyticsConfigSpec.schema>;

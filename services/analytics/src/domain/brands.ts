@@ -1,0 +1,108 @@
+/**
+ * Brand mentions (glossary "mention"). A brand is named by its name or any
+ * alias, case-insensitively, as a whole word; every occurrence is one mention
+ * instance (overlapping names of one brand count once). Brands other than the
+ * organization and its tracked competitors come from the producer's `brands`
+ * list, or, when the producer gives none, from the extraction method below.
+ */
+export interface TrackedBrand {
+  /** 'org' for the organization, else the competitor id. */
+  key: string;
+  names: string[];
+}
+
+export interface BrandMention {
+  key: string;
+  count: number;
+  /** Offset of the first occurrence in the text; the producer's list order after the text. */
+  first: number;
+}
+
+export interface MentionResult {
+  tracked: BrandMention[];
+  /** Brands neither the organization nor tracked: name (as first spelled) and count. */
+  others: { name: string; count: number; first: number }[];
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const nameKey = (s: string) => s.trim().toLowerCase().replace(/\s+/g, ' ');
+
+/** Occurrences of any of the names as whole words; overlapping matches count once. */
+export function countOccurrences(text: string, names: string[]): { count: number; first: number } {
+  const spans: [number, number][] = [];
+  for (const raw of names) {
+    const name = raw.trim();
+    if (!name) continue;
+    const re = new RegExp(`(?<![\\p{L}\\p{N}])${escape(name).replace(/\s+/g, '\\s+')}(?![\\p{L}\\p{N}])`, 'giu');
+    for (const m of text.matchAll(re)) spans.push([m.index, m.index + m[0].length]);
+  }
+  spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  let count = 0;
+  let end = -1;
+  for (const [s, e] of spans) {
+    if (s < end) continue;
+    count++;
+    end = e;
+  }
+  return { count, first: spans.length ? spans[0]![0] : Number.POSITIVE_INFINITY };
+}
+
+const BOLD = /\*\*([^*\n]{1,60})\*\*/g;
+const LIST_LEAD =
+  /^\s*(?:\d+[.)]|[-*\u2022])\s+(?:\*\*)?([\p{Lu}\p{N}][\p{L}\p{N}&.'+-]*(?:\s+[\p{Lu}\p{N}][\p{L}\p{N}&.'+-]*){0,3})(?:\*\*)?\s*(?:[:\u2013\u2014-]|$)/gmu;
+
+/**
+ * Extraction method when the producer names no brands: bold phrases
+ * (**Name**) and the leading capitalised words of numbered or bulleted list
+ * items (`1. Name: ...`, `- Name - ...`), one to four words starting with a
+ * capital letter or digit. Distinct case-insensitively, in order of appearance.
+ */
+export function extractBrands(text: string): string[] {
+  const found: { name: string; at: number }[] = [];
+  for (const m of text.matchAll(BOLD)) {
+    const name = m[1]!.trim().replace(/[:.]$/, '');
+    if (/^[\p{Lu}\p{N}]/u.test(name) && name.split(/\s+/).length <= 5) found.push({ name, at: m.index });
+  }
+  for (const m of text.matchAll(LIST_LEAD)) found.push({ name: m[1]!.trim(), at: m.index });
+  found.sort((a, b) => a.at - b.at);
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const f of found) {
+    const k = nameKey(f.name);
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push(f.name);
+  }
+  return out;
+}
+
+/** Every brand the answer names, split into tracked ones (the org and competitors) and the others. */
+export function findMentions(text: string, tracked: TrackedBrand[], producerBrands: string[] | undefined): MentionResult {
+  const listed = producerBrands ?? extractBrands(text);
+  const trackedByName = new Map<string, string>();
+  for (const b of tracked) for (const n of b.names) if (!trackedByName.has(nameKey(n))) trackedByName.set(nameKey(n), b.key);
+  const listedTracked = new Map<string, number>();
+  listed.forEach((n, i) => {
+    const key = trackedByName.get(nameKey(n));
+    if (key !== undefined && !listedTracked.has(key)) listedTracked.set(key, i);
+  });
+
+  const afterText = text.length + 1;
+  const result: MentionResult = { tracked: [], others: [] };
+  for (const b of tracked) {
+    const occ = countOccurrences(text, b.names);
+    const listedAt = listedTracked.get(b.key);
+    if (occ.count > 0) result.tracked.push({ key: b.key, count: occ.count, first: occ.first });
+    // Named by the producer but spelled differently in the text: one instance.
+    else if (listedAt !== undefined) result.tracked.push({ key: b.key, count: 1, first: afterText + listedAt });
+  }
+  const seen = new Set<string>();
+  listed.forEach((name, i) => {
+    const k = nameKey(name);
+    if (seen.has(k) || trackedByName.has(k)) return;
+    seen.add(k);
+    const occ = countOccurrences(text, [name]);
+    result.others.push({ name: name.trim(), count: Math.max(1, occ.count), first: occ.count ? occ.first : afterText + i });
+  });
+  return result;
+}

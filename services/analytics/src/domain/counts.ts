@@ -1,0 +1,139 @@
+import type { AnswerFacts } from './facts.js';
+import { TIERS, type TierName } from './sources.js';
+
+/**
+ * Daily additive counts (rule 6): one row per (organization, day, prompt,
+ * model, location). Every field is a sum over answers, so a report for any
+ * window and filter is the sum of the matching rows and every ratio can be
+ * recomputed from those sums.
+ */
+export interface Counts {
+  answer_count: number;
+  /** D: answers with at least one citation of any tier. */
+  cited_run_count: number;
+  /** S: citation instances. */
+  cited_total: number;
+  /** Answers that name the organization at least once. */
+  mentioned_run_count: number;
+  /** Distinct answers citing at least one URL of the tier. */
+  tier_runs: Record<TierName, number>;
+  /** Citation instances per tier (they partition cited_total). */
+  tier_citations: Record<TierName, number>;
+  /** Mention instances of the organization. */
+  mention_total: number;
+  /** Mention instances of every brand named, tracked or not. */
+  brand_mention_total: number;
+  /** Mention instances of the organization plus tracked competitors. */
+  tracked_mention_total: number;
+  /** Mention instances per tracked brand: 'org' and competitor ids. */
+  brand_mentions: Record<string, number>;
+  won_count: number;
+  lost_count: number;
+}
+
+/** Per-source counts, kept apart from Counts so the tier and brand reports stay small to read. */
+export interface SourceCounts {
+  domain_runs: Record<string, number>;
+  domain_citations: Record<string, number>;
+  page_runs: Record<string, number>;
+  page_citations: Record<string, number>;
+}
+
+const perTier = (): Record<TierName, number> => ({ primary: 0, tracked: 0, secondary: 0 });
+
+export const emptyCounts = (): Counts => ({
+  answer_count: 0,
+  cited_run_count: 0,
+  cited_total: 0,
+  mentioned_run_count: 0,
+  tier_runs: perTier(),
+  tier_citations: perTier(),
+  mention_total: 0,
+  brand_mention_total: 0,
+  tracked_mention_total: 0,
+  brand_mentions: {},
+  won_count: 0,
+  lost_count: 0,
+});
+
+export const emptySourceCounts = (): SourceCounts => ({ domain_runs: {}, domain_citations: {}, page_runs: {}, page_citations: {} });
+
+const bump = (map: Record<string, number>, key: string, by = 1) => {
+  map[key] = (map[key] ?? 0) + by;
+};
+
+/** Adds one answer to a row (mutates and returns it). */
+export function addFacts<C extends Counts>(c: C, f: AnswerFacts): C {
+  c.answer_count += 1;
+  if (f.citations.length > 0) c.cited_run_count += 1;
+  c.cited_total += f.citations.length;
+  const tiers = new Set<TierName>();
+  for (const cit of f.citations) {
+    c.tier_citations[cit.tier] += 1;
+    tiers.add(cit.tier);
+  }
+  for (const t of tiers) c.tier_runs[t] += 1;
+  const orgMentions = f.tracked_mentions.org ?? 0;
+  if (orgMentions > 0) c.mentioned_run_count += 1;
+  c.mention_total += orgMentions;
+  let tracked = 0;
+  for (const [key, n] of Object.entries(f.tracked_mentions)) {
+    tracked += n;
+    bump(c.brand_mentions, key, n);
+  }
+  c.tracked_mention_total += tracked;
+  c.brand_mention_total += tracked + f.other_mentions.reduce((s, o) => s + o.count, 0);
+  if (f.won) c.won_count += 1;
+  if (f.lost) c.lost_count += 1;
+  return c;
+}
+
+export function addSourceFacts<S extends SourceCounts>(s: S, f: AnswerFacts): S {
+  const domains = new Set<string>();
+  const pages = new Set<string>();
+  for (const cit of f.citations) {
+    bump(s.domain_citations, cit.domain);
+    bump(s.page_citations, cit.page);
+    domains.add(cit.domain);
+    pages.add(cit.page);
+  }
+  for (const d of domains) bump(s.domain_runs, d);
+  for (const p of pages) bump(s.page_runs, p);
+  return s;
+}
+
+const addMap = (into: Record<string, number>, from: Record<string, number>) => {
+  for (const k in from) into[k] = (into[k] ?? 0) + from[k]!;
+};
+
+/** into += from (mutates and returns into). */
+export function mergeCounts(into: Counts, from: Counts): Counts {
+  into.answer_count += from.answer_count;
+  into.cited_run_count += from.cited_run_count;
+  into.cited_total += from.cited_total;
+  into.mentioned_run_count += from.mentioned_run_count;
+  for (const t of TIERS) {
+    into.tier_runs[t] += from.tier_runs[t];
+    into.tier_citations[t] += from.tier_citations[t];
+  }
+  into.mention_total += from.mention_total;
+  into.brand_mention_total += from.brand_mention_total;
+  into.tracked_mention_total += from.tracked_mention_total;
+  addMap(into.brand_mentions, from.brand_mentions);
+  into.won_count += from.won_count;
+  into.lost_count += from.lost_count;
+  return into;
+}
+
+export function mergeSourceCounts(into: SourceCounts, from: SourceCounts): SourceCounts {
+  addMap(into.domain_runs, from.domain_runs);
+  addMap(into.domain_citations, from.domain_citations);
+  addMap(into.page_runs, from.page_runs);
+  addMap(into.page_citations, from.page_citations);
+  return into;
+}
+
+/** Copies only the count fields out of a stored document. */
+export function countsOf(doc: Counts): Counts {
+  return mergeCounts(emptyCounts(), doc);
+}

@@ -1,0 +1,4 @@
+export { startAnalytics, SERVICE_NAME, type RunningService } from './service.js';
+export { analyticsConfigSpec, type AnalyticsConfig } from './config.js';
+export { analyticsProjections } from './projections/index.js';
+export type { AnswerEngine } from './engines/port.js';

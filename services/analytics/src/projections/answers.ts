@@ -1,0 +1,204 @@
+import type { StoreTransaction, StoredEvent } from '@kb/store';
+import type { Projection } from '@kb/eventsourcing';
+import type { AnswerCollected, PromptRunItemFailed, PromptRunStarted } from '@kb/events';
+import { addFacts, addSourceFacts, emptyCounts, emptySourceCounts } from '../domain/counts.js';
+import { answerFacts, type AnswerFacts } from '../domain/facts.js';
+import { normalizeUrl } from '../domain/urls.js';
+import { loadFoldContext } from './fold-context.js';
+import {
+  ALL,
+  BRAND_TALLIES,
+  DAILY_COUNTS,
+  DAILY_SOURCES,
+  LATEST_ANSWERS,
+  PROMPT_OUTCOMES,
+  monthOf,
+  type PromptOutcomeDoc,
+  PROMPT_RUNS,
+  countRowId,
+  type BrandTallyDoc,
+  type CountDoc,
+  type CountRowKey,
+  type LatestAnswerDoc,
+  type PromptRunDoc,
+  type SourceDoc,
+} from './collections.js';
+
+/** The eight rows an answer adds to: its own (prompt, model, location) and every roll-up of them. */
+export function rowKeys(orgId: string, f: Pick<AnswerFacts, 'day' | 'prompt_id' | 'model' | 'location'>): CountRowKey[] {
+  const keys: CountRowKey[] = [];
+  for (const prompt_id of [f.prompt_id, ALL])
+    for (const model of [f.model, ALL])
+      for (const location of [f.location, ALL]) keys.push({ org_id: orgId, day: f.day, prompt_id, model, location });
+  return keys;
+}
+
+const latestId = (a: { org_id: string; prompt_id: string; model: string; location: string }) =>
+  JSON.stringify([a.org_id, a.prompt_id, a.model, a.location]);
+
+/** Newer wins; equal run_at: the greater answer id, so the outcome never depends on arrival order. */
+const isNewer = (a: { run_at: string; answer_id: string }, b: { run_at: string; answer_id: string }) => {
+  const ta = Date.parse(a.run_at);
+  const tb = Date.parse(b.run_at);
+  return ta > tb || (ta === tb && a.answer_id > b.answer_id);
+};
+
+/**
+ * Adds one answer's facts to every count row it belongs to: its eight daily
+ * rows (counts; source counts when it cites; prompt outcomes for the roll-ups
+ * over every prompt), plus the month rows of the roll-up over everything.
+ */
+export async function addToRows(tx: Pick<StoreTransaction, 'get' | 'put'>, orgId: string, facts: AnswerFacts): Promise<void> {
+  for (const key of rowKeys(orgId, facts)) {
+    const id = countRowId(key);
+    const counts = (await tx.get<CountDoc>(DAILY_COUNTS, id)) ?? { id, ...key, ...emptyCounts() };
+    await tx.put(DAILY_COUNTS, addFacts(counts, facts));
+    // Reports over every prompt, model and location also read month rows (12 rows
+    // a year instead of 365 for the large source and outcome maps). Month rows are
+    // kept for that one roll-up only: each answer rewrites them, and they are big.
+    const overall = key.prompt_id === ALL && key.model === ALL && key.location === ALL;
+    const periods = overall ? [key, { ...key, day: monthOf(key.day) }] : [key];
+    for (const period of periods) {
+      const pid = countRowId(period);
+      if (facts.citations.length > 0) {
+        const sources = (await tx.get<SourceDoc>(DAILY_SOURCES, pid)) ?? { id: pid, ...period, ...emptySourceCounts() };
+        await tx.put(DAILY_SOURCES, addSourceFacts(sources, facts));
+      }
+      if (key.prompt_id !== ALL) continue;
+      const outcomes = (await tx.get<PromptOutcomeDoc>(PROMPT_OUTCOMES, pid)) ?? { id: pid, ...period, prompts: {} };
+      const [n, won, lost] = outcomes.prompts[facts.prompt_id] ?? [0, 0, 0];
+      outcomes.prompts[facts.prompt_id] = [n + 1, won + (facts.won ? 1 : 0), lost + (facts.lost ? 1 : 0)];
+      await tx.put(PROMPT_OUTCOMES, outcomes);
+    }
+  }
+}
+
+async function foldAnswer(tx: StoreTransaction, answer: AnswerCollected): Promise<void> {
+  const context = await loadFoldContext(tx, answer.org_id);
+  const facts = answerFacts(answer, context);
+
+  await addToRows(tx, answer.org_id, facts);
+
+  // Rule 6: text, citations and mentions only for the latest answer per prompt, model and location.
+  const lid = latestId(answer);
+  const current = await tx.get<LatestAnswerDoc>(LATEST_ANSWERS, lid);
+  if (!current || isNewer(answer, current)) {
+    const nameOf = new Map(context.names.map((n) => [n.key, n.name]));
+    const citations: LatestAnswerDoc['citations'] = [];
+    for (const raw of answer.citations) {
+      const n = normalizeUrl(raw);
+      const fact = n && facts.citations.find((c) => c.page === n.key);
+      if (n && fact) citations.push({ url: raw, normalized_url: n.key, domain: n.host, tier: fact.tier });
+    }
+    const doc: LatestAnswerDoc = {
+      id: lid,
+      answer_id: answer.answer_id,
+      org_id: answer.org_id,
+      prompt_id: answer.prompt_id,
+      model: answer.model,
+      location: answer.location,
+      run_at: answer.run_at,
+      text: answer.text,
+      citations,
+      mentions: Object.entries(facts.tracked_mentions).map(([key, count]) => ({
+        brand_id: key === 'org' ? null : key,
+        name: nameOf.get(key) ?? key,
+        is_organization: key === 'org',
+        count,
+      })),
+      other_brand_mention_count: facts.other_mentions.reduce((s, o) => s + o.count, 0),
+      won: facts.won,
+      lost: facts.lost,
+      origin: answer.origin,
+    };
+    await tx.put(LATEST_ANSWERS, doc);
+  }
+
+  // Candidates for competitor suggestions: brands named that are not tracked.
+  for (const other of facts.other_mentions) {
+    const key = other.name.toLowerCase().replace(/\s+/g, ' ');
+    const id = JSON.stringify([answer.org_id, key]);
+    const tally = (await tx.get<BrandTallyDoc>(BRAND_TALLIES, id)) ?? {
+      id,
+      org_id: answer.org_id,
+      name: other.name,
+      key,
+      mentions: 0,
+      answer_count: 0,
+    };
+    await tx.put(BRAND_TALLIES, { ...tally, mentions: tally.mentions + other.count, answer_count: tally.answer_count + 1 });
+  }
+
+  if (answer.run_id) await bumpRun(tx, answer.run_id, answer.model, 'collected', null);
+}
+
+async function bumpRun(tx: StoreTransaction, runId: string, model: string, field: 'collected' | 'failed', error: string | null) {
+  const run = await tx.get<PromptRunDoc>(PROMPT_RUNS, runId);
+  if (!run) return;
+  const engine = run.engines[model] ?? { collected: 0, failed: 0, last_error: null };
+  const next = { ...engine, [field]: engine[field] + 1, ...(error !== null && { last_error: error }) };
+  await tx.put(PROMPT_RUNS, { ...run, [field]: run[field] + 1, engines: { ...run.engines, [model]: next } });
+}
+
+/** Daily additive counts, the latest answers, brand tallies and run progress, all from the answer stream. */
+export const answersProjection: Projection = {
+  name: 'analytics-answers',
+  collections: [DAILY_COUNTS, DAILY_SOURCES, PROMPT_OUTCOMES, LATEST_ANSWERS, BRAND_TALLIES, PROMPT_RUNS],
+  indexes: [
+    { collection: DAILY_COUNTS, fields: ['org_id', 'prompt_id', 'model', 'location', 'day'] },
+    { collection: DAILY_SOURCES, fields: ['org_id', 'prompt_id', 'model', 'location', 'day'] },
+    { collection: LATEST_ANSWERS, fields: ['org_id', 'run_at'] },
+    { collection: BRAND_TALLIES, fields: ['org_id'] },
+    { collection: PROMPT_RUNS, fields: ['org_id', 'slot'] },
+  ],
+  async apply(tx, event: StoredEvent) {
+    switch (event.type) {
+      case 'answer.collected':
+        await foldAnswer(tx, event.data as AnswerCollected);
+        return;
+      case 'prompt_run.started': {
+        const d = event.data as PromptRunStarted;
+        const doc: PromptRunDoc = {
+          id: d.run_id,
+          run_id: d.run_id,
+          org_id: d.org_id,
+          slot: d.slot,
+          status: 'running',
+          planned: d.planned,
+          collected: 0,
+          failed: 0,
+          engines: Object.fromEntries(d.models.map((m) => [m, { collected: 0, failed: 0, last_error: null }])),
+          error: null,
+          started_at: d.at,
+          finished_at: null,
+        };
+        await tx.put(PROMPT_RUNS, doc);
+        return;
+      }
+      case 'prompt_run.item_failed': {
+        const d = event.data as PromptRunItemFailed;
+        await bumpRun(tx, d.run_id, d.model, 'failed', d.error);
+        return;
+      }
+      case 'prompt_run.finished': {
+        const d = event.data as { run_id: string; error?: string; at: string };
+        const run = await tx.get<PromptRunDoc>(PROMPT_RUNS, d.run_id);
+        if (!run) return;
+        const engines =
+          d.error === undefined
+            ? run.engines
+            : Object.fromEntries(Object.entries(run.engines).map(([m, e]) => [m, { ...e, last_error: d.error! }]));
+        await tx.put(PROMPT_RUNS, {
+          ...run,
+          engines,
+          status: d.error === undefined ? 'completed' : 'failed',
+          error: d.error ?? null,
+          finished_at: d.at,
+        });
+        return;
+      }
+      default:
+        return;
+    }
+  },
+};

@@ -1,0 +1,156 @@
+import { createHash } from 'node:crypto';
+import type { Counts, SourceCounts } from '../domain/counts.js';
+import type { MatchType, TierName } from '../domain/sources.js';
+
+/** Read-model collections of the analytics service and their documents. */
+export const TRACKED_SOURCES = 'tracked_sources';
+export const COMPETITORS = 'competitors';
+export const COMPETITOR_NAMES = 'competitor_names';
+export const BRAND_SETTINGS = 'brand_settings';
+export const RUN_CONFIGURATIONS = 'run_configurations';
+export const DAILY_COUNTS = 'daily_counts';
+export const DAILY_SOURCES = 'daily_sources';
+/** Per (organization, day or month, model, location): answers, won and lost of every prompt, in one map. */
+export const PROMPT_OUTCOMES = 'prompt_outcomes';
+export const LATEST_ANSWERS = 'latest_answers';
+export const BRAND_TALLIES = 'brand_tallies';
+export const PROMPT_RUNS = 'prompt_runs';
+/** Fed by other services' events (consumers), not rebuilt from this store. */
+export const PROMPTS = 'prompts';
+export const ORGANIZATIONS = 'organizations';
+
+/** '*' in a count row's dimension means "every value" (a roll-up). */
+export const ALL = '*';
+
+export interface SourceRuleDoc {
+  id: string;
+  source_id: string;
+  org_id: string;
+  match_type: MatchType;
+  pattern: string;
+  tier: TierName;
+  label?: string;
+  source_origin: 'manual' | 'import' | 'published';
+  created_at: string;
+  updated_at: string;
+  seq: number;
+}
+
+export interface CompetitorDoc {
+  id: string;
+  competitor_id: string;
+  org_id: string;
+  name: string;
+  aliases: string[];
+  website?: string;
+  created_at: string;
+  updated_at: string;
+  seq: number;
+}
+
+export interface BrandSettingsDoc {
+  id: string;
+  org_id: string;
+  brand_name: string;
+  aliases: string[];
+  websites: string[];
+  updated_at: string;
+}
+
+export interface RunConfigurationDoc {
+  id: string;
+  org_id: string;
+  enabled: boolean;
+  models: string[];
+  locations: string[];
+  cadence: 'hourly' | 'daily' | 'weekly';
+  prompt_ids: string[];
+  tag_ids: string[];
+  updated_at: string;
+}
+
+export interface CountRowKey {
+  org_id: string;
+  day: string;
+  prompt_id: string;
+  model: string;
+  location: string;
+}
+
+export type CountDoc = CountRowKey & Counts & { id: string };
+export type SourceDoc = CountRowKey & SourceCounts & { id: string };
+/** [answer_count, won_count, lost_count] per prompt id. */
+export type PromptOutcomeDoc = CountRowKey & { id: string; prompts: Record<string, [number, number, number]> };
+
+/** The month a day belongs to: rows keyed by month hold the sum of the month's days. */
+export const monthOf = (day: string): string => day.slice(0, 7);
+
+export interface LatestAnswerDoc {
+  id: string;
+  answer_id: string;
+  org_id: string;
+  prompt_id: string;
+  model: string;
+  location: string;
+  run_at: string;
+  text: string;
+  citations: { url: string; normalized_url: string; domain: string; tier: TierName }[];
+  mentions: { brand_id: string | null; name: string; is_organization: boolean; count: number }[];
+  other_brand_mention_count: number;
+  won: boolean;
+  lost: boolean;
+  origin: 'scheduled' | 'import';
+}
+
+export interface BrandTallyDoc {
+  id: string;
+  org_id: string;
+  name: string;
+  key: string;
+  mentions: number;
+  answer_count: number;
+}
+
+export interface PromptDoc {
+  id: string;
+  org_id: string;
+  name: string;
+  text: string;
+  tags: string[];
+  deleted: boolean;
+}
+
+export interface OrganizationDoc {
+  id: string;
+  name: string;
+  /** The organization's master switch for runs (absent until the gateway reports it). */
+  runs_enabled?: boolean;
+  /** The organization's websites (gateway profile): owned, read-only source rules. */
+  websites?: string[];
+  /** When the websites last changed. */
+  websites_at?: string;
+}
+
+export interface PromptRunDoc {
+  id: string;
+  run_id: string;
+  org_id: string;
+  slot: string;
+  status: 'running' | 'completed' | 'failed';
+  /** Why the whole run failed (e.g. no answer engine configured). */
+  error: string | null;
+  planned: number;
+  collected: number;
+  failed: number;
+  engines: Record<string, { collected: number; failed: number; last_error: string | null }>;
+  started_at: string;
+  finished_at: string | null;
+}
+
+export const countRowId = (k: CountRowKey): string => JSON.stringify([k.org_id, k.day, k.prompt_id, k.model, k.location]);
+
+/** A stable uuid derived from text (rules made from the organization's websites). */
+export function derivedUuid(text: string): string {
+  const h = createHash('sha1').update(text).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}

@@ -1,0 +1,124 @@
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import { randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platform';
+import { topics } from '@kb/events';
+import type { LeaseManager } from '@kb/coordination';
+import { createRpcServer, loadProto, serviceConstructor } from '@kb/rpc';
+import { createEventSourcedCore, openBus, openStore } from '@kb/runtime';
+import type { Store } from '@kb/store';
+import type { AnalyticsConfig } from './config.js';
+import { createAnswersService } from './app/answers.js';
+import { createReportsService } from './app/reports.js';
+import { createTrackedSourcesService } from './app/tracked-sources.js';
+import { createCompetitorsService } from './app/competitors.js';
+import { createSettingsService } from './app/settings.js';
+import { createOpenAiChatEngine } from './engines/openai-chat.js';
+import type { AnswerEngine } from './engines/port.js';
+import { analyticsProjections } from './projections/index.js';
+import { createScheduler } from './scheduler/scheduler.js';
+import { startAnalyticsConsumers } from './transport/consumers.js';
+import { answerHandlers, competitorHandlers, reportHandlers, runConfigurationHandlers, trackedSourceHandlers } from './transport/grpc.js';
+
+export const SERVICE_NAME = 'analytics';
+
+export interface RunningService {
+  /** host:port of the gRPC server. */
+  address: string;
+  stop(): Promise<void>;
+}
+
+/** The one place that picks the lease adapter: the service store, or Redis across replicas. */
+async function openLeases(config: AnalyticsConfig, store: Store, clock: Clock): Promise<LeaseManager> {
+  if (config.COORDINATION === 'redis') {
+    const { createRedisLeaseManager } = await import('@kb/coordination/redis');
+    return createRedisLeaseManager({ url: config.REDIS_URL!, prefix: SERVICE_NAME });
+  }
+  const { createStoreLeaseManager } = await import('@kb/coordination/store');
+  return createStoreLeaseManager({ store, clock });
+}
+
+/** Composition root: picks adapters from config, wires use cases, serves gRPC, runs the scheduler. */
+export async function startAnalytics(options: {
+  config: AnalyticsConfig;
+  logger: Logger;
+  clock?: Clock;
+  ids?: IdGenerator;
+  /** Overrides the engine the config names (tests). */
+  engine?: AnswerEngine | null;
+  /** Scheduler off (tests trigger runs explicitly). */
+  scheduler?: boolean;
+}): Promise<RunningService> {
+  const { config } = options;
+  const logger = options.logger.child({ service: SERVICE_NAME });
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? randomIds;
+
+  const store = await openStore(config, SERVICE_NAME, clock, logger);
+  const bus = await openBus(config, SERVICE_NAME, logger);
+  const core = await createEventSourcedCore({
+    service: SERVICE_NAME,
+    topic: topics.analytics,
+    store,
+    bus,
+    projections: analyticsProjections,
+    ids,
+    clock,
+    logger,
+  });
+  await bus.ensureTopics([topics.answers]);
+  const leases = await openLeases(config, store, clock);
+  const engine =
+    options.engine !== undefined
+      ? options.engine
+      : config.ANSWER_ENGINE_BASE_URL
+        ? createOpenAiChatEngine({
+            baseUrl: config.ANSWER_ENGINE_BASE_URL,
+            apiKey: config.ANSWER_ENGINE_API_KEY,
+            timeoutMs: config.ANSWER_ENGINE_TIMEOUT_MS,
+          })
+        : null;
+
+  const deps = { store, commands: core.commands, ids, clock };
+  const answers = createAnswersService(deps);
+  const reports = createReportsService({ store, clock });
+  const sources = createTrackedSourcesService(deps);
+  const competitors = createCompetitorsService(deps);
+  const settings = createSettingsService(deps);
+  const scheduler = createScheduler({
+    store,
+    commands: core.commands,
+    answers,
+    leases,
+    engine,
+    clock,
+    logger,
+    owner: `${hostname()}:${process.pid}:${ids.uuid()}`,
+    tickMs: config.SCHEDULER_TICK_MS,
+  });
+
+  const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
+  const proto = loadProto('analytics.proto');
+  server.addService(serviceConstructor(proto, 'analytics.v1.AnswerService'), answerHandlers(answers));
+  server.addService(serviceConstructor(proto, 'analytics.v1.ReportService'), reportHandlers(reports));
+  server.addService(serviceConstructor(proto, 'analytics.v1.TrackedSourceService'), trackedSourceHandlers(sources));
+  server.addService(serviceConstructor(proto, 'analytics.v1.CompetitorService'), competitorHandlers(competitors));
+  server.addService(serviceConstructor(proto, 'analytics.v1.RunConfigurationService'), runConfigurationHandlers(settings, scheduler));
+  const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
+  await core.start();
+  const consumers = await startAnalyticsConsumers({ bus, store, logger });
+  if (options.scheduler !== false) scheduler.start();
+  logger.info({ port, engine: engine !== null }, 'analytics listening');
+
+  return {
+    address: `${config.GRPC_HOST}:${port}`,
+    async stop() {
+      await scheduler.stop();
+      await server.shutdown();
+      for (const c of consumers) await c.stop();
+      await core.stop();
+      await leases.close();
+      await bus.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,146 @@
+import { ConcurrencyError, errors, type Clock, type IdGenerator } from '@kb/platform';
+import type { Store } from '@kb/store';
+import type { CommandBus } from '@kb/eventsourcing';
+import type { CallContext } from '@kb/rpc';
+import { creditsDecider, creditsStream, type CreditsCommand, type MeteredOperation } from '../domain/credits.js';
+import { CREDIT_BALANCES, CREDIT_EPOCHS, CREDIT_LEDGER, type CreditBalanceDoc, type CreditLedgerDoc } from '../projections/credits.js';
+import { actorOf } from './organizations.js';
+
+/** Credits per unit of each metered operation (configuration). */
+export type CreditCosts = Record<MeteredOperation, number>;
+
+export interface Balance {
+  balance: number;
+  reserved: number;
+  monthly_spend_limit: number | null;
+  spent_this_month: number;
+  month: string;
+}
+
+/** A reservation held for one metered request. */
+export interface Reservation {
+  org_id: string;
+  reservation_id: string;
+  amount: number;
+}
+
+const MAX_ATTEMPTS = 8;
+/** Events per credits stream before the next one opens (bounds what each decision reads). */
+const DEFAULT_EPOCH_SIZE = 500;
+
+/**
+ * The credits ledger of each organization. Every change goes through the org's
+ * one credits stream, so concurrent reservations are decided one after the other
+ * (SQLite serialises transactions; elsewhere the append at the loaded version
+ * conflicts and the reservation is decided again on the new state).
+ */
+export function createCreditsService(deps: {
+  store: Store;
+  commands: CommandBus;
+  ids: IdGenerator;
+  clock: Clock;
+  costs: CreditCosts;
+  epochSize?: number;
+}) {
+  const { store, commands, ids, clock } = deps;
+  const epochSize = deps.epochSize ?? DEFAULT_EPOCH_SIZE;
+  const now = () => clock.now().toISOString();
+
+  async function execute(orgId: string, actor: string, command: CreditsCommand): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await commands.transaction({ metadata: { org_id: orgId, actor } }, async (s) => {
+          const epoch = (await s.tx.get<{ id: string; epoch: number }>(CREDIT_EPOCHS, orgId))?.epoch ?? 0;
+          const { state, events } = await s.execute(creditsDecider, creditsStream(orgId, epoch), command);
+          const last = events.at(-1);
+          if (last && last.version >= epochSize) {
+            // The stream is full: the next one starts from this state, in the same transaction.
+            await s.execute(creditsDecider, creditsStream(orgId, epoch + 1), {
+              type: 'carry_forward',
+              org_id: orgId,
+              epoch: epoch + 1,
+              from: state,
+              at: command.at,
+            });
+          }
+        });
+        return;
+      } catch (err) {
+        if (!(err instanceof ConcurrencyError) || attempt >= MAX_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  async function balance(orgId: string): Promise<Balance> {
+    const doc = await store.get<CreditBalanceDoc>(CREDIT_BALANCES, orgId);
+    const month = now().slice(0, 7);
+    return {
+      balance: doc?.balance ?? 0,
+      reserved: doc?.reserved ?? 0,
+      monthly_spend_limit: doc?.monthly_spend_limit ?? null,
+      spent_this_month: doc && doc.month === month ? doc.spent_this_month : 0,
+      month,
+    };
+  }
+
+  return {
+    costs: deps.costs,
+    balance: (ctx: CallContext) => balance(ctx.org_id),
+
+    async usage(ctx: CallContext, page: { limit: number; offset: number }) {
+      const where = { org_id: ctx.org_id };
+      const [entries, total] = await Promise.all([
+        store.find<CreditLedgerDoc>(CREDIT_LEDGER, { where, sort: [{ field: 'seq', order: 'desc' }], ...page }),
+        store.count(CREDIT_LEDGER, where),
+      ]);
+      return {
+        total,
+        items: entries.map((e) => ({
+          entry_id: e.id,
+          operation: e.operation,
+          amount: e.amount,
+          balance_after: e.balance_after,
+          reason: e.reason,
+          at: e.at,
+        })),
+      };
+    },
+
+    async grant(ctx: CallContext, amount: number, reason: string): Promise<Balance> {
+      await execute(ctx.org_id, actorOf(ctx), { type: 'grant', org_id: ctx.org_id, amount, reason, at: now() });
+      return balance(ctx.org_id);
+    },
+
+    async setSpendLimit(ctx: CallContext, monthlyLimit: number | null): Promise<Balance> {
+      await execute(ctx.org_id, actorOf(ctx), { type: 'set_spend_limit', org_id: ctx.org_id, monthly_limit: monthlyLimit, at: now() });
+      return balance(ctx.org_id);
+    },
+
+    /** Holds the cost of `units` of an operation before any work; 402 when the balance or the spend limit does not allow it. */
+    async reserve(ctx: CallContext, operation: MeteredOperation, units: number): Promise<Reservation | null> {
+      if (!Number.isInteger(units) || units < 0) throw errors.internal(`Meter units must be a whole number, got ${units}`);
+      const amount = deps.costs[operation] * units;
+      if (amount === 0) return null;
+      const reservation = { org_id: ctx.org_id, reservation_id: ids.uuid(), amount };
+      await execute(ctx.org_id, actorOf(ctx), {
+        type: 'reserve',
+        org_id: ctx.org_id,
+        reservation_id: reservation.reservation_id,
+        operation,
+        amount,
+        at: now(),
+      });
+      return reservation;
+    },
+
+    /** The operation succeeded: the reservation is spent. */
+    settle: (r: Reservation) =>
+      execute(r.org_id, 'system:meter', { type: 'settle', org_id: r.org_id, reservation_id: r.reservation_id, at: now() }),
+
+    /** The operation failed: the reservation goes back to the balance. */
+    release: (r: Reservation) =>
+      execute(r.org_id, 'system:meter', { type: 'release', org_id: r.org_id, reservation_id: r.reservation_id, at: now() }),
+  };
+}
+
+export type CreditsService = ReturnType<typeof createCreditsService>;

@@ -1,0 +1,263 @@
+import { Type, type Static } from '@sinclair/typebox';
+import multipart, { type MultipartFile, type MultipartValue } from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest, FastifySchema, FastifySchemaCompiler } from 'fastify';
+import { errors } from '@kb/platform';
+import type { CallContext, RpcClient } from '@kb/rpc';
+import type { ServiceClients } from '../clients.js';
+import { Timestamp, Uuid } from './schemas.js';
+import { buildValidatorFactory } from './validation.js';
+
+/** Files per upload call (spec 8). */
+export const MAX_FILES = 10;
+/** Files of one request go to ingest in calls below the internal 64 MB message limit. */
+const CALL_BYTES = 48 * 1024 * 1024;
+
+const Status = Type.Union([Type.Literal('queued'), Type.Literal('processing'), Type.Literal('completed'), Type.Literal('failed')]);
+
+/** The content item (spec 2.1) and the facts people need to follow its processing. */
+export const ContentItem = Type.Object({
+  id: Uuid,
+  org_id: Uuid,
+  type: Type.Union([Type.Literal('raw'), Type.Literal('document'), Type.Literal('web')]),
+  title: Type.String(),
+  summary: Type.Optional(Type.String()),
+  version_num: Type.Integer({ description: 'Number of the current version (1 for new content; each replacement adds one)' }),
+  version_id: Uuid,
+  processing_status: Status,
+  failure_reason: Type.Optional(Type.String({ description: 'Why processing failed, for a person to read' })),
+  attempts: Type.Integer({ description: 'Processing attempts of the current version' }),
+  parent_id: Type.Union([Uuid, Type.Null()], { description: 'KB folder the content is filed under; null: the root folder' }),
+  category_id: Type.Optional(Uuid),
+  topic_id: Type.Optional(Uuid),
+  tags: Type.Array(Type.String(), { description: 'Tags as given on intake (ids or names)' }),
+  filename: Type.Optional(Type.String()),
+  format: Type.Optional(
+    Type.String({ description: 'pdf, docx, doc, xlsx, xls, pptx, ppt, html, csv, json, xml, txt, or md for raw text' }),
+  ),
+  size_bytes: Type.Integer(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const ContentVersion = Type.Object({
+  version_id: Uuid,
+  version_num: Type.Integer(),
+  title: Type.String(),
+  filename: Type.Optional(Type.String()),
+  format: Type.Optional(Type.String()),
+  size_bytes: Type.Integer(),
+  sha256: Type.String(),
+  processing_status: Status,
+  failure_reason: Type.Optional(Type.String()),
+  attempts: Type.Integer(),
+  chunk_count: Type.Integer(),
+  characters: Type.Integer(),
+  created_at: Timestamp,
+  completed_at: Type.Optional(Timestamp),
+});
+
+export interface ItemMessage {
+  id: string;
+  parent_id?: string;
+  size_bytes: string | number;
+  tags?: string[];
+  [key: string]: unknown;
+}
+
+/** gRPC leaves unset optionals out and sends int64 as text; the JSON API says null and numbers. */
+export const itemJson = (m: ItemMessage): Static<typeof ContentItem> =>
+  ({ ...m, parent_id: m.parent_id ?? null, size_bytes: Number(m.size_bytes), tags: m.tags ?? [] }) as unknown as Static<typeof ContentItem>;
+export const versionJson = (v: { size_bytes: string | number }): Static<typeof ContentVersion> =>
+  ({ ...v, size_bytes: Number(v.size_bytes) }) as unknown as Static<typeof ContentVersion>;
+
+/**
+ * Folder scope (spec 5.2): content goes into, and is read from, folders the
+ * caller may touch. The knowledge-base tree decides (403 outside a scoped key's
+ * folders, 404 no such folder); an unscoped caller filing at the root needs no check.
+ */
+export async function checkFolder(kbTree: RpcClient, ctx: CallContext, folderId: string | null | undefined): Promise<void> {
+  if (!folderId && ctx.folder_scope === null) return;
+  await kbTree.call('CheckFolderAccess', folderId ? { folder_id: folderId } : {}, ctx);
+}
+
+/** Reads an item and applies the caller's folder scope to it. */
+export async function readScoped<T extends { item: ItemMessage }>(
+  clients: ServiceClients,
+  ctx: CallContext,
+  contentId: string,
+): Promise<T> {
+  const detail = await clients.ingest.call<T>('GetContent', { content_id: contentId }, ctx);
+  if (ctx.folder_scope !== null) await checkFolder(clients.kbTree, ctx, detail.item.parent_id ?? null);
+  return detail;
+}
+
+export interface UploadedFile {
+  filename: string;
+  data: Buffer;
+  too_large: boolean;
+  size_bytes: number;
+}
+
+export interface MultipartBody {
+  files: UploadedFile[];
+  fields: Map<string, string[]>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    upload?: MultipartBody;
+  }
+}
+
+const emptyUpload = (): MultipartBody => ({ files: [], fields: new Map() });
+
+/**
+ * Multipart intake for the routes of one plugin: parts are read before the
+ * handler (so the credit meter knows the file count), files up to the size
+ * limit are buffered, a larger one is kept as "too large" (its item ends
+ * failed with a reason), and an eleventh file is a 400.
+ */
+export async function registerMultipart(
+  app: FastifyInstance,
+  options: { maxUploadBytes: number; fileFields: string[]; textFields: string[] },
+) {
+  await app.register(multipart, {
+    attachFieldsToBody: true,
+    throwFileSizeLimit: false,
+    limits: { files: MAX_FILES + 1, fileSize: options.maxUploadBytes, fields: 40, fieldSize: 1024 * 1024, parts: 60, headerPairs: 200 },
+    async onFile(this: FastifyRequest, part: MultipartFile) {
+      const upload = (this.upload ??= emptyUpload());
+      if (!options.fileFields.includes(part.fieldname)) {
+        part.file.resume();
+        throw errors.validation(`Unexpected file field ${part.fieldname}; files go in ${options.fileFields.join(' or ')}`, {
+          details: { field: part.fieldname },
+        });
+      }
+      if (upload.files.length >= MAX_FILES) {
+        part.file.resume();
+        throw errors.validation(`At most ${MAX_FILES} files per upload`, { code: 'too_many_files' });
+      }
+      const data = await part.toBuffer();
+      const tooLarge = part.file.truncated;
+      upload.files.push({
+        filename: part.filename,
+        data: tooLarge ? Buffer.alloc(0) : data,
+        too_large: tooLarge,
+        size_bytes: tooLarge ? options.maxUploadBytes + 1 : data.length,
+      });
+    },
+  });
+  // Text fields arrive on the body; gather them (and reject unknown ones) before validation.
+  app.addHook('preValidation', async (request) => {
+    if (!request.isMultipart()) return;
+    const upload = (request.upload ??= emptyUpload());
+    for (const [name, value] of Object.entries((request.body ?? {}) as Record<string, unknown>)) {
+      for (const part of [value].flat() as (MultipartValue | MultipartFile)[]) {
+        if (part.type === 'file') continue;
+        if (!options.textFields.includes(name)) {
+          throw errors.validation(`request.${name} is not an accepted field`, { code: 'validation_failed', details: { field: name } });
+        }
+        upload.fields.set(name, [...(upload.fields.get(name) ?? []), String(part.value)]);
+      }
+    }
+  });
+}
+
+/** A multipart form field, for the OpenAPI description. */
+export const FormFile = (description: string) => Type.String({ format: 'binary', description });
+
+/**
+ * Multipart routes describe their form as the body schema (so OpenAPI shows it)
+ * but check the parts as they stream in (registerMultipart, field()); params and
+ * query are validated as everywhere else.
+ */
+export function multipartRouteValidation(): FastifySchemaCompiler<FastifySchema> {
+  const compile = buildValidatorFactory();
+  return (route) => (route.httpPart === 'body' ? () => true : compile(route));
+}
+
+/** The request's multipart content (a JSON request to a multipart route is a 400). */
+export function uploadOf(request: FastifyRequest): MultipartBody {
+  if (!request.isMultipart() || !request.upload) throw errors.validation('Send multipart/form-data', { code: 'multipart_required' });
+  return request.upload;
+}
+
+/** One text field: absent, or exactly one value that passes check. */
+export function field(upload: MultipartBody, name: string, check?: (v: string) => boolean, what = 'is invalid'): string | undefined {
+  const values = upload.fields.get(name);
+  if (!values) return undefined;
+  if (values.length > 1) throw errors.validation(`request.${name} was given more than once`, { details: { field: name } });
+  const value = values[0]!;
+  if (check && !check(value)) throw errors.validation(`request.${name} ${what}`, { details: { field: name } });
+  return value;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (v: string) => UUID_RE.test(v);
+
+/** Tags as repeated fields or one comma-separated field. */
+export function tagsField(upload: MultipartBody): string[] {
+  const tags = (upload.fields.get('tags') ?? [])
+    .flatMap((v) => v.split(','))
+    .map((t) => t.trim())
+    .filter((t) => t);
+  if (tags.length > 50 || tags.some((t) => t.length > 100)) {
+    throw errors.validation('request.tags: at most 50 tags of at most 100 characters', { details: { field: 'tags' } });
+  }
+  return tags;
+}
+
+/** Splits files into calls under the internal message limit (one file is never split). */
+export function batchesOf(files: UploadedFile[]): UploadedFile[][] {
+  const batches: UploadedFile[][] = [];
+  let current: UploadedFile[] = [];
+  let size = 0;
+  for (const file of files) {
+    if (current.length > 0 && size + file.data.length > CALL_BYTES) {
+      batches.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(file);
+    size += file.data.length;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+export interface OutcomeMessage {
+  filename: string;
+  status: 'accepted' | 'skipped';
+  content_id: string;
+  version_id?: string;
+  reason?: string;
+  item?: ItemMessage;
+}
+
+/**
+ * Sends one request's files to ingest: the names are validated first (so a bad
+ * file changes nothing), then the files in calls under the message limit.
+ * Every file skipped as a duplicate is 422 (spec 7).
+ */
+export async function uploadFiles(
+  ingest: RpcClient,
+  ctx: CallContext,
+  files: UploadedFile[],
+  rest: { filing: Record<string, unknown>; title?: string; summary?: string; allowed_formats?: string[] },
+): Promise<OutcomeMessage[]> {
+  if (files.length === 0) throw errors.validation('No file was uploaded', { code: 'no_files' });
+  const names = files.map((f) => ({ filename: f.filename }));
+  await ingest.call('UploadFiles', { ...rest, files: names, validate_only: true }, ctx);
+  const outcomes: OutcomeMessage[] = [];
+  for (const batch of batchesOf(files)) {
+    const res = await ingest.call<{ files: OutcomeMessage[] }>('UploadFiles', { ...rest, files: batch }, ctx, { deadlineMs: 120_000 });
+    outcomes.push(...res.files);
+  }
+  if (outcomes.every((o) => o.status === 'skipped')) {
+    throw errors.unprocessable('Every uploaded file is a duplicate of existing content', {
+      code: 'all_duplicates',
+      details: { files: outcomes.map((o) => ({ filename: o.filename, status: o.status, content_id: o.content_id })) },
+    });
+  }
+  return outcomes;
+}

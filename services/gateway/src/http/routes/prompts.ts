@@ -1,0 +1,396 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { RpcClient } from '@kb/rpc';
+import { NullableTimestamp, Pagination, Timestamp, Uuid, errorResponses } from '../schemas.js';
+import { callerOf } from '../auth-hook.js';
+
+const Name = Type.String({
+  minLength: 2,
+  maxLength: 255,
+  description: '2 to 255 characters, unique in the organization (case-insensitive)',
+});
+const Text = Type.String({
+  minLength: 1,
+  maxLength: 10000,
+  description: 'kept verbatim; {{variable}} placeholders are listed in variables',
+});
+const TagRefs = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+  maxItems: 50,
+  description: 'tags by id or by name; a name the organization lacks is created',
+});
+const OrgPage = Type.Object(
+  { limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }), offset: Type.Integer({ minimum: 0, default: 0 }) },
+  { additionalProperties: false },
+);
+const PromptParams = Type.Object({ prompt_id: Uuid });
+const QuestionParams = Type.Object({ question_id: Uuid });
+
+const promptFields = {
+  prompt_id: Uuid,
+  name: Type.String(),
+  text: Type.String(),
+  variables: Type.Array(Type.String(), { description: 'the {{variable}} names in text, in order of first use' }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  deleted_at: NullableTimestamp,
+};
+const Prompt = Type.Object(promptFields, { $id: 'Prompt', description: 'Prompt (spec 2.4)' });
+const OrgPrompt = Type.Object(
+  { ...promptFields, tags: Type.Array(Type.Object({ tag_id: Uuid, name: Type.String() })) },
+  { $id: 'OrgPrompt', description: 'Prompt with its tags (Organization API)' },
+);
+const Question = Type.Object(
+  {
+    question_id: Uuid,
+    name: Type.String(),
+    question: Type.String({ description: 'the prompt text' }),
+    variables: Type.Array(Type.String()),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'Question', description: 'A prompt seen as a question (lighter view of the same data)' },
+);
+const Suggestion = Type.Object(
+  {
+    name: Type.String(),
+    text: Type.String(),
+    source: Type.Object({
+      type: Type.Union([Type.Literal('category'), Type.Literal('topic'), Type.Literal('content')]),
+      id: Uuid,
+      name: Type.String(),
+    }),
+    supporting_content_ids: Type.Array(Uuid),
+    confidence: Type.Number({ minimum: 0, maximum: 1 }),
+  },
+  { $id: 'PromptSuggestion' },
+);
+
+const CreatePrompt = Type.Object({ name: Name, text: Text, tags: Type.Optional(TagRefs) }, { additionalProperties: false });
+const ReplaceOrgPrompt = CreatePrompt;
+const PatchPrompt = Type.Object(
+  { name: Type.Optional(Name), text: Type.Optional(Text), tags: Type.Optional(TagRefs) },
+  { additionalProperties: false, minProperties: 1 },
+);
+const ReplacePrompt = Type.Object({ name: Name, text: Text }, { additionalProperties: false });
+const CreateQuestion = Type.Object(
+  { question: Text, name: Type.Optional({ ...Name, description: 'defaults to the question text (cut to 255 characters)' }) },
+  { additionalProperties: false },
+);
+const PatchQuestion = Type.Object(
+  { question: Type.Optional(Text), name: Type.Optional(Name) },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+interface PromptMessage {
+  prompt_id: string;
+  name: string;
+  text: string;
+  variables?: string[];
+  tags?: { tag_id: string; name: string }[];
+  created_at: string;
+  updated_at: string;
+  deleted_at?: string;
+}
+
+const orgPromptJson = (p: PromptMessage) => ({ ...p, variables: p.variables ?? [], tags: p.tags ?? [], deleted_at: p.deleted_at ?? null });
+const promptJson = ({ tags: _tags, ...p }: PromptMessage) => ({ ...p, variables: p.variables ?? [], deleted_at: p.deleted_at ?? null });
+const questionJson = (p: PromptMessage) => ({
+  question_id: p.prompt_id,
+  name: p.name,
+  question: p.text,
+  variables: p.variables ?? [],
+  created_at: p.created_at,
+  updated_at: p.updated_at,
+});
+const writeOf = (body: { name?: string; text?: string; tags?: string[] }) => ({
+  ...(body.name !== undefined && { name: body.name }),
+  ...(body.text !== undefined && { text: body.text }),
+  tags: body.tags ?? [],
+  has_tags: body.tags !== undefined,
+});
+/** A question's name when none is given: its text on one line, cut to 255 characters. */
+const nameFromQuestion = (q: string) => {
+  const line = q.replace(/\s+/g, ' ').trim();
+  return line.length <= 255 ? line : `${line.slice(0, 254).trimEnd()}…`;
+};
+
+const read = { auth: { credential: 'any', permission: 'read:kb' } } as const;
+const write = { auth: { credential: 'any', permission: 'write:kb' } } as const;
+
+/** Prompts on both surfaces (spec 2.4, 4.1, 4.2), the Questions view, and suggestions (spec 8). */
+export function promptRoutes(prompts: RpcClient): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.addSchema(Prompt);
+    app.addSchema(OrgPrompt);
+    app.addSchema(Question);
+    app.addSchema(Suggestion);
+    const list = async (query: { limit: number; offset: number }, req: Parameters<typeof callerOf>[0]) =>
+      prompts.call<{ prompts?: PromptMessage[]; total_count: number }>('ListPrompts', query, callerOf(req));
+
+    // --- Organization API: /org/prompts ---
+    const tags = ['Prompts'];
+    app.post(
+      '/org/prompts',
+      {
+        config: write,
+        schema: {
+          tags,
+          summary: 'Create a prompt',
+          description: 'Tags (by id or name) are applied on creation; unknown names become tags. 409 when the name is taken.',
+          body: CreatePrompt,
+          response: { 201: Type.Ref('OrgPrompt'), ...errorResponses(400, 401, 403, 404, 409) },
+        },
+      },
+      async (req, reply) =>
+        reply.status(201).send(orgPromptJson(await prompts.call<PromptMessage>('CreatePrompt', req.body, callerOf(req)))),
+    );
+    app.get(
+      '/org/prompts',
+      {
+        config: read,
+        schema: {
+          tags,
+          summary: 'List prompts',
+          description: 'Live prompts, oldest first; limit 1 to 100 (default 50). The total is in X-Total-Count.',
+          querystring: OrgPage,
+          response: { 200: Type.Array(Type.Ref('OrgPrompt')), ...errorResponses(400, 401, 403) },
+        },
+      },
+      async (req, reply) => {
+        const r = await list(req.query, req);
+        void reply.header('x-total-count', String(r.total_count));
+        return (r.prompts ?? []).map(orgPromptJson);
+      },
+    );
+    app.post(
+      '/org/prompts/suggestions',
+      {
+        config: read,
+        schema: {
+          tags,
+          summary: 'Suggest prompts the knowledge base answers well',
+          description:
+            'Questions built from the categories, topics and content, each checked against the knowledge base (only well-supported ones), ' +
+            'never a duplicate of an existing prompt. Own rate limit per organization (PROMPT_SUGGESTIONS_PER_MINUTE, default 10 a minute): ' +
+            '429 with Retry-After beyond it.',
+          body: Type.Optional(
+            Type.Object({ count: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 5 })) }, { additionalProperties: false }),
+          ),
+          response: {
+            200: Type.Object({ suggestions: Type.Array(Type.Ref('PromptSuggestion')) }),
+            ...errorResponses(400, 401, 403, 429),
+          },
+        },
+      },
+      async (req) => {
+        const r = await prompts.call<{ suggestions?: unknown[] }>('SuggestPrompts', req.body ?? {}, callerOf(req));
+        return { suggestions: r.suggestions ?? [] };
+      },
+    );
+    app.get(
+      '/org/prompts/:prompt_id',
+      {
+        config: read,
+        schema: {
+          tags,
+          summary: 'Get a prompt',
+          params: PromptParams,
+          response: { 200: Type.Ref('OrgPrompt'), ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (req) => orgPromptJson(await prompts.call<PromptMessage>('GetPrompt', req.params, callerOf(req))),
+    );
+    app.put(
+      '/org/prompts/:prompt_id',
+      {
+        config: write,
+        schema: {
+          tags,
+          summary: 'Replace a prompt',
+          description: 'name and text required; tags replace the prompt’s tags (left out: none).',
+          params: PromptParams,
+          body: ReplaceOrgPrompt,
+          response: { 200: Type.Ref('OrgPrompt'), ...errorResponses(400, 401, 403, 404, 409) },
+        },
+      },
+      async (req) =>
+        orgPromptJson(
+          await prompts.call<PromptMessage>(
+            'ReplacePrompt',
+            { prompt_id: req.params.prompt_id, ...writeOf({ ...req.body, tags: req.body.tags ?? [] }) },
+            callerOf(req),
+          ),
+        ),
+    );
+    app.patch(
+      '/org/prompts/:prompt_id',
+      {
+        config: write,
+        schema: {
+          tags,
+          summary: 'Change a prompt',
+          description: 'Only the fields sent change; tags, when sent, replace the set.',
+          params: PromptParams,
+          body: PatchPrompt,
+          response: { 200: Type.Ref('OrgPrompt'), ...errorResponses(400, 401, 403, 404, 409) },
+        },
+      },
+      async (req) =>
+        orgPromptJson(
+          await prompts.call<PromptMessage>('UpdatePrompt', { prompt_id: req.params.prompt_id, ...writeOf(req.body) }, callerOf(req)),
+        ),
+    );
+    app.delete(
+      '/org/prompts/:prompt_id',
+      {
+        config: write,
+        schema: {
+          tags,
+          summary: 'Delete a prompt',
+          description: 'Sets deleted_at; the name is free again.',
+          params: PromptParams,
+          response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (req, reply) => {
+        await prompts.call('DeletePrompt', req.params, callerOf(req));
+        return reply.status(204).send(null);
+      },
+    );
+
+    // --- Category/topic API: /prompts ---
+    app.get(
+      '/prompts',
+      {
+        config: read,
+        schema: {
+          tags,
+          summary: 'List prompts',
+          description: 'Live prompts, oldest first. The total is in the X-Total-Count header.',
+          querystring: Pagination,
+          response: { 200: Type.Array(Type.Ref('Prompt')), ...errorResponses(400, 401, 403) },
+        },
+      },
+      async (req, reply) => {
+        const r = await list(req.query, req);
+        void reply.header('x-total-count', String(r.total_count));
+        return (r.prompts ?? []).map(promptJson);
+      },
+    );
+    app.put(
+      '/prompts/:prompt_id',
+      {
+        config: write,
+        schema: {
+          tags,
+          summary: 'Replace a prompt',
+          description: 'name and text required; the prompt’s tags are kept.',
+          params: PromptParams,
+          body: ReplacePrompt,
+          response: { 200: Type.Ref('Prompt'), ...errorResponses(400, 401, 403, 404, 409) },
+        },
+      },
+      async (req) =>
+        promptJson(
+          await prompts.call<PromptMessage>(
+            'ReplacePrompt',
+            { prompt_id: req.params.prompt_id, name: req.body.name, text: req.body.text, has_tags: false },
+            callerOf(req),
+          ),
+        ),
+    );
+
+    // --- Questions: the lighter view of the same prompts ---
+    const qtags = ['Questions'];
+    app.get(
+      '/org/questions',
+      {
+        config: read,
+        schema: {
+          tags: qtags,
+          summary: 'List questions',
+          description: 'The organization’s prompts as questions, oldest first; limit 1 to 100 (default 50). Total in X-Total-Count.',
+          querystring: OrgPage,
+          response: { 200: Type.Array(Type.Ref('Question')), ...errorResponses(400, 401, 403) },
+        },
+      },
+      async (req, reply) => {
+        const r = await list(req.query, req);
+        void reply.header('x-total-count', String(r.total_count));
+        return (r.prompts ?? []).map(questionJson);
+      },
+    );
+    app.post(
+      '/org/questions',
+      {
+        config: write,
+        schema: {
+          tags: qtags,
+          summary: 'Add a question',
+          description: 'Creates a prompt whose text is the question; name defaults to the question. 409 when the name is taken.',
+          body: CreateQuestion,
+          response: { 201: Type.Ref('Question'), ...errorResponses(400, 401, 403, 409) },
+        },
+      },
+      async (req, reply) => {
+        const body: Static<typeof CreateQuestion> = req.body;
+        const created = await prompts.call<PromptMessage>(
+          'CreatePrompt',
+          { name: body.name ?? nameFromQuestion(body.question), text: body.question, tags: [] },
+          callerOf(req),
+        );
+        return reply.status(201).send(questionJson(created));
+      },
+    );
+    app.get(
+      '/org/questions/:question_id',
+      {
+        config: read,
+        schema: {
+          tags: qtags,
+          summary: 'Get a question',
+          params: QuestionParams,
+          response: { 200: Type.Ref('Question'), ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (req) => questionJson(await prompts.call<PromptMessage>('GetPrompt', { prompt_id: req.params.question_id }, callerOf(req))),
+    );
+    app.patch(
+      '/org/questions/:question_id',
+      {
+        config: write,
+        schema: {
+          tags: qtags,
+          summary: 'Change a question',
+          params: QuestionParams,
+          body: PatchQuestion,
+          response: { 200: Type.Ref('Question'), ...errorResponses(400, 401, 403, 404, 409) },
+        },
+      },
+      async (req) =>
+        questionJson(
+          await prompts.call<PromptMessage>(
+            'UpdatePrompt',
+            { prompt_id: req.params.question_id, ...writeOf({ name: req.body.name, text: req.body.question }), has_tags: false },
+            callerOf(req),
+          ),
+        ),
+    );
+    app.delete(
+      '/org/questions/:question_id',
+      {
+        config: write,
+        schema: {
+          tags: qtags,
+          summary: 'Delete a question',
+          params: QuestionParams,
+          response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (req, reply) => {
+        await prompts.call('DeletePrompt', { prompt_id: req.params.question_id }, callerOf(req));
+        return reply.status(204).send(null);
+      },
+    );
+  };
+}

@@ -1,0 +1,229 @@
+import type { Logger } from 'pino';
+import type { Clock } from '@kb/platform';
+import type { Store } from '@kb/store';
+import type { BlobStore } from '@kb/blob';
+import type { CommandBus } from '@kb/eventsourcing';
+import { contentDecider, contentStream } from '../domain/content.js';
+import { chunkBlocks, type ChunkingOptions } from '../domain/chunking.js';
+import type { ExtractionPool } from '../extract/pool.js';
+import { ExtractionError, FORMAT_NAMES } from '../extract/types.js';
+import { JOBS, type JobDoc } from './jobs.js';
+
+export interface ProcessorOptions {
+  store: Store;
+  commands: CommandBus;
+  blobs: BlobStore;
+  pool: ExtractionPool;
+  clock: Clock;
+  logger: Logger;
+  /** Identifies this process in job leases. */
+  owner: string;
+  concurrency: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  leaseMs: number;
+  pollMs: number;
+  chunking: ChunkingOptions;
+  /** Most characters of chunk text per content.chunks_added event (200k stays under 1 MB even at 4 bytes a character). */
+  batchChars?: number;
+}
+
+const SCAN = 200;
+
+/** When a job may be taken: queued and due, or running under a lease that has run out (its worker died). */
+export const isDue = (job: JobDoc, now: number): boolean =>
+  job.status === 'queued' ? job.available_at <= now : (job.lease_expires_at ?? 0) <= now;
+
+/** Delay before the next attempt: base, 2 x base, 4 x base, ... */
+export const retryDelay = (attempts: number, baseMs: number): number => baseMs * 2 ** Math.max(0, attempts - 1);
+
+/**
+ * The processing loop: claims due jobs under a lease (processing_started),
+ * extracts in the worker pool, chunks, and records the outcome (chunks_added +
+ * extracted, or failed). Transient failures go back to the queue with
+ * exponential backoff until the attempts run out; permanent ones fail at once.
+ * A job whose worker died is taken again when its lease expires, so nothing
+ * stays queued or processing for ever.
+ */
+export function createProcessor(options: ProcessorOptions) {
+  const { store, commands, blobs, pool, clock, logger } = options;
+  let running = false;
+  let inflight = 0;
+  const active = new Set<Promise<void>>();
+  let wake: (() => void) | undefined;
+  let loop: Promise<void> | undefined;
+
+  const system = (job: Pick<JobDoc, 'org_id'>) => ({ metadata: { org_id: job.org_id, actor: `system:ingest` } });
+
+  /** Takes the oldest due job, marks it running under this process's lease, and records the attempt. */
+  async function claim(): Promise<JobDoc | undefined> {
+    const now = clock.now();
+    const candidates = await store.find<JobDoc>(JOBS, {
+      where: { status: { $in: ['queued', 'running'] } },
+      sort: [{ field: 'enqueued_at', order: 'asc' }],
+      limit: SCAN,
+    });
+    for (const candidate of candidates) {
+      if (!isDue(candidate, now.getTime())) continue;
+      const claimed = await commands.transaction(system(candidate), async (session) => {
+        const job = await session.tx.get<JobDoc>(JOBS, candidate.id);
+        if (!job || !isDue(job, clock.now().getTime())) return undefined;
+        const attempt = job.attempts + 1;
+        const { events } = await session.execute(contentDecider, contentStream(job.content_id), {
+          type: 'start_processing',
+          version_id: job.version_id,
+          attempt,
+          at: now.toISOString(),
+        });
+        if (events.length === 0) {
+          // Deleted content, or a version already finished: nothing left to do.
+          await session.tx.delete(JOBS, job.id);
+          return undefined;
+        }
+        const next: JobDoc = {
+          ...job,
+          status: 'running',
+          attempts: attempt,
+          lease_owner: options.owner,
+          lease_expires_at: now.getTime() + options.leaseMs,
+        };
+        await session.tx.put(JOBS, next);
+        return next;
+      });
+      if (claimed) return claimed;
+    }
+    return undefined;
+  }
+
+  /** Records the outcome only while this process still holds the job's lease. */
+  async function settle(
+    job: JobDoc,
+    outcome: { chunks: ReturnType<typeof chunkBlocks>; characters: number; format: string } | { error: ExtractionError },
+  ) {
+    await commands.transaction(system(job), async (session) => {
+      const current = await session.tx.get<JobDoc>(JOBS, job.id);
+      if (!current || current.lease_owner !== options.owner || current.attempts !== job.attempts) return;
+      const at = clock.now();
+      const stream = contentStream(job.content_id);
+      if ('chunks' in outcome) {
+        await session.execute(contentDecider, stream, {
+          type: 'complete',
+          version_id: job.version_id,
+          chunks: outcome.chunks,
+          characters: outcome.characters,
+          format: outcome.format,
+          batch_chars: options.batchChars ?? 200_000,
+          at: at.toISOString(),
+        });
+        await session.tx.delete(JOBS, job.id);
+        return;
+      }
+      const { error } = outcome;
+      if (error.permanent || job.attempts >= options.maxAttempts) {
+        const reason = error.permanent ? error.message : `${error.message} (gave up after ${job.attempts} attempts)`;
+        await session.execute(contentDecider, stream, {
+          type: 'fail',
+          version_id: job.version_id,
+          reason,
+          attempts: job.attempts,
+          at: at.toISOString(),
+        });
+        await session.tx.delete(JOBS, job.id);
+        return;
+      }
+      const retry: JobDoc = {
+        ...current,
+        status: 'queued',
+        available_at: at.getTime() + retryDelay(job.attempts, options.retryBaseMs),
+        last_error: error.message,
+      };
+      delete retry.lease_owner;
+      delete retry.lease_expires_at;
+      await session.tx.put(JOBS, retry);
+    });
+  }
+
+  async function process(job: JobDoc): Promise<void> {
+    let outcome: Parameters<typeof settle>[1];
+    try {
+      const bytes = await blobs.get(job.blob_key);
+      if (!bytes) throw new ExtractionError('The uploaded file is missing from storage', true);
+      const result = await pool.extract({ bytes, filename: job.filename, ...(job.claimed_format && { format: job.claimed_format }) });
+      if (job.allowed_formats && !job.allowed_formats.includes(result.format)) {
+        throw new ExtractionError(`"${job.filename}" is ${FORMAT_NAMES[result.format]}, which is not accepted here`, true);
+      }
+      const chunks = chunkBlocks(result.blocks, options.chunking);
+      const characters = result.blocks.reduce((n, b) => n + b.text.length, 0);
+      outcome = { chunks, characters, format: result.format };
+    } catch (err) {
+      const error = err instanceof ExtractionError ? err : new ExtractionError(`Processing failed: ${(err as Error).message}`, false);
+      logger.info(
+        { content_id: job.content_id, version_id: job.version_id, attempt: job.attempts, reason: error.message },
+        'ingest attempt failed',
+      );
+      outcome = { error };
+    }
+    await settle(job, outcome);
+  }
+
+  function track(job: JobDoc) {
+    inflight++;
+    const task = process(job)
+      .catch((err: unknown) =>
+        logger.error({ err, version_id: job.version_id }, 'ingest job could not be settled; its lease will expire and it is retried'),
+      )
+      .finally(() => {
+        inflight--;
+        active.delete(task);
+        wake?.();
+      });
+    active.add(task);
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      let claimed = false;
+      try {
+        while (running && inflight < options.concurrency) {
+          const job = await claim();
+          if (!job) break;
+          claimed = true;
+          track(job);
+        }
+      } catch (err) {
+        logger.error({ err }, 'ingest claim failed');
+      }
+      if (!running) break;
+      if (claimed && inflight < options.concurrency) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, options.pollMs);
+        wake = () => {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        };
+      });
+    }
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      loop = run();
+    },
+    /** New work was queued: look now instead of at the next poll. */
+    notify() {
+      wake?.();
+    },
+    /** Stops claiming and waits for the jobs in hand. */
+    async stop() {
+      running = false;
+      wake?.();
+      await loop;
+      await Promise.allSettled([...active]);
+    },
+  };
+}
+
+export type Processor = ReturnType<typeof createProcessor>;

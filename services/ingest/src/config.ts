@@ -1,0 +1,56 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { checkAdapterSettings, configFields, defineConfig } from '@kb/platform';
+
+export const ingestConfigSpec = defineConfig(
+  Type.Object({
+    LOG_LEVEL: configFields.LOG_LEVEL,
+    DATA_DIR: configFields.DATA_DIR,
+    STORE: configFields.STORE,
+    BUS: configFields.BUS,
+    MONGODB_URL: configFields.MONGODB_URL,
+    KAFKA_BROKERS: configFields.KAFKA_BROKERS,
+    INTERNAL_TOKEN: configFields.INTERNAL_TOKEN,
+    GRPC_HOST: configFields.GRPC_HOST,
+    GRPC_PORT: configFields.GRPC_PORT,
+    OTEL_EXPORTER_OTLP_ENDPOINT: configFields.OTEL_EXPORTER_OTLP_ENDPOINT,
+    MAX_UPLOAD_BYTES: Type.Integer({
+      minimum: 1024,
+      default: 52428800,
+      description: 'largest accepted file in bytes (larger files end failed)',
+    }),
+    MAX_UNCOMPRESSED_BYTES: Type.Integer({
+      minimum: 1024,
+      default: 209715200,
+      description: 'largest total unpacked size of a zip-based file (DOCX, XLSX, PPTX); more is treated as a decompression bomb',
+    }),
+    MAX_COMPRESSION_RATIO: Type.Integer({ minimum: 10, default: 200, description: 'largest unpacked/packed ratio of a big zip entry' }),
+    CHUNK_TARGET_CHARS: Type.Integer({ minimum: 100, default: 1200, description: 'target size of a chunk in characters' }),
+    CHUNK_OVERLAP_CHARS: Type.Integer({
+      minimum: 0,
+      default: 150,
+      description: 'characters repeated between consecutive chunks of a section',
+    }),
+    INGEST_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 2, description: 'files extracted at the same time (worker threads)' }),
+    INGEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 120000, description: 'longest extraction of one file before it is stopped' }),
+    INGEST_WORKER_MEMORY_MB: Type.Integer({ minimum: 64, default: 1024, description: 'heap limit of each extraction worker thread' }),
+    INGEST_MAX_ATTEMPTS: Type.Integer({
+      minimum: 1,
+      maximum: 20,
+      default: 4,
+      description: 'attempts before a transient failure fails the item',
+    }),
+    INGEST_RETRY_BASE_MS: Type.Integer({ minimum: 10, default: 2000, description: 'first retry delay; doubles on each attempt' }),
+    INGEST_LEASE_MS: Type.Integer({
+      minimum: 1000,
+      default: 300000,
+      description: 'how long a claimed job is reserved for its worker; a crashed worker’s job is taken again after it',
+    }),
+    INGEST_POLL_MS: Type.Integer({ minimum: 10, default: 1000, description: 'how often idle workers look for due jobs' }),
+  }),
+  (c) => [
+    ...checkAdapterSettings(c),
+    ...(c.INGEST_LEASE_MS <= c.INGEST_TIMEOUT_MS ? ['INGEST_LEASE_MS must be longer than INGEST_TIMEOUT_MS'] : []),
+  ],
+);
+
+export type IngestConfig = Static<typeof ingestConfigSpec.schema>;

@@ -1,0 +1,104 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { StoredEvent } from '@kb/store';
+import { batchChunks, contentDecider, type ContentCommand, type ContentState } from './content.js';
+
+const ORG = '11111111-1111-4111-8111-111111111111';
+const OTHER = '22222222-2222-4222-8222-222222222222';
+const C = 'cccccccc-cccc-4ccc-8ccc-cccccccccccc';
+const V1 = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
+const V2 = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb';
+const AT = '2026-01-01T00:00:00.000Z';
+const source = { kind: 'file' as const, filename: 'a.pdf', format: 'pdf', size_bytes: 10, sha256: 'a'.repeat(64) };
+
+let position = 0;
+function run(commands: ContentCommand[]): { state: ContentState; types: string[] } {
+  let state = contentDecider.initialState();
+  const types: string[] = [];
+  for (const command of commands) {
+    for (const e of contentDecider.decide(command, state)) {
+      position++;
+      const stored: StoredEvent = {
+        ...e,
+        id: String(position),
+        schema: 1,
+        metadata: { org_id: ORG },
+        stream_id: C,
+        version: position,
+        position,
+        recorded_at: AT,
+      };
+      state = contentDecider.evolve(state, stored);
+      types.push(e.type);
+    }
+  }
+  return { state, types };
+}
+
+const create: ContentCommand = {
+  type: 'create',
+  content_id: C,
+  version_id: V1,
+  org_id: ORG,
+  kind: 'document',
+  title: ' Guide ',
+  source,
+  filing: { parent_id: null, tags: [] },
+  at: AT,
+};
+
+describe('content decider', () => {
+  it('runs a version through queued -> processing -> completed', () => {
+    const { state, types } = run([
+      create,
+      { type: 'start_processing', version_id: V1, attempt: 1, at: AT },
+      { type: 'complete', version_id: V1, chunks: [{ chunk_index: 0, text: 'x' }], characters: 1, batch_chars: 1000, at: AT },
+    ]);
+    assert.deepEqual(types, ['content.created', 'content.processing_started', 'content.chunks_added', 'content.extracted']);
+    assert.equal(state.title, 'Guide');
+    assert.deepEqual(state.versions, [{ version_id: V1, version_num: 1, status: 'completed', attempts: 1 }]);
+  });
+
+  it("numbers versions and keeps each one's own status", () => {
+    const { state } = run([
+      create,
+      { type: 'add_version', org_id: ORG, version_id: V2, source, at: AT },
+      { type: 'fail', version_id: V2, reason: 'corrupt', attempts: 1, at: AT },
+    ]);
+    assert.deepEqual(
+      state.versions.map((v) => [v.version_num, v.status]),
+      [
+        [1, 'queued'],
+        [2, 'failed'],
+      ],
+    );
+  });
+
+  it('ignores late outcomes for a finished version or deleted content', () => {
+    const { types } = run([
+      create,
+      { type: 'fail', version_id: V1, reason: 'bad', attempts: 1, at: AT },
+      { type: 'complete', version_id: V1, chunks: [], characters: 0, batch_chars: 1000, at: AT },
+      { type: 'start_processing', version_id: V1, attempt: 2, at: AT },
+      { type: 'delete', org_id: ORG, at: AT },
+      { type: 'fail', version_id: V1, reason: 'again', attempts: 2, at: AT },
+    ]);
+    assert.deepEqual(types, ['content.created', 'content.failed', 'content.deleted']);
+  });
+
+  it("treats another organization's content as missing and rejects an empty title", () => {
+    assert.throws(() => run([create, { type: 'update', org_id: OTHER, title: 'x', at: AT }]), /not found/);
+    assert.throws(() => run([create, { type: 'add_version', org_id: OTHER, version_id: V2, source, at: AT }]), /not found/);
+    assert.throws(() => run([{ ...create, title: '  ' }]), /title/);
+  });
+
+  it('batches chunk text so no event grows past the limit', () => {
+    const chunks = Array.from({ length: 10 }, (_, i) => ({ chunk_index: i, text: 'x'.repeat(100) }));
+    const batches = batchChunks(chunks, 250);
+    assert.deepEqual(
+      batches.map((b) => b.length),
+      [2, 2, 2, 2, 2],
+    );
+    assert.deepEqual(batchChunks([], 250), []);
+  });
+});

@@ -1,0 +1,129 @@
+import { Worker } from 'node:worker_threads';
+import { ExtractionError, type ExtractionLimits, type ExtractionResult, type Format } from './types.js';
+import type { ExtractRequest } from './worker.js';
+
+export interface ExtractionPool {
+  extract(input: { bytes: Buffer; filename: string; format?: Format }): Promise<ExtractionResult>;
+  close(): Promise<void>;
+}
+
+type Reply = { id: number; ok: true; result: ExtractionResult } | { id: number; ok: false; permanent: boolean; message: string };
+
+interface Task {
+  request: ExtractRequest;
+  resolve: (r: ExtractionResult) => void;
+  reject: (e: Error) => void;
+}
+
+// Under tsx (sources) the worker is the .ts file, loaded through tsx's loader
+// (module hooks are per thread); in a build it is the emitted .js.
+const fromSources = import.meta.url.endsWith('.ts');
+const workerUrl = new URL(fromSources ? './worker.ts' : './worker.js', import.meta.url);
+const spawnWorker = (options: { resourceLimits: { maxOldGenerationSizeMb: number } }): Worker =>
+  fromSources
+    ? new Worker(
+        `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl.href)}); });`,
+        { ...options, eval: true },
+      )
+    : new Worker(workerUrl, options);
+
+/**
+ * Extraction in worker threads with a time and memory limit per file: a file
+ * that hangs a parser is stopped (the worker is terminated and replaced), and
+ * one that exhausts memory kills only its worker.
+ */
+export function createExtractionPool(options: {
+  size: number;
+  timeoutMs: number;
+  memoryMb: number;
+  limits: ExtractionLimits;
+}): ExtractionPool {
+  const queue: Task[] = [];
+  const slots: { worker?: Worker; busy: boolean }[] = Array.from({ length: Math.max(1, options.size) }, () => ({ busy: false }));
+  let nextId = 1;
+  let closed = false;
+
+  const spawn = () => spawnWorker({ resourceLimits: { maxOldGenerationSizeMb: options.memoryMb } });
+
+  function run(slot: (typeof slots)[number], task: Task) {
+    slot.busy = true;
+    const worker = (slot.worker ??= spawn());
+    let settled = false;
+    const finish = (outcome: () => void, replace: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+      if (replace) {
+        slot.worker = undefined;
+        void worker.terminate();
+      }
+      slot.busy = false;
+      outcome();
+      pump();
+    };
+    const onMessage = (reply: Reply) => {
+      if (reply.id !== task.request.id) return;
+      finish(() => (reply.ok ? task.resolve(reply.result) : task.reject(new ExtractionError(reply.message, reply.permanent))), false);
+    };
+    const onError = (err: Error & { code?: string }) => {
+      const oom = err.code === 'ERR_WORKER_OUT_OF_MEMORY';
+      finish(
+        () =>
+          task.reject(
+            oom
+              ? new ExtractionError(`Extracting the file needs more than ${options.memoryMb} MB of memory`, true)
+              : new ExtractionError(`The extractor crashed: ${err.message}`, false),
+          ),
+        true,
+      );
+    };
+    const onExit = () => finish(() => task.reject(new ExtractionError('The extractor stopped unexpectedly', false)), true);
+    const timer = setTimeout(
+      () =>
+        finish(
+          () => task.reject(new ExtractionError(`Extraction took longer than ${Math.round(options.timeoutMs / 1000)} s`, false)),
+          true,
+        ),
+      options.timeoutMs,
+    );
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+    worker.postMessage(task.request);
+  }
+
+  function pump() {
+    if (closed) return;
+    for (const slot of slots) {
+      if (slot.busy) continue;
+      const task = queue.shift();
+      if (!task) return;
+      run(slot, task);
+    }
+  }
+
+  return {
+    extract(input) {
+      if (closed) return Promise.reject(new ExtractionError('The extraction pool is closed', false));
+      return new Promise((resolve, reject) => {
+        const request: ExtractRequest = {
+          id: nextId++,
+          bytes: new Uint8Array(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength),
+          filename: input.filename,
+          limits: options.limits,
+          ...(input.format && { format: input.format }),
+        };
+        queue.push({ request, resolve, reject });
+        pump();
+      });
+    },
+    async close() {
+      closed = true;
+      for (const task of queue.splice(0)) task.reject(new ExtractionError('The extraction pool is closed', false));
+      await Promise.all(slots.map((s) => s.worker?.terminate()));
+    },
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * What an extractor produces: the document as a flat list of structural blocks,
+ * each knowing where it came from, so chunks (and citations) can point back to a
+ * page, sheet, slide or heading.
+ */
+export interface Block {
+  kind: 'heading' | 'paragraph' | 'row';
+  text: string;
+  /** Heading level, 1 = top. */
+  level?: number;
+  page?: number;
+  sheet?: string;
+  slide?: number;
+  /** 1-based row number of a table row (sheets, CSV). */
+  row?: number;
+}
+
+export const FORMATS = ['pdf', 'txt', 'md', 'csv', 'doc', 'docx', 'xls', 'xlsx', 'ppt', 'pptx', 'html', 'json', 'xml'] as const;
+export type Format = (typeof FORMATS)[number];
+
+export const FORMAT_NAMES: Record<Format, string> = {
+  pdf: 'PDF',
+  txt: 'plain text',
+  md: 'Markdown',
+  csv: 'CSV',
+  doc: 'Word 97-2003 (DOC)',
+  docx: 'Word (DOCX)',
+  xls: 'Excel 97-2003 (XLS)',
+  xlsx: 'Excel (XLSX)',
+  ppt: 'PowerPoint 97-2003 (PPT)',
+  pptx: 'PowerPoint (PPTX)',
+  html: 'HTML',
+  json: 'JSON',
+  xml: 'XML',
+};
+
+export const MEDIA_TYPES: Record<Format, string> = {
+  pdf: 'application/pdf',
+  txt: 'text/plain',
+  md: 'text/markdown',
+  csv: 'text/csv',
+  doc: 'application/msword',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xls: 'application/vnd.ms-excel',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  ppt: 'application/vnd.ms-powerpoint',
+  pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  html: 'text/html',
+  json: 'application/json',
+  xml: 'application/xml',
+};
+
+/** The format a file name claims, from its extension. */
+export function formatOfName(filename: string): Format | undefined {
+  const ext = /\.([A-Za-z0-9]+)$/.exec(filename)?.[1]?.toLowerCase();
+  if (!ext) return undefined;
+  const aliases: Record<string, Format> = { htm: 'html', text: 'txt', markdown: 'md' };
+  const format = aliases[ext] ?? ext;
+  return (FORMATS as readonly string[]).includes(format) ? (format as Format) : undefined;
+}
+
+/**
+ * A failure of one file. Permanent ones (corrupt, encrypted, empty, mismatch,
+ * too big, bomb) fail the item at once; others are retried with backoff.
+ */
+export class ExtractionError extends Error {
+  constructor(
+    message: string,
+    readonly permanent: boolean,
+  ) {
+    super(message);
+    this.name = 'ExtractionError';
+  }
+}
+
+export const permanent = (message: string) => new ExtractionError(message, true);
+
+export interface ExtractionLimits {
+  /** Largest total uncompressed size of a zip container (OOXML). */
+  maxUncompressedBytes: number;
+  /** Largest uncompressed/compressed ratio accepted for a big zip entry. */
+  maxCompressionRatio: number;
+}
+
+export interface ExtractionResult {
+  format: Format;
+  blocks: Block[];
+}

@@ -1,0 +1,227 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { randomIds, silentLogger, systemClock } from '@kb/platform';
+import { eventCatalog } from '@kb/events';
+import type { Store } from '@kb/store';
+import { createSqliteStore } from '@kb/store/sqlite';
+import type { BlobStore } from '@kb/blob';
+import { createFsBlobStore } from '@kb/blob/fs';
+import { createCommandBus } from '@kb/eventsourcing';
+import type { CallContext } from '@kb/rpc';
+import { createIntake } from './app/intake.js';
+import { createProcessor, isDue, retryDelay } from './app/processor.js';
+import { JOBS, type JobDoc } from './app/jobs.js';
+import { createExtractionPool, type ExtractionPool } from './extract/pool.js';
+import { CONTENT, type ContentDoc } from './projections/content.js';
+import { ingestProjections } from './projections/index.js';
+
+/**
+ * The processing loop against the real SQLite store, file blobs and worker
+ * pool. Transient failures are injected at the blob store (the one I/O the
+ * loop does besides the store), as a flaky disk or GridFS would produce them.
+ */
+const ctx: CallContext = {
+  org_id: randomUUID(),
+  principal: { type: 'api_key', id: 'k' },
+  permissions: [],
+  folder_scope: null,
+  request_id: 'r',
+};
+
+let dir: string;
+let store: Store;
+let pool: ExtractionPool;
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'kb-ingest-int-'));
+  store = await createSqliteStore({ path: join(dir, 'ingest.db'), clock: systemClock });
+  pool = createExtractionPool({
+    size: 1,
+    timeoutMs: 20_000,
+    memoryMb: 256,
+    limits: { maxUncompressedBytes: 1e8, maxCompressionRatio: 200 },
+  });
+});
+after(async () => {
+  await pool.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Blob reads fail `failures` times before they work (-1: always). */
+function flaky(blobs: BlobStore, failures: number): BlobStore & { reads: number } {
+  const wrapped = {
+    ...blobs,
+    reads: 0,
+    async get(key: string) {
+      wrapped.reads++;
+      if (failures < 0 || wrapped.reads <= failures) throw new Error('storage unavailable');
+      return blobs.get(key);
+    },
+  };
+  return wrapped;
+}
+
+function setup(blobs: BlobStore, owner = 'test') {
+  const commands = createCommandBus({ store, catalog: eventCatalog, projections: ingestProjections, ids: randomIds });
+  const processor = createProcessor({
+    store,
+    commands,
+    blobs,
+    pool,
+    clock: systemClock,
+    logger: silentLogger(),
+    owner,
+    concurrency: 1,
+    maxAttempts: 3,
+    retryBaseMs: 20,
+    leaseMs: 60_000,
+    pollMs: 10,
+    chunking: { targetChars: 500, overlapChars: 50 },
+  });
+  const intake = createIntake({
+    store,
+    commands,
+    blobs,
+    ids: randomIds,
+    clock: systemClock,
+    maxUploadBytes: 1e6,
+    onQueued: () => processor.notify(),
+  });
+  return { processor, intake };
+}
+
+async function settled(id: string): Promise<ContentDoc> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const item = await store.get<ContentDoc>(CONTENT, id);
+    if (item && (item.processing_status === 'completed' || item.processing_status === 'failed')) return item;
+    assert.ok(Date.now() < deadline, `still ${item?.processing_status}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('the ingest processing loop', () => {
+  it('retries a transient failure with backoff and completes', async () => {
+    const blobs = flaky(createFsBlobStore({ root: join(dir, 'b1') }), 2);
+    const { processor, intake } = setup(blobs);
+    processor.start();
+    try {
+      const item = await intake.createRaw(ctx, { title: 'Flaky', text: 'Some text to keep.', filing: { parent_id: null, tags: [] } });
+      const done = await settled(item.id);
+      assert.equal(done.processing_status, 'completed');
+      assert.equal(done.attempts, 3);
+      assert.equal(blobs.reads, 3);
+      assert.equal(await store.count(JOBS), 0, 'the job is gone once settled');
+    } finally {
+      await processor.stop();
+    }
+  });
+
+  it('fails with the reason once the attempts run out', async () => {
+    const blobs = flaky(createFsBlobStore({ root: join(dir, 'b2') }), -1);
+    const { processor, intake } = setup(blobs);
+    processor.start();
+    try {
+      const item = await intake.createRaw(ctx, { title: 'Broken', text: 'Never readable.', filing: { parent_id: null, tags: [] } });
+      const done = await settled(item.id);
+      assert.equal(done.processing_status, 'failed');
+      assert.equal(done.attempts, 3);
+      assert.match(done.failure_reason!, /storage unavailable.*gave up after 3 attempts/);
+    } finally {
+      await processor.stop();
+    }
+  });
+
+  it('takes over a job whose worker died once its lease expires', async () => {
+    const blobs = createFsBlobStore({ root: join(dir, 'b3') });
+    const first = setup(blobs, 'dead-worker');
+    // Queue without a running loop, then mark the job as held by a worker that died just now.
+    const item = await first.intake.createRaw(ctx, {
+      title: 'Orphan',
+      text: 'Left behind by a crash.',
+      filing: { parent_id: null, tags: [] },
+    });
+    const job = (await store.get<JobDoc>(JOBS, item.version_id))!;
+    await store.transaction((tx) =>
+      tx.put(JOBS, { ...job, status: 'running', attempts: 1, lease_owner: 'dead-worker', lease_expires_at: Date.now() + 300 }),
+    );
+    const second = setup(blobs, 'survivor');
+    second.processor.start();
+    try {
+      const done = await settled(item.id);
+      assert.equal(done.processing_status, 'completed');
+      assert.equal(done.attempts, 2);
+    } finally {
+      await second.processor.stop();
+    }
+  });
+});
+
+describe('deleting content', () => {
+  it('removes its original files and drops its pending job', async () => {
+    const blobs = createFsBlobStore({ root: join(dir, 'b4') });
+    const { processor, intake } = setup(blobs);
+    const item = await intake.createRaw(ctx, { title: 'Temporary', text: 'Soon gone.', filing: { parent_id: null, tags: [] } });
+    const key = `${ctx.org_id}/${item.version_id}`;
+    assert.equal(await blobs.exists(key), true);
+    await intake.remove(ctx, item.id);
+    assert.equal(await blobs.exists(key), false);
+    processor.start();
+    try {
+      for (let i = 0; (await store.count(JOBS, { content_id: item.id })) > 0; i++) {
+        assert.ok(i < 500, 'the job of deleted content is dropped');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const doc = await store.get<ContentDoc>(CONTENT, item.id);
+      assert.equal(doc?.deleted, true);
+      assert.equal(doc?.processing_status, 'queued', 'no processing was recorded for deleted content');
+    } finally {
+      await processor.stop();
+    }
+  });
+});
+
+describe('the extraction pool', () => {
+  it('stops an extraction that runs past its time limit (transient) and keeps serving with a fresh worker', async () => {
+    const slow = createExtractionPool({
+      size: 1,
+      timeoutMs: 1,
+      memoryMb: 256,
+      limits: { maxUncompressedBytes: 1e8, maxCompressionRatio: 200 },
+    });
+    try {
+      const big = Buffer.from(Array.from({ length: 20_000 }, (_, i) => `row ${i},value ${i}`).join('\n'));
+      for (let i = 0; i < 2; i++) {
+        await assert.rejects(
+          slow.extract({ bytes: big, filename: 'big.csv' }),
+          (err: Error & { permanent?: boolean }) => /took longer than/.test(err.message) && err.permanent === false,
+        );
+      }
+    } finally {
+      await slow.close();
+    }
+    const result = await pool.extract({ bytes: Buffer.from('a,b\n1,2\n'), filename: 'small.csv' });
+    assert.equal(result.format, 'csv');
+  });
+});
+
+describe('scheduling rules', () => {
+  it('a queued job is due at its time; a running one when its lease has expired', () => {
+    const base = { status: 'queued', available_at: 100 } as JobDoc;
+    assert.equal(isDue(base, 99), false);
+    assert.equal(isDue(base, 100), true);
+    const running = { status: 'running', lease_expires_at: 500 } as JobDoc;
+    assert.equal(isDue(running, 499), false);
+    assert.equal(isDue(running, 500), true);
+  });
+  it('backs off exponentially', () => {
+    assert.deepEqual(
+      [1, 2, 3, 4].map((n) => retryDelay(n, 1000)),
+      [1000, 2000, 4000, 8000],
+    );
+  });
+});

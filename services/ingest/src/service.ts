@@ -1,0 +1,115 @@
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platform';
+import { topics } from '@kb/events';
+import type { BlobStore } from '@kb/blob';
+import { createRpcServer, loadProto, serviceConstructor } from '@kb/rpc';
+import { createEventSourcedCore, openBus, openStore } from '@kb/runtime';
+import type { IngestConfig } from './config.js';
+import { createIntake } from './app/intake.js';
+import { createProcessor } from './app/processor.js';
+import { createContentQueries } from './app/queries.js';
+import { JOBS } from './app/jobs.js';
+import { createExtractionPool } from './extract/pool.js';
+import { ingestProjections } from './projections/index.js';
+import { ingestHandlers } from './transport/grpc.js';
+
+export const SERVICE_NAME = 'ingest';
+
+export interface RunningService {
+  /** host:port of the gRPC server. */
+  address: string;
+  stop(): Promise<void>;
+}
+
+/** Embedded: files under DATA_DIR/blobs; distributed (STORE=mongodb): GridFS in the service's database. */
+async function openBlobStore(config: IngestConfig): Promise<BlobStore> {
+  if (config.STORE === 'mongodb') {
+    const { createGridFsBlobStore } = await import('@kb/blob/gridfs');
+    return createGridFsBlobStore({ url: config.MONGODB_URL!, database: SERVICE_NAME });
+  }
+  const { createFsBlobStore } = await import('@kb/blob/fs');
+  return createFsBlobStore({ root: join(config.DATA_DIR, 'blobs', SERVICE_NAME) });
+}
+
+/** Composition root: adapters from config, intake use cases, the processing loop, gRPC. */
+export async function startIngest(options: {
+  config: IngestConfig;
+  logger: Logger;
+  clock?: Clock;
+  ids?: IdGenerator;
+}): Promise<RunningService> {
+  const { config } = options;
+  const logger = options.logger.child({ service: SERVICE_NAME });
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? randomIds;
+
+  const store = await openStore(config, SERVICE_NAME, clock, logger);
+  const bus = await openBus(config, SERVICE_NAME, logger);
+  const blobs = await openBlobStore(config);
+  await store.ensureIndex(JOBS, ['status', 'enqueued_at']);
+  const core = await createEventSourcedCore({
+    service: SERVICE_NAME,
+    topic: topics.ingest,
+    store,
+    bus,
+    projections: ingestProjections,
+    ids,
+    clock,
+    logger,
+  });
+  const pool = createExtractionPool({
+    size: config.INGEST_WORKERS,
+    timeoutMs: config.INGEST_TIMEOUT_MS,
+    memoryMb: config.INGEST_WORKER_MEMORY_MB,
+    limits: { maxUncompressedBytes: config.MAX_UNCOMPRESSED_BYTES, maxCompressionRatio: config.MAX_COMPRESSION_RATIO },
+  });
+  const processor = createProcessor({
+    store,
+    commands: core.commands,
+    blobs,
+    pool,
+    clock,
+    logger,
+    // Unique per start: a restarted process must not mistake its predecessor's leases for its own.
+    owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    concurrency: config.INGEST_WORKERS,
+    maxAttempts: config.INGEST_MAX_ATTEMPTS,
+    retryBaseMs: config.INGEST_RETRY_BASE_MS,
+    leaseMs: config.INGEST_LEASE_MS,
+    pollMs: config.INGEST_POLL_MS,
+    chunking: { targetChars: config.CHUNK_TARGET_CHARS, overlapChars: config.CHUNK_OVERLAP_CHARS },
+  });
+  const intake = createIntake({
+    store,
+    commands: core.commands,
+    blobs,
+    ids,
+    clock,
+    maxUploadBytes: config.MAX_UPLOAD_BYTES,
+    onQueued: () => processor.notify(),
+  });
+  const queries = createContentQueries(store);
+
+  const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
+  server.addService(serviceConstructor(loadProto('ingest.proto'), 'ingest.v1.IngestService'), ingestHandlers(intake, queries));
+  const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
+  await core.start();
+  processor.start();
+  logger.info({ port }, 'ingest listening');
+
+  return {
+    address: `${config.GRPC_HOST}:${port}`,
+    async stop() {
+      await server.shutdown();
+      await processor.stop();
+      await pool.close();
+      await core.stop();
+      await bus.close();
+      await blobs.close();
+      await store.close();
+    },
+  };
+}

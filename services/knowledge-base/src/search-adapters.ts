@@ -1,0 +1,43 @@
+import { join } from 'node:path';
+import type { SearchIndex } from '@kb/search';
+import { createOpenAiChat, createOpenAiEmbeddings, type Embeddings, type Llm } from '@kb/ai';
+import type { Store } from '@kb/store';
+import type { Clock } from '@kb/platform';
+import type { RateLimiter } from '@kb/coordination';
+import type { KnowledgeBaseConfig } from './config.js';
+
+/** The search index the configuration picks; Elasticsearch is imported only when chosen. */
+export async function openSearchIndex(config: KnowledgeBaseConfig): Promise<SearchIndex> {
+  if (config.SEARCH_INDEX === 'elasticsearch') {
+    const { createElasticsearchIndex } = await import('@kb/search/elasticsearch');
+    return createElasticsearchIndex({ url: config.ELASTICSEARCH_URL!, index: config.ELASTICSEARCH_INDEX });
+  }
+  const { createSqliteSearchIndex } = await import('@kb/search/sqlite');
+  return createSqliteSearchIndex({ path: join(config.DATA_DIR, 'knowledge-base-search.db') });
+}
+
+/** Embeddings when EMBEDDINGS_URL is set; otherwise retrieval is lexical only. */
+export function openEmbeddings(config: KnowledgeBaseConfig): Embeddings | undefined {
+  if (!config.EMBEDDINGS_URL) return undefined;
+  return createOpenAiEmbeddings({
+    baseUrl: config.EMBEDDINGS_URL,
+    model: config.EMBEDDINGS_MODEL,
+    ...(config.EMBEDDINGS_API_KEY && { apiKey: config.EMBEDDINGS_API_KEY }),
+  });
+}
+
+/** A chat model when LLM_URL is set; otherwise answers come from the extractive composer. */
+export function openLlm(config: KnowledgeBaseConfig): Llm | undefined {
+  if (!config.LLM_URL) return undefined;
+  return createOpenAiChat({ baseUrl: config.LLM_URL, model: config.LLM_MODEL, ...(config.LLM_API_KEY && { apiKey: config.LLM_API_KEY }) });
+}
+
+/** Rate-limit counters: in the service store (embedded) or Redis (shared by replicas). */
+export async function openRateLimiter(config: KnowledgeBaseConfig, store: Store, clock: Clock): Promise<RateLimiter> {
+  if (config.COORDINATION === 'redis') {
+    const { createRedisRateLimiter } = await import('@kb/coordination/redis');
+    return createRedisRateLimiter({ url: config.REDIS_URL!, prefix: 'knowledge-base' });
+  }
+  const { createStoreRateLimiter } = await import('@kb/coordination/store');
+  return createStoreRateLimiter({ store, clock });
+}

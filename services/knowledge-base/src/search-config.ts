@@ -1,0 +1,46 @@
+import { Type } from '@sinclair/typebox';
+
+/** Configuration of search, embeddings and answers (spread into the service's config spec). */
+export const searchConfigFields = {
+  SEARCH_INDEX: Type.Union([Type.Literal('sqlite'), Type.Literal('elasticsearch')], {
+    default: 'sqlite',
+    description: 'search index: sqlite (FTS5 file under DATA_DIR) or elasticsearch',
+  }),
+  ELASTICSEARCH_URL: Type.Optional(
+    Type.String({ pattern: '^https?://', description: 'Elasticsearch URL, when SEARCH_INDEX=elasticsearch' }),
+  ),
+  ELASTICSEARCH_INDEX: Type.String({
+    default: 'kb-chunks',
+    pattern: '^[a-z0-9][a-z0-9_-]*$',
+    description: 'name of the one chunk index of this deployment (every organization, filtered by org_id)',
+  }),
+  EMBEDDINGS_URL: Type.Optional(
+    Type.String({ pattern: '^https?://', description: 'OpenAI-compatible base URL (…/v1) for embeddings; unset: lexical retrieval only' }),
+  ),
+  EMBEDDINGS_MODEL: Type.String({ default: 'text-embedding-3-small', description: 'embedding model name' }),
+  EMBEDDINGS_API_KEY: Type.Optional(Type.String({ description: 'bearer key of the embeddings endpoint' })),
+  LLM_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://',
+      description: 'OpenAI-compatible base URL (…/v1) for answers; unset: the built-in extractive composer',
+    }),
+  ),
+  LLM_MODEL: Type.String({ default: 'gpt-4o-mini', description: 'chat model name' }),
+  LLM_API_KEY: Type.Optional(Type.String({ description: 'bearer key of the chat endpoint' })),
+  COORDINATION: Type.Union([Type.Literal('store'), Type.Literal('redis')], {
+    default: 'store',
+    description: 'where rate-limit counters live: the service store (one machine) or Redis (shared by replicas)',
+  }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis for COORDINATION=redis' })),
+  PROMPT_SUGGESTIONS_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    default: 10,
+    description: 'calls of POST /org/prompts/suggestions per organization per minute (429 with Retry-After beyond)',
+  }),
+};
+
+export function checkSearchSettings(c: { SEARCH_INDEX: string; ELASTICSEARCH_URL?: string }): string[] {
+  return c.SEARCH_INDEX === 'elasticsearch' && !c.ELASTICSEARCH_URL
+    ? ['ELASTICSEARCH_URL is required when SEARCH_INDEX=elasticsearch']
+    : [];
+}

@@ -1,0 +1,36 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { composeExtractiveAnswer } from './extractive.js';
+import { NOTHING_FOUND } from './answer.js';
+
+const chunks = [
+  { text: 'The office opens at 8 am. Employees receive 25 days of paid vacation every year. Parking is free.' },
+  { text: 'Vacation days that are not used expire at the end of March. The cafeteria serves lunch.' },
+  { text: 'Travel expenses are reimbursed within 30 days.' },
+];
+
+describe('composeExtractiveAnswer', () => {
+  it('quotes the sentences that cover the question and cites the chunk of each', () => {
+    const a = composeExtractiveAnswer('How many vacation days do employees get each year?', chunks);
+    assert.equal(a.grounded, true);
+    assert.match(a.answer, /^Employees receive 25 days of paid vacation every year\. \[1\]/);
+    assert.ok(!a.answer.includes('Parking'));
+    assert.ok(!a.answer.includes('cafeteria'));
+    assert.deepEqual(a.citations[0], { n: 1, chunk: 0 });
+    for (const c of a.citations) assert.ok(a.answer.includes(`[${c.n}]`));
+  });
+
+  it('says nothing relevant was found instead of inventing an answer', () => {
+    const a = composeExtractiveAnswer('What is the capital of Mongolia?', chunks);
+    assert.deepEqual(a, { answer: NOTHING_FOUND, citations: [], grounded: false });
+    assert.equal(composeExtractiveAnswer('vacation', []).answer, NOTHING_FOUND);
+    assert.equal(composeExtractiveAnswer('the of and', chunks).grounded, false);
+  });
+
+  it('is deterministic and bounded in sentences', () => {
+    const q = 'vacation days expire employees';
+    const a = composeExtractiveAnswer(q, chunks, { maxSentences: 1 });
+    assert.deepEqual(a, composeExtractiveAnswer(q, chunks, { maxSentences: 1 }));
+    assert.equal(a.answer.match(/\[\d+\]/g)!.length, 1);
+  });
+});

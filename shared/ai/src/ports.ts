@@ -1,0 +1,16 @@
+/** Turns texts into vectors (one per text, same order). */
+export interface Embeddings {
+  readonly model: string;
+  embed(texts: string[]): Promise<number[][]>;
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** A chat model: messages in, the assistant's text out. */
+export interface Llm {
+  readonly model: string;
+  complete(messages: ChatMessage[]): Promise<string>;
+}

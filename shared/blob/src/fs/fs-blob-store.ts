@@ -1,0 +1,62 @@
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { checkBlobKey, type BlobStore } from '../port.js';
+
+const isMissing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
+
+/**
+ * Files under a root directory (DATA_DIR/blobs). A write goes to a temporary file
+ * that is fsynced and renamed into place, so a crash never leaves a half blob
+ * under the final name.
+ */
+export function createFsBlobStore(options: { root: string }): BlobStore {
+  const pathOf = (key: string) => {
+    checkBlobKey(key);
+    return join(options.root, ...key.split('/'));
+  };
+  return {
+    async put(key, bytes) {
+      const path = pathOf(key);
+      await mkdir(dirname(path), { recursive: true });
+      const temp = `${path}.${randomUUID()}.part`;
+      const handle = await open(temp, 'w');
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, path);
+      return { key, size_bytes: bytes.byteLength };
+    },
+    async get(key) {
+      try {
+        return await readFile(pathOf(key));
+      } catch (err) {
+        if (isMissing(err)) return undefined;
+        throw err;
+      }
+    },
+    async delete(key) {
+      const path = pathOf(key);
+      try {
+        await stat(path);
+      } catch (err) {
+        if (isMissing(err)) return false;
+        throw err;
+      }
+      await rm(path, { force: true });
+      return true;
+    },
+    async exists(key) {
+      try {
+        return (await stat(pathOf(key))).isFile();
+      } catch (err) {
+        if (isMissing(err)) return false;
+        throw err;
+      }
+    },
+    async close() {},
+  };
+}

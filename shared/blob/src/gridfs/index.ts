@@ -1,0 +1,1 @@
+export * from './gridfs-blob-store.js';

@@ -1,0 +1,1 @@
+export { createKafkaEventBus, type KafkaEventBusOptions } from './kafka-event-bus.js';

@@ -1,0 +1,132 @@
+import { Kafka, Partitioners, type Admin, type Producer } from 'kafkajs';
+import { errors, silentLogger, type Logger } from '@kb/platform';
+import type { EventBus, Subscription } from '../port.js';
+import { kafkaLogCreator, kafkaLogLevel } from './kafka-logger.js';
+import { startKafkaSubscription } from './kafka-subscription.js';
+
+export interface KafkaEventBusOptions {
+  brokers: string[];
+  clientId: string;
+  /** Partitions of topics this bus creates (default 4). */
+  partitions?: number;
+  /** Replication factor of topics this bus creates (default 1; use 3 on a real cluster). */
+  replicationFactor?: number;
+  /** Redelivery delay after a failed handler, doubling per attempt (default 100 ms up to 30 s). */
+  retryBackoffMs?: { initial: number; max: number };
+  /** Partitions a consumer handles at the same time (default 4). */
+  partitionsConsumedConcurrently?: number;
+  logger?: Logger;
+}
+
+/** The distributed EventBus on Kafka via kafkajs (DESIGN section 4). */
+export function createKafkaEventBus(options: KafkaEventBusOptions): EventBus {
+  const logger = (options.logger ?? silentLogger()).child({ component: 'kafka-bus' });
+  const kafka = new Kafka({
+    clientId: options.clientId,
+    brokers: options.brokers,
+    logLevel: kafkaLogLevel(logger),
+    logCreator: kafkaLogCreator(logger),
+  });
+  const knownTopics = new Set<string>();
+  const subscriptions = new Set<Subscription>();
+  let admin: Promise<Admin> | undefined;
+  let producer: Promise<Producer> | undefined;
+  let closed = false;
+
+  const assertOpen = () => {
+    if (closed) throw errors.unavailable('The event bus is closed');
+  };
+
+  // Connected on first use and shared; a failed connect is forgotten so the next call retries.
+  const connected = <T extends { connect(): Promise<void> }>(client: T, forget: () => void): Promise<T> =>
+    client.connect().then(
+      () => client,
+      (err: unknown) => {
+        forget();
+        throw err;
+      },
+    );
+  const getAdmin = () => (admin ??= connected(kafka.admin(), () => (admin = undefined)));
+  const getProducer = () =>
+    (producer ??= connected(
+      kafka.producer({
+        // Idempotence needs acks=all and keeps per-partition order across retries.
+        idempotent: true,
+        maxInFlightRequests: 1,
+        allowAutoTopicCreation: false,
+        createPartitioner: Partitioners.DefaultPartitioner,
+      }),
+      () => (producer = undefined),
+    ));
+
+  const ensureTopics = async (topics: string[]) => {
+    const missing = [...new Set(topics)].filter((t) => !knownTopics.has(t));
+    if (missing.length === 0) return;
+    const client = await getAdmin();
+    const existing = new Set(await client.listTopics());
+    const toCreate = missing.filter((t) => !existing.has(t));
+    if (toCreate.length > 0) {
+      // Returns false (no throw) when another client created them first.
+      await client.createTopics({
+        waitForLeaders: true,
+        topics: toCreate.map((topic) => ({
+          topic,
+          numPartitions: options.partitions ?? 4,
+          replicationFactor: options.replicationFactor ?? 1,
+        })),
+      });
+    }
+    for (const topic of missing) knownTopics.add(topic);
+  };
+
+  return {
+    async ensureTopics(topics) {
+      assertOpen();
+      await ensureTopics(topics);
+    },
+
+    async publish(topic, messages) {
+      assertOpen();
+      if (messages.length === 0) return;
+      await ensureTopics([topic]);
+      const client = await getProducer();
+      await client.send({
+        topic,
+        acks: -1,
+        messages: messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers ?? {} })),
+      });
+    },
+
+    async subscribe(subscribeOptions) {
+      assertOpen();
+      if (subscribeOptions.topics.length === 0) throw errors.validation('subscribe needs at least one topic');
+      await ensureTopics(subscribeOptions.topics);
+      const inner = await startKafkaSubscription(
+        {
+          kafka,
+          logger,
+          retryBackoffMs: options.retryBackoffMs ?? { initial: 100, max: 30_000 },
+          partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 4,
+          readyTimeoutMs: 30_000,
+        },
+        subscribeOptions,
+      );
+      const subscription: Subscription = {
+        async stop() {
+          await inner.stop();
+          subscriptions.delete(subscription);
+        },
+      };
+      subscriptions.add(subscription);
+      return subscription;
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...subscriptions].map((s) => s.stop()));
+      const clients = await Promise.allSettled([producer, admin].filter((c) => c !== undefined));
+      await Promise.all(clients.map((c) => (c.status === 'fulfilled' ? c.value.disconnect() : undefined)));
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { logLevel, type KafkaMessage } from 'kafkajs';
+import type { Logger } from '@kb/platform';
+import { toReceivedMessage } from './kafka-messages.js';
+import { kafkaLogCreator, kafkaLogLevel } from './kafka-logger.js';
+
+describe('kafkajs message mapping', () => {
+  it('turns buffers into the strings the port promises', () => {
+    const message = {
+      key: Buffer.from('org-1'),
+      value: Buffer.from('{"a":"ü"}'),
+      offset: '9007199254740993',
+      timestamp: '1700000000000',
+      attributes: 0,
+      headers: { 'x-type': Buffer.from('a.created'), plain: 'text', repeated: [Buffer.from('first'), 'last'], missing: undefined },
+    } as KafkaMessage;
+    assert.deepEqual(toReceivedMessage('t', 2, message), {
+      topic: 't',
+      partition: 2,
+      offset: '9007199254740993',
+      key: 'org-1',
+      value: '{"a":"ü"}',
+      headers: { 'x-type': 'a.created', plain: 'text', repeated: 'last' },
+      timestamp: '2023-11-14T22:13:20.000Z',
+    });
+  });
+
+  it('reads a null key or value as an empty string', () => {
+    const message = { key: null, value: null, offset: '0', timestamp: '0', attributes: 0 } as KafkaMessage;
+    const received = toReceivedMessage('t', 0, message);
+    assert.equal(received.key, '');
+    assert.equal(received.value, '');
+    assert.deepEqual(received.headers, {});
+  });
+});
+
+describe('kafkajs logging', () => {
+  const fakeLogger = (level: string) => {
+    const lines: Array<[string, Record<string, unknown>, string]> = [];
+    const at = (name: string) => (fields: Record<string, unknown>, msg: string) => lines.push([name, fields, msg]);
+    return { lines, logger: { level, error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') } as unknown as Logger };
+  };
+
+  it('maps the pino level to the kafkajs level', () => {
+    assert.equal(kafkaLogLevel(fakeLogger('silent').logger), logLevel.NOTHING);
+    assert.equal(kafkaLogLevel(fakeLogger('error').logger), logLevel.ERROR);
+    assert.equal(kafkaLogLevel(fakeLogger('warn').logger), logLevel.WARN);
+    assert.equal(kafkaLogLevel(fakeLogger('info').logger), logLevel.INFO);
+    assert.equal(kafkaLogLevel(fakeLogger('trace').logger), logLevel.DEBUG);
+  });
+
+  it('writes kafkajs entries as structured pino lines', () => {
+    const { lines, logger } = fakeLogger('debug');
+    const write = kafkaLogCreator(logger)(logLevel.DEBUG);
+    const log = { timestamp: 'ts', logger: 'kafkajs', message: 'Connection error', broker: 'b:9092' };
+    write({ namespace: 'Connection', level: logLevel.ERROR, label: 'ERROR', log });
+    write({ namespace: 'Runner', level: logLevel.INFO, label: 'INFO', log: { timestamp: 'ts', message: 'joined' } });
+    assert.deepEqual(lines, [
+      ['error', { broker: 'b:9092', kafka: 'Connection' }, 'Connection error'],
+      ['info', { kafka: 'Runner' }, 'joined'],
+    ]);
+  });
+});

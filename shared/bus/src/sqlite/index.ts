@@ -1,0 +1,1 @@
+export { createSqliteEventBus, type SqliteEventBusOptions } from './sqlite-event-bus.js';

@@ -1,0 +1,59 @@
+import { systemClock, type Clock } from '@kb/platform';
+import type { Store } from '@kb/store';
+import { fixedWindow, type LeaseManager, type RateLimiter } from '../port.js';
+
+const LEASES = '_coordination_leases';
+const LIMITS = '_coordination_rate_limits';
+
+interface LeaseDoc {
+  id: string;
+  owner: string;
+  expires_at: number;
+}
+
+interface WindowDoc {
+  id: string;
+  count: number;
+  ends_at: number;
+}
+
+/** Leases in the service's Store: one transaction decides, so replicas sharing the store agree. */
+export function createStoreLeaseManager(deps: { store: Store; clock?: Clock }): LeaseManager {
+  const clock = deps.clock ?? systemClock;
+  return {
+    acquire: (name, owner, ttlMs) =>
+      deps.store.transaction(async (tx) => {
+        const now = clock.now().getTime();
+        const current = await tx.get<LeaseDoc>(LEASES, name);
+        if (current && current.owner !== owner && current.expires_at > now) return false;
+        await tx.put(LEASES, { id: name, owner, expires_at: now + ttlMs });
+        return true;
+      }),
+    release: (name, owner) =>
+      deps.store.transaction(async (tx) => {
+        const current = await tx.get<LeaseDoc>(LEASES, name);
+        if (!current || current.owner !== owner) return false;
+        return tx.delete(LEASES, name);
+      }),
+    close: async () => {},
+  };
+}
+
+/** Fixed-window counters in the service's Store. Expired windows are replaced on the next hit of their key. */
+export function createStoreRateLimiter(deps: { store: Store; clock?: Clock }): RateLimiter {
+  const clock = deps.clock ?? systemClock;
+  return {
+    hit: (key, limit, windowMs) =>
+      deps.store.transaction(async (tx) => {
+        const now = clock.now().getTime();
+        const window = fixedWindow(now, windowMs);
+        const current = await tx.get<WindowDoc>(LIMITS, key);
+        const count = current && current.ends_at === window.endsAt ? current.count : 0;
+        const retryAfterSeconds = Math.max(1, Math.ceil((window.endsAt - now) / 1000));
+        if (count >= limit) return { allowed: false, remaining: 0, retryAfterSeconds };
+        await tx.put(LIMITS, { id: key, count: count + 1, ends_at: window.endsAt });
+        return { allowed: true, remaining: limit - count - 1, retryAfterSeconds: 0 };
+      }),
+    close: async () => {},
+  };
+}

@@ -1,0 +1,110 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { LeaseManager, RateLimiter } from '../port.js';
+
+export interface CoordinationUnderTest {
+  leases: LeaseManager;
+  limiter: RateLimiter;
+  cleanup(): Promise<void>;
+}
+
+/** What a factory returns when its backend is not available here. */
+export interface Skipped {
+  skip: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+let unique = 0;
+const name = (what: string) => `${what}-${process.pid}-${Date.now()}-${unique++}`;
+
+/** ONE contract for every LeaseManager and RateLimiter adapter. */
+export function describeCoordinationContract(label: string, factory: () => Promise<CoordinationUnderTest | Skipped>): void {
+  describe(`coordination contract: ${label}`, () => {
+    let sut: CoordinationUnderTest | undefined;
+    let skipped: string | undefined;
+    before(async () => {
+      const made = await factory();
+      if ('skip' in made) skipped = made.skip;
+      else sut = made;
+    });
+    after(async () => sut?.cleanup());
+    const test = (title: string, fn: (s: CoordinationUnderTest) => Promise<void>) =>
+      it(title, async (t) => {
+        if (skipped) return t.skip(skipped);
+        await fn(sut!);
+      });
+
+    describe('leases', () => {
+      test('one holder at a time; the holder renews', async ({ leases }) => {
+        const lease = name('lease');
+        assert.equal(await leases.acquire(lease, 'a', 10_000), true);
+        assert.equal(await leases.acquire(lease, 'b', 10_000), false);
+        assert.equal(await leases.acquire(lease, 'a', 10_000), true);
+      });
+      test('only the holder releases; then another can take it', async ({ leases }) => {
+        const lease = name('lease');
+        assert.equal(await leases.acquire(lease, 'a', 10_000), true);
+        assert.equal(await leases.release(lease, 'b'), false);
+        assert.equal(await leases.acquire(lease, 'b', 10_000), false);
+        assert.equal(await leases.release(lease, 'a'), true);
+        assert.equal(await leases.release(lease, 'a'), false);
+        assert.equal(await leases.acquire(lease, 'b', 10_000), true);
+      });
+      test('an expired lease can be taken by another owner', async ({ leases }) => {
+        const lease = name('lease');
+        assert.equal(await leases.acquire(lease, 'a', 100), true);
+        await sleep(250);
+        assert.equal(await leases.acquire(lease, 'b', 10_000), true);
+        assert.equal(await leases.acquire(lease, 'a', 10_000), false);
+      });
+      test('of many concurrent contenders exactly one wins', async ({ leases }) => {
+        const lease = name('lease');
+        const won = await Promise.all(Array.from({ length: 12 }, (_, i) => leases.acquire(lease, `owner-${i}`, 10_000)));
+        assert.equal(won.filter(Boolean).length, 1);
+      });
+    });
+
+    describe('rate limiter', () => {
+      test('allows limit hits per window, then denies with a retry-after', async ({ limiter }) => {
+        const key = name('key');
+        const decisions = [];
+        for (let i = 0; i < 4; i++) decisions.push(await limiter.hit(key, 3, 60_000));
+        assert.deepEqual(
+          decisions.map((d) => [d.allowed, d.remaining]),
+          [
+            [true, 2],
+            [true, 1],
+            [true, 0],
+            [false, 0],
+          ],
+        );
+        assert.equal(decisions[0]!.retryAfterSeconds, 0);
+        assert.ok(
+          decisions[3]!.retryAfterSeconds >= 1 && decisions[3]!.retryAfterSeconds <= 60,
+          `retry after ${decisions[3]!.retryAfterSeconds}`,
+        );
+      });
+      test('keys are counted apart', async ({ limiter }) => {
+        const a = name('key');
+        const b = name('key');
+        assert.equal((await limiter.hit(a, 1, 60_000)).allowed, true);
+        assert.equal((await limiter.hit(a, 1, 60_000)).allowed, false);
+        assert.equal((await limiter.hit(b, 1, 60_000)).allowed, true);
+      });
+      test('a new window allows again', async ({ limiter }) => {
+        const key = name('key');
+        // Start right after a window boundary so both hits share one window.
+        await sleep(400 - (Date.now() % 400) + 5);
+        assert.equal((await limiter.hit(key, 1, 400)).allowed, true);
+        assert.equal((await limiter.hit(key, 1, 400)).allowed, false);
+        await sleep(450);
+        assert.equal((await limiter.hit(key, 1, 400)).allowed, true);
+      });
+      test('concurrent hits never exceed the limit', async ({ limiter }) => {
+        const key = name('key');
+        const decisions = await Promise.all(Array.from({ length: 20 }, () => limiter.hit(key, 5, 60_000)));
+        assert.equal(decisions.filter((d) => d.allowed).length, 5);
+      });
+    });
+  });
+}

@@ -1,0 +1,1 @@
+export { createElasticsearchIndex, type ElasticsearchIndexOptions } from './elasticsearch-index.js';

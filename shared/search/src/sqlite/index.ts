@@ -1,0 +1,1 @@
+export { createSqliteSearchIndex, ftsQuery, type SqliteSearchIndexOptions } from './sqlite-index.js';

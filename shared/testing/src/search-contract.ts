@@ -1,0 +1,199 @@
+import { describe, it, beforeEach, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { IndexedContent, SearchIndex, SearchRequest } from '@kb/search';
+
+export type SearchIndexFactory = () => Promise<{ index: SearchIndex; cleanup: () => Promise<void> } | { skip: string }>;
+
+const content = (org: string, over: Partial<IndexedContent> & { texts: string[] }): IndexedContent => ({
+  org_id: org,
+  content_id: over.content_id ?? randomUUID(),
+  version_id: over.version_id ?? randomUUID(),
+  title: over.title ?? 'Untitled',
+  category_id: over.category_id ?? null,
+  topic_id: over.topic_id ?? null,
+  tags: over.tags ?? [],
+  folder_path: over.folder_path ?? [],
+  chunks: over.texts.map((text, chunk_index) => ({ ...(over.chunks?.[chunk_index] ?? {}), chunk_index, text })),
+});
+
+/** The one contract every SearchIndex adapter passes (DESIGN section 8.3). */
+export function describeSearchIndexContract(name: string, factory: SearchIndexFactory): void {
+  describe(`SearchIndex contract: ${name}`, async () => {
+    const probe = await factory();
+    if ('skip' in probe) {
+      it('runs against this adapter', { skip: probe.skip }, () => {});
+      return;
+    }
+    await probe.cleanup();
+
+    let index: SearchIndex;
+    let cleanup: () => Promise<void>;
+    let org: string;
+    const search = (query: string, over: Partial<SearchRequest> = {}) =>
+      index.search({ org_id: org, query, filters: { folder_scope: null }, limit: 10, ...over });
+
+    beforeEach(async () => {
+      const made = await factory();
+      if ('skip' in made) throw new Error(made.skip);
+      ({ index, cleanup } = made);
+      org = randomUUID();
+    });
+    afterEach(async () => cleanup());
+
+    it('finds chunks by stemmed words of a natural-language question, best first', async () => {
+      const a = content(org, { title: 'Vacation policy', texts: ['Employees receive 25 days of paid vacation every year.'] });
+      const b = content(org, { title: 'Expenses', texts: ['Travel expenses are reimbursed within 30 days.'] });
+      await index.indexVersion(a);
+      await index.indexVersion(b);
+      const res = await search('How many vacation days do employees get?');
+      assert.equal(res.hits[0]!.content_id, a.content_id);
+      assert.equal(res.hits[0]!.chunk_text, 'Employees receive 25 days of paid vacation every year.');
+      assert.equal(res.hits[0]!.title, 'Vacation policy');
+      assert.equal(res.hits[0]!.version_id, a.version_id);
+      assert.equal(res.hits[0]!.chunk_index, 0);
+      assert.equal(typeof res.hits[0]!.vector_id, 'string');
+      // OR semantics: the expenses chunk shares only "days" and still matches, ranked lower.
+      assert.deepEqual(
+        res.hits.map((h) => h.content_id),
+        [a.content_id, b.content_id],
+      );
+      assert.equal(res.total, 2);
+      assert.ok(res.hits[0]!.score > res.hits[1]!.score);
+    });
+
+    it('matches the title and the heading path as well as the text', async () => {
+      const a = content(org, { title: 'Onboarding handbook', texts: ['Read this first.'] });
+      const b = content(org, {
+        title: 'Other',
+        texts: ['Bring your badge.'],
+        chunks: [{ chunk_index: 0, text: '', heading_path: ['Security', 'Badges'] }],
+      });
+      await index.indexVersion(a);
+      await index.indexVersion(b);
+      assert.deepEqual(
+        (await search('onboarding')).hits.map((h) => h.content_id),
+        [a.content_id],
+      );
+      const badge = await search('security');
+      assert.deepEqual(
+        badge.hits.map((h) => h.content_id),
+        [b.content_id],
+      );
+      assert.deepEqual(badge.hits[0]!.heading_path, ['Security', 'Badges']);
+    });
+
+    it('never lets user text break the query syntax', async () => {
+      await index.indexVersion(content(org, { texts: ['The NOT operator and "quotes" (parentheses) are plain words here.'] }));
+      for (const q of ['"unbalanced', 'NOT', 'a AND OR b', '(*) ^ : - +', 'column:value', 'NEAR(a b)', '', '   ', '???']) {
+        const res = await search(q);
+        assert.ok(Array.isArray(res.hits), q);
+      }
+      assert.equal((await search('"quotes')).hits.length, 1);
+      assert.equal((await search('not')).hits.length, 1);
+    });
+
+    it('keeps organizations apart', async () => {
+      await index.indexVersion(content(org, { texts: ['shared secret word zebra'] }));
+      const other = randomUUID();
+      await index.indexVersion(content(other, { texts: ['zebra in another organization'] }));
+      const res = await search('zebra');
+      assert.equal(res.hits.length, 1);
+      assert.equal(res.total, 1);
+      assert.equal(await index.countChunks(other), 1);
+    });
+
+    it('a new version replaces the old version chunks; removing content removes it', async () => {
+      const id = randomUUID();
+      await index.indexVersion(content(org, { content_id: id, texts: ['alpha version one', 'alpha second chunk'] }));
+      const v2 = randomUUID();
+      await index.indexVersion(content(org, { content_id: id, version_id: v2, texts: ['beta version two'] }));
+      assert.equal((await search('alpha')).hits.length, 0);
+      const res = await search('beta');
+      assert.equal(res.hits[0]!.version_id, v2);
+      assert.equal(await index.countChunks(org), 1);
+      assert.equal(await index.removeContent(org, id), true);
+      assert.equal((await search('beta')).hits.length, 0);
+      assert.equal(await index.removeContent(org, id), false);
+      assert.equal(await index.countChunks(org), 0);
+    });
+
+    it('filters by category, topic, tags and folders', async () => {
+      const [cat, topic, tag, folder, sub] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+      const a = content(org, { category_id: cat, topic_id: topic, tags: [tag], folder_path: [folder, sub], texts: ['pricing plans'] });
+      const b = content(org, { texts: ['pricing overview'] });
+      await index.indexVersion(a);
+      await index.indexVersion(b);
+      const only = async (filters: Partial<SearchRequest['filters']>) =>
+        (await search('pricing', { filters: { folder_scope: null, ...filters } })).hits.map((h) => h.content_id);
+      assert.deepEqual(await only({ category_id: cat }), [a.content_id]);
+      assert.deepEqual(await only({ topic_id: topic }), [a.content_id]);
+      assert.deepEqual(await only({ tags: [tag] }), [a.content_id]);
+      assert.deepEqual(await only({ folder_ids: [folder] }), [a.content_id]);
+      assert.deepEqual(await only({ category_id: randomUUID() }), []);
+      assert.equal((await only({})).length, 2);
+    });
+
+    it('applies the folder scope to hits and totals; an empty scope sees nothing', async () => {
+      const [f1, f2] = [randomUUID(), randomUUID()];
+      const inside = content(org, { folder_path: [f1], texts: ['quarterly revenue report'] });
+      await index.indexVersion(inside);
+      await index.indexVersion(content(org, { folder_path: [f2], texts: ['quarterly revenue forecast'] }));
+      await index.indexVersion(content(org, { folder_path: [], texts: ['quarterly revenue at the root'] }));
+      const scoped = await search('quarterly revenue', { filters: { folder_scope: [f1] } });
+      assert.deepEqual(
+        scoped.hits.map((h) => h.content_id),
+        [inside.content_id],
+      );
+      assert.equal(scoped.total, 1);
+      const none = await search('quarterly revenue', { filters: { folder_scope: [] } });
+      assert.deepEqual(none, { hits: [], total: 0 });
+      assert.equal((await search('quarterly revenue')).total, 3);
+    });
+
+    it('re-files content without re-indexing: title, filing, tags, folders', async () => {
+      const c = content(org, { title: 'Old name', texts: ['kangaroo facts'] });
+      await index.indexVersion(c);
+      const [cat, tag, folder] = [randomUUID(), randomUUID(), randomUUID()];
+      assert.equal(
+        await index.updateContent(org, c.content_id, { title: 'Marsupials', category_id: cat, tags: [tag], folder_path: [folder] }),
+        true,
+      );
+      assert.equal((await search('marsupials')).hits[0]!.title, 'Marsupials');
+      assert.equal((await search('old name')).hits.length, 0);
+      assert.equal((await search('kangaroo', { filters: { folder_scope: null, category_id: cat, tags: [tag] } })).hits.length, 1);
+      assert.equal((await search('kangaroo', { filters: { folder_scope: [folder] } })).hits.length, 1);
+      assert.equal(await index.updateContent(org, randomUUID(), { title: 'x' }), false);
+    });
+
+    it('limits hits but counts every match', async () => {
+      for (let i = 0; i < 7; i++) await index.indexVersion(content(org, { texts: [`lighthouse keeper log ${i}`] }));
+      const res = await search('lighthouse', { limit: 3 });
+      assert.equal(res.hits.length, 3);
+      assert.equal(res.total, 7);
+    });
+
+    it('fuses dense retrieval with BM25 when a query vector is given', async () => {
+      const near = content(org, {
+        texts: ['automobile maintenance schedule'],
+        chunks: [{ chunk_index: 0, text: '', embedding: [1, 0, 0] }],
+      });
+      const far = content(org, { texts: ['car wash prices'], chunks: [{ chunk_index: 0, text: '', embedding: [0, 1, 0] }] });
+      await index.indexVersion(near);
+      await index.indexVersion(far);
+      // No shared words with "automobile", found by its vector alone.
+      const res = await search('car', { vector: [0.9, 0.1, 0] });
+      const ids = res.hits.map((h) => h.content_id);
+      assert.ok(ids.includes(near.content_id));
+      assert.ok(ids.includes(far.content_id));
+      assert.ok(res.hits.every((h) => h.score > 0));
+    });
+
+    it('clear drops everything', async () => {
+      await index.indexVersion(content(org, { texts: ['to be dropped'] }));
+      await index.clear();
+      assert.equal(await index.countChunks(org), 0);
+      assert.equal((await search('dropped')).hits.length, 0);
+    });
+  });
+}

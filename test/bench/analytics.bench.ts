@@ -1,0 +1,362 @@
+/**
+ * Analytics at the scale of a year of daily runs: 1,000 prompts x 5 models x 3
+ * locations x 365 days (5.5 million answers).
+ *
+ * 1. Fold rate: answers per second through the real write path (import use
+ *    case: validation, event append, projections into daily counts and latest
+ *    answers, one SQLite transaction per batch), against the pure in-memory
+ *    fold of the same answers in the same run.
+ * 2. Report latency: the year's daily count rows are loaded into a SQLite store
+ *    (the roll-up rows every report reads, produced by the same fold functions
+ *    the projection uses), then each report is timed against a direct scan over
+ *    the raw answers (a compact in-memory array of every answer's facts) that
+ *    computes the same totals in the same run.
+ *
+ *   npm run bench:analytics            (PROMPTS, DAYS and FOLD_ANSWERS to scale down)
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { fixedClock, randomIds } from '@kb/platform';
+import { eventCatalog } from '@kb/events';
+import { createCommandBus } from '@kb/eventsourcing';
+import { createSqliteStore } from '@kb/store/sqlite';
+import type { CallContext } from '@kb/rpc';
+import { analyticsBench } from '@kb/analytics/bench';
+
+const {
+  analyticsProjections,
+  createAnswersService,
+  createReportsService,
+  createSettingsService,
+  createCompetitorsService,
+  answerFacts,
+  addToRows,
+  DAILY_SOURCES,
+  PROMPT_OUTCOMES,
+} = analyticsBench;
+
+type AnyDoc = { id: string } & Record<string, unknown>;
+
+/** Documents in memory behind the get/put the fold uses (the bench writes them to the store in bulk). */
+function memoryDocs() {
+  const docs = new Map<string, Map<string, AnyDoc>>();
+  const of = (c: string) => docs.get(c) ?? docs.set(c, new Map()).get(c)!;
+  return {
+    docs,
+    get: async <T>(c: string, id: string) => of(c).get(id) as T | undefined,
+    put: async <T extends { id: string }>(c: string, doc: T) => {
+      of(c).set(doc.id, doc as unknown as AnyDoc);
+    },
+  };
+}
+
+const PROMPTS = Number(process.env.PROMPTS ?? 1000);
+const MODELS = ['gpt-4o', 'claude', 'gemini', 'sonar', 'llama'];
+const LOCATIONS = ['us', 'de', 'jp'];
+const DAYS = Number(process.env.DAYS ?? 365);
+const FOLD_ANSWERS = Number(process.env.FOLD_ANSWERS ?? 2000);
+const DAY0 = Date.parse('2025-01-01T00:00:00Z');
+const DAY_MS = 86_400_000;
+
+/** Deterministic PRNG (mulberry32) so every run builds the same year. */
+function prng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const DOMAINS = Array.from({ length: 200 }, (_, i) => (i < 10 ? `acme${i}.com` : i < 30 ? `globex${i}.com` : `site${i}.org`));
+const BRANDS = ['Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli', 'Vandelay'];
+
+function syntheticAnswer(rand: () => number, orgId: string, promptIds: string[], p: number, m: number, l: number, day: number) {
+  const words: string[] = [];
+  const n = 2 + Math.floor(rand() * 5);
+  for (let i = 0; i < n; i++) words.push(BRANDS[Math.floor(rand() * BRANDS.length)]!, 'is', 'good.');
+  const citations = Array.from({ length: Math.floor(rand() * 5) }, () => {
+    const d = DOMAINS[Math.floor(rand() * rand() * DOMAINS.length)]!;
+    return `https://${d}/page-${Math.floor(rand() * 10)}`;
+  });
+  return {
+    answer_id: randomUUID(),
+    org_id: orgId,
+    prompt_id: promptIds[p]!,
+    model: MODELS[m]!,
+    location: LOCATIONS[l]!,
+    run_at: new Date(DAY0 + day * DAY_MS + Math.floor(rand() * DAY_MS)).toISOString(),
+    text: words.join(' '),
+    citations,
+    brands: [...new Set(words.filter((w) => BRANDS.includes(w)))],
+    origin: 'import' as const,
+  };
+}
+
+const time = async <T>(fn: () => Promise<T> | T): Promise<[T, number]> => {
+  const t0 = performance.now();
+  const out = await fn();
+  return [out, performance.now() - t0];
+};
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const fmt = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;
+
+async function world(dir: string) {
+  const store = createSqliteStore({ path: join(dir, 'analytics.db') });
+  for (const p of analyticsProjections) for (const i of p.indexes ?? []) await store.ensureIndex(i.collection, i.fields);
+  const clock = fixedClock(new Date(DAY0 + (DAYS + 1) * DAY_MS));
+  const commands = createCommandBus({ store, catalog: eventCatalog, projections: analyticsProjections, ids: randomIds, clock });
+  const ctx: CallContext = {
+    org_id: randomUUID(),
+    principal: { type: 'system', id: 'bench' },
+    permissions: [],
+    folder_scope: null,
+    request_id: randomUUID(),
+  };
+  const deps = { store, commands, ids: randomIds, clock };
+  await createSettingsService(deps).setBrand(ctx, { brand_name: 'Acme', websites: DOMAINS.slice(0, 10) });
+  for (const name of ['Globex', 'Initech']) await createCompetitorsService(deps).create(ctx, { name });
+  return { store, clock, ctx, deps };
+}
+
+async function foldRate() {
+  const dir = mkdtempSync(join(tmpdir(), 'kb-bench-fold-'));
+  try {
+    const w = await world(dir);
+    const answers = createAnswersService(w.deps);
+    const rand = prng(1);
+    const promptIds = Array.from({ length: PROMPTS }, () => randomUUID());
+    const items = Array.from({ length: FOLD_ANSWERS }, () =>
+      syntheticAnswer(
+        rand,
+        w.ctx.org_id,
+        promptIds,
+        Math.floor(rand() * PROMPTS),
+        Math.floor(rand() * 5),
+        Math.floor(rand() * 3),
+        Math.floor(rand() * DAYS),
+      ),
+    );
+    const [, ms] = await time(async () => {
+      for (let i = 0; i < items.length; i += 500)
+        await answers.importAnswers(
+          w.ctx,
+          items.slice(i, i + 500).map(({ org_id: _o, origin: _g, ...rest }) => rest),
+        );
+    });
+    // The pure fold of the same answers (facts and the eight row updates each) as the baseline.
+    const context = { rules: [], brands: [{ key: 'org', names: ['Acme'] }] };
+    const memory = memoryDocs();
+    const [, pureMs] = await time(async () => {
+      for (const a of items) await addToRows(memory, a.org_id, answerFacts(a, context));
+    });
+    const rate = FOLD_ANSWERS / (ms / 1000);
+    console.log(
+      `fold: ${FOLD_ANSWERS} answers in ${fmt(ms)} = ${Math.round(rate)} answers/s through the store (pure in-memory fold: ${Math.round(FOLD_ANSWERS / (pureMs / 1000))} answers/s, ratio ${(ms / pureMs).toFixed(1)}x)`,
+    );
+    console.log(
+      `      a year of ${PROMPTS * 15 * DAYS} answers would take ${((PROMPTS * 15 * DAYS) / rate / 3600).toFixed(1)} h to fold at that rate (${((PROMPTS * 15) / rate).toFixed(1)} s per daily slot)`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Compact raw facts of every answer, for the direct scan: one entry per answer in typed arrays. */
+interface RawYear {
+  day: Uint16Array;
+  prompt: Uint16Array;
+  model: Uint8Array;
+  location: Uint8Array;
+  citations: Uint8Array;
+  orgMentions: Uint8Array;
+  brandMentions: Uint8Array;
+  n: number;
+}
+
+/** A month row built from one day's answers added to the stored month row. */
+function mergeMonth(collection: string, stored: AnyDoc, day: AnyDoc): AnyDoc {
+  const add = (a: Record<string, number>, b: Record<string, number>) => {
+    const out = { ...a };
+    for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
+    return out;
+  };
+  if (collection === PROMPT_OUTCOMES) {
+    const prompts = { ...(stored.prompts as Record<string, number[]>) };
+    for (const [k, v] of Object.entries(day.prompts as Record<string, number[]>)) {
+      const cur = prompts[k] ?? [0, 0, 0];
+      prompts[k] = cur.map((x, i) => x + v[i]!);
+    }
+    return { ...stored, prompts };
+  }
+  if (collection === DAILY_SOURCES) {
+    const keys = ['domain_runs', 'domain_citations', 'page_runs', 'page_citations'];
+    return {
+      ...stored,
+      ...Object.fromEntries(keys.map((k) => [k, add(stored[k] as Record<string, number>, day[k] as Record<string, number>)])),
+    };
+  }
+  throw new Error(`no month rows in ${collection}`);
+}
+
+async function reports() {
+  const dir = mkdtempSync(join(tmpdir(), 'kb-bench-reports-'));
+  try {
+    const w = await world(dir);
+    const reportsSvc = createReportsService({ store: w.store, clock: w.clock });
+    const rand = prng(2);
+    const promptIds = Array.from({ length: PROMPTS }, () => randomUUID());
+    const total = PROMPTS * 5 * 3 * DAYS;
+    const raw: RawYear = {
+      day: new Uint16Array(total),
+      prompt: new Uint16Array(total),
+      model: new Uint8Array(total),
+      location: new Uint8Array(total),
+      citations: new Uint8Array(total),
+      orgMentions: new Uint8Array(total),
+      brandMentions: new Uint8Array(total),
+      n: 0,
+    };
+    const context = {
+      rules: DOMAINS.slice(0, 10).map((d, i) => ({
+        source_id: String(i),
+        match_type: 'domain' as const,
+        pattern: d,
+        tier: 'primary' as const,
+        seq: i,
+      })),
+      brands: [
+        { key: 'org', names: ['Acme'] },
+        { key: 'c1', names: ['Globex'] },
+        { key: 'c2', names: ['Initech'] },
+      ],
+    };
+
+    const pool = Array.from({ length: 5000 }, () => answerFacts(syntheticAnswer(rand, w.ctx.org_id, promptIds, 0, 0, 0, 0), context));
+    const dayKey = (day: number) => new Date(DAY0 + day * DAY_MS).toISOString().slice(0, 10);
+
+    // Build the year day by day: fold each day's answers into that day's roll-up rows and write them.
+    const t0 = performance.now();
+    let docs = 0;
+    for (let day = 0; day < DAYS; day++) {
+      const memory = memoryDocs();
+      for (let p = 0; p < PROMPTS; p++)
+        for (let m = 0; m < 5; m++)
+          for (let l = 0; l < 3; l++) {
+            // Facts of a pool of synthetic answers, re-keyed: extracting them is not what is measured here.
+            const base = pool[Math.floor(rand() * pool.length)]!;
+            const f = { ...base, prompt_id: promptIds[p]!, model: MODELS[m]!, location: LOCATIONS[l]!, day: dayKey(day) };
+            const i = raw.n++;
+            raw.day[i] = day;
+            raw.prompt[i] = p;
+            raw.model[i] = m;
+            raw.location[i] = l;
+            raw.citations[i] = f.citations.length;
+            raw.orgMentions[i] = f.tracked_mentions.org ?? 0;
+            raw.brandMentions[i] =
+              Object.values(f.tracked_mentions).reduce((s, x) => s + x, 0) + f.other_mentions.reduce((s, o) => s + o.count, 0);
+            await addToRows(memory, w.ctx.org_id, f);
+          }
+      // The rows the reports below read: every roll-up and month row, without the per-prompt x model / location detail rows.
+      const needed = (d: AnyDoc) => d.prompt_id === '*' || (d.model === '*' && d.location === '*');
+      const writes: [string, AnyDoc][] = [];
+      for (const [collection, docs] of memory.docs) for (const d of docs.values()) if (needed(d)) writes.push([collection, d]);
+      // Month rows already written on earlier days of the month are merged with what is stored.
+      await w.store.transaction(async (tx) => {
+        for (const [collection, d] of writes) {
+          const month = typeof d.day === 'string' && d.day.length === 7;
+          const stored = month ? await tx.get<AnyDoc>(collection, d.id) : undefined;
+          await tx.put(collection, stored ? mergeMonth(collection, stored, d) : d);
+        }
+      });
+      docs += writes.length;
+      if (day % 30 === 29) process.stdout.write(`  built ${day + 1}/${DAYS} days (${raw.n} answers, ${docs} count documents)\r`);
+    }
+    const size = statSync(join(dir, 'analytics.db')).size;
+    console.log(
+      `\nyear: ${raw.n} answers -> ${docs} daily count documents (${(size / 1e6).toFixed(0)} MB) in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+    );
+
+    const from = new Date(DAY0).toISOString().slice(0, 10);
+    const to = new Date(DAY0 + (DAYS - 1) * DAY_MS).toISOString().slice(0, 10);
+
+    /** The direct scan: the overview's totals straight from every raw answer in the window and filter. */
+    const scan = (filter: { model?: number; prompt?: number }) => {
+      let answers = 0;
+      let cited = 0;
+      let citations = 0;
+      let mention = 0;
+      let brand = 0;
+      for (let i = 0; i < raw.n; i++) {
+        if (filter.model !== undefined && raw.model[i] !== filter.model) continue;
+        if (filter.prompt !== undefined && raw.prompt[i] !== filter.prompt) continue;
+        answers++;
+        if (raw.citations[i]) cited++;
+        citations += raw.citations[i]!;
+        mention += raw.orgMentions[i]!;
+        brand += raw.brandMentions[i]!;
+      }
+      return { answers, cited, citations, mention, brand };
+    };
+
+    const cases: {
+      name: string;
+      run: () => Promise<{
+        totals: { answer_count: number; cited_run_count: number; cited_total: number; mention_total: number; brand_mention_total: number };
+      }>;
+      filter: { model?: number; prompt?: number };
+    }[] = [
+      { name: 'overview, whole year', run: () => reportsSvc.overview(w.ctx, { from, to }), filter: {} },
+      { name: 'overview, model filter', run: () => reportsSvc.overview(w.ctx, { from, to, model: 'sonar' }), filter: { model: 3 } },
+      {
+        name: 'overview, prompt filter',
+        run: () => reportsSvc.overview(w.ctx, { from, to, prompt_id: promptIds[7] }),
+        filter: { prompt: 7 },
+      },
+      { name: 'citation tiers', run: () => reportsSvc.tiers(w.ctx, { from, to }), filter: {} },
+      { name: 'share of voice', run: () => reportsSvc.shareOfVoice(w.ctx, { from, to }), filter: {} },
+      { name: 'time series', run: () => reportsSvc.timeseries(w.ctx, { from, to }), filter: {} },
+      { name: 'domains', run: () => reportsSvc.sources(w.ctx, 'domain', { from, to }), filter: {} },
+      { name: 'pages', run: () => reportsSvc.sources(w.ctx, 'page', { from, to }), filter: {} },
+      { name: 'prompts won/lost', run: () => reportsSvc.prompts(w.ctx, { from, to }), filter: {} },
+    ];
+    console.log(`\nreport latency over ${DAYS} days (median of 5) vs a direct scan of the ${raw.n} raw answers:`);
+    for (const c of cases) {
+      const times: number[] = [];
+      let report: Awaited<ReturnType<typeof c.run>> | undefined;
+      for (let i = 0; i < 5; i++) {
+        const [r, ms] = await time(c.run);
+        report = r;
+        times.push(ms);
+      }
+      const scanTimes: number[] = [];
+      let direct: ReturnType<typeof scan> | undefined;
+      for (let i = 0; i < 3; i++) {
+        const [r, ms] = await time(() => scan(c.filter));
+        direct = r;
+        scanTimes.push(ms);
+      }
+      const t = report!.totals;
+      const same =
+        t.answer_count === direct!.answers &&
+        t.cited_run_count === direct!.cited &&
+        t.cited_total === direct!.citations &&
+        t.mention_total === direct!.mention &&
+        t.brand_mention_total === direct!.brand;
+      const r = median(times);
+      const s = median(scanTimes);
+      console.log(
+        `  ${c.name.padEnd(24)} ${fmt(r).padStart(10)}   scan ${fmt(s).padStart(10)}   scan/report ${(s / r).toFixed(1).padStart(6)}x   totals ${same ? 'equal' : 'DIFFER'}`,
+      );
+    }
+    await w.store.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+console.log(`analytics bench: ${PROMPTS} prompts x 5 models x 3 locations x ${DAYS} days`);
+if (process.env.ONLY !== 'reports') await foldRate();
+if (process.env.ONLY !== 'fold') await reports();

@@ -1,0 +1,177 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { RouteEntry } from '@kb/gateway';
+import { startTestSystem, type ApiResponse, type TestSystem } from './harness.js';
+import { bearer, logIn, newApiKey, newMember, newOrgAdmin, roleId, signUpAndLogIn, type SignedIn } from './identity-fixtures.js';
+
+/**
+ * Walks every gateway route of the route table (so new routes are covered
+ * without touching this file) with every kind of credential, and checks the
+ * 401/403/404 semantics of spec sections 5 and 7 against each route's declared
+ * requirement.
+ */
+
+let t: TestSystem;
+let routes: RouteEntry[];
+
+type Credential = { name: string; headers: Record<string, string> };
+
+/** API keys never carry these (spec 5.4); the route table says which routes need them. */
+const USER_ONLY = new Set(['update:org', 'manage:users', 'manage:roles', 'manage:api_keys', 'manage:credits']);
+
+/** Folder scope applies to the knowledge-base tree and what is read out of it, not to categories or anything else. */
+const folderScoped = (r: RouteEntry) =>
+  r.auth.credential !== 'none' &&
+  (r.auth.permission === 'read:kb' || r.auth.permission === 'write:kb') &&
+  !r.url.startsWith('/api/v1/categories');
+
+const pathOf = (r: RouteEntry, ids: Record<string, string> = {}) =>
+  r.url.replace(/^\/api\/v1/, '').replace(/:([A-Za-z_]+)/g, (_m, name: string) => ids[name] ?? randomUUID());
+
+/** Logging out last, so the session stays usable for every other route. */
+const ordered = (list: RouteEntry[]) =>
+  [...list].sort((a, b) => Number(a.url.endsWith('/auth/logout')) - Number(b.url.endsWith('/auth/logout')));
+
+async function request(r: RouteEntry, headers: Record<string, string>, ids?: Record<string, string>): Promise<ApiResponse> {
+  return t.api(r.method, pathOf(r, ids), { key: null, headers });
+}
+
+const label = (r: RouteEntry, c: string, res: ApiResponse) => `${c}: ${r.method} ${r.url} -> ${res.status} ${res.text.slice(0, 200)}`;
+
+let admin: SignedIn & { org_id: string };
+let sessions: { name: string; session: SignedIn; permissions: string[] }[];
+let keys: Record<'revoked' | 'scoped' | 'emptyScope' | 'plain', string>;
+let other: SignedIn & { org_id: string };
+/** Real ids of the first organization's resources, by path parameter name, for the cross-organization checks. */
+let foreignIds: Record<string, string>;
+
+before(async () => {
+  t = await startTestSystem();
+  routes = t.system.gateway.routes;
+  admin = await newOrgAdmin(t, 'matrix');
+  await admin.call('POST', '/org/credits/grants', { amount: 1000 });
+  const viewer = await newMember(t, admin, 'viewer');
+  const collaborator = await newMember(t, admin, 'collaborator');
+  const adminSession = await logIn(t, admin.email);
+  sessions = [];
+  for (const [name, session] of [
+    ['viewer session', viewer],
+    ['collaborator session', collaborator],
+    ['admin session', adminSession],
+  ] as const) {
+    const me = await session.call('GET', '/auth/me');
+    sessions.push({ name, session, permissions: me.body.permissions });
+  }
+  const revoked = await newApiKey(admin, { name: 'Revoked' });
+  assert.equal((await admin.call('DELETE', `/org/api-keys/${revoked.key_id}`)).status, 204);
+  keys = {
+    revoked: revoked.key,
+    scoped: (await newApiKey(admin, { name: 'Scoped', folder_scope: [randomUUID()] })).key,
+    emptyScope: (await newApiKey(admin, { name: 'No KB', folder_scope: [] })).key,
+    plain: (await newApiKey(admin, { name: 'Plain' })).key,
+  };
+
+  other = await newOrgAdmin(t, 'elsewhere');
+  const member = await signUpAndLogIn(t, 'member');
+  await admin.call('POST', '/org/users', { user_id: member.user_id, role_id: await roleId(admin, 'viewer') });
+  const role = await admin.call('POST', '/org/roles', { name: 'Matrix role', permissions: ['read:org'] });
+  const key = await newApiKey(admin, { name: 'Foreign target' });
+  const category = await t.api('POST', '/categories', { key: keys.plain, body: { name: 'Matrix category' } });
+  const topic = await t.api('POST', `/categories/${category.body.category_id}/topics`, { key: keys.plain, body: { name: 'Matrix topic' } });
+  foreignIds = {
+    userId: member.user_id,
+    roleId: role.body.role_id,
+    keyId: key.key_id,
+    category_id: category.body.category_id,
+    topic_id: topic.body.topic_id,
+  };
+});
+after(async () => t.stop());
+
+describe('authorization matrix over the route table', () => {
+  it('has routes, each declaring its requirement, and publishes that requirement in the OpenAPI description', async () => {
+    assert.ok(routes.length >= 30, `only ${routes.length} routes`);
+    const doc = (await t.api('GET', '/openapi.json', { key: null })).body;
+    for (const r of routes) {
+      const op = doc.paths[r.url.replace(/:([A-Za-z_]+)/g, '{$1}')]?.[r.method.toLowerCase()];
+      if (r.url === '/api/v1/openapi.json') continue;
+      assert.ok(op, `${r.method} ${r.url} missing from OpenAPI`);
+      if (r.auth.credential === 'none') assert.deepEqual(op.security, []);
+      else {
+        assert.deepEqual(op.security, r.auth.credential === 'user' ? [{ BearerSession: [] }] : [{ ApiKey: [] }, { BearerSession: [] }]);
+        assert.equal(op['x-permission'], r.auth.permission ?? undefined, `${r.method} ${r.url}`);
+      }
+    }
+  });
+
+  it('answers no credential, malformed credentials, a revoked key and an unknown session with 401', async () => {
+    const bad: Credential[] = [
+      { name: 'no credential', headers: {} },
+      { name: 'malformed key', headers: { 'x-api-key': 'not a key!' } },
+      { name: 'revoked key', headers: { 'x-api-key': keys.revoked } },
+      { name: 'unknown key', headers: { 'x-api-key': `kb_${'x'.repeat(43)}` } },
+      { name: 'malformed bearer', headers: { authorization: 'Bearer nope' } },
+      { name: 'unknown session', headers: bearer(`kbs_${'A'.repeat(43)}`) },
+    ];
+    for (const r of routes) {
+      for (const c of bad) {
+        const res = await request(r, c.headers);
+        if (r.auth.credential === 'none') assert.notEqual(res.status, 401, label(r, c.name, res));
+        else {
+          assert.equal(res.status, 401, label(r, c.name, res));
+          assert.match(res.headers.get('content-type') ?? '', /application\/json/);
+        }
+      }
+    }
+  });
+
+  it('lets API keys in on routes for any credential (folder scope only matters in the KB) and answers user-only routes with 401', async () => {
+    for (const [name, key] of Object.entries(keys).filter(([n]) => n !== 'revoked')) {
+      for (const r of routes) {
+        const res = await request(r, { 'x-api-key': key });
+        const c = `${name} key`;
+        if (r.auth.credential === 'none') assert.ok(![401, 403].includes(res.status), label(r, c, res));
+        else if (r.auth.credential === 'user') assert.equal(res.status, 401, label(r, c, res));
+        else if (r.auth.permission && USER_ONLY.has(r.auth.permission)) assert.equal(res.status, 403, label(r, c, res));
+        else if (name !== 'plain' && folderScoped(r)) assert.notEqual(res.status, 401, label(r, c, res));
+        else assert.ok(![401, 403].includes(res.status), label(r, c, res));
+      }
+    }
+  });
+
+  it('gives each role exactly its permissions: 403 without the route permission, through otherwise', async () => {
+    for (const { name, session, permissions } of sessions) {
+      for (const r of ordered(routes)) {
+        const res = await request(r, bearer(session.token));
+        if (r.auth.credential !== 'none' && r.auth.permission && !permissions.includes(r.auth.permission)) {
+          assert.equal(res.status, 403, label(r, name, res));
+        } else {
+          assert.ok(![401, 403].includes(res.status), label(r, name, res));
+        }
+      }
+    }
+  });
+
+  it("answers a credential of another organization with 404 for the first organization's ids, and changes nothing", async () => {
+    const otherKey = (await newApiKey(other, { name: 'Other key' })).key;
+    for (const r of routes) {
+      if (r.auth.credential === 'none' || !/:[A-Za-z_]+/.test(r.url) || !['GET', 'DELETE'].includes(r.method)) continue;
+      const res = await request(r, bearer(other.token), foreignIds);
+      assert.equal(res.status, 404, label(r, 'other org admin', res));
+      assert.match(res.headers.get('content-type') ?? '', /application\/json/, 'a JSON 404, not the router one');
+      if (r.auth.credential === 'any') {
+        const byKey = await request(r, { 'x-api-key': otherKey }, foreignIds);
+        assert.equal(byKey.status, 404, label(r, 'other org key', byKey));
+      }
+    }
+    // Everything is still there for its own organization.
+    assert.equal((await admin.call('GET', `/org/users/${foreignIds.userId}`)).status, 200);
+    assert.equal((await admin.call('GET', `/org/roles/${foreignIds.roleId}`)).status, 200);
+    assert.equal((await t.api('GET', `/categories/${foreignIds.category_id}`, { key: keys.plain })).status, 200);
+    assert.equal(
+      (await admin.call('GET', '/org/api-keys')).body.some((k: { key_id: string }) => k.key_id === foreignIds.keyId),
+      true,
+    );
+  });
+});

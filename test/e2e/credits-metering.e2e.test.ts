@@ -1,0 +1,87 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestSystem, type TestSystem } from './harness.js';
+import { newApiKey, newOrgAdmin } from './identity-fixtures.js';
+
+/**
+ * Metering end to end on a real metered route: POST /org/search costs one query
+ * credit (CREDIT_COST_QUERY), reserved before the search runs. A search that ran
+ * is recorded (GET /org/search/queries), so "no work" is observable.
+ */
+let t: TestSystem;
+before(async () => {
+  t = await startTestSystem();
+});
+after(async () => t.stop());
+
+const recordedSearches = async (key: string) => {
+  const res = await t.api('GET', '/org/search/queries', { key });
+  assert.equal(res.status, 200, res.text);
+  return Number(res.headers.get('x-total-count'));
+};
+
+describe('metered operations', () => {
+  it('answers 402 with no work done when out of credits, and charges each successful search', async () => {
+    const admin = await newOrgAdmin(t, 'meter');
+    const { key } = await newApiKey(admin, { name: 'Searcher' });
+    const denied = await t.api('POST', '/org/search', { key, body: { query: 'anything at all' } });
+    assert.equal(denied.status, 402, denied.text);
+    assert.equal(await recordedSearches(key), 0, 'the search never ran');
+
+    await admin.call('POST', '/org/credits/grants', { amount: 2 });
+    assert.equal((await t.api('POST', '/org/search', { key, body: { query: 'first question' } })).status, 200);
+    assert.equal((await admin.call('POST', '/org/search', { query: 'second question' })).status, 200, 'sessions are metered too');
+    assert.equal((await t.api('POST', '/org/search', { key, body: { query: 'third question' } })).status, 402);
+    assert.equal(await recordedSearches(key), 2);
+
+    const balance = (await t.api('GET', '/org/credits/balance', { key })).body;
+    assert.equal(balance.balance, 0);
+    assert.equal(balance.reserved, 0);
+    const usage = (await t.api('GET', '/org/credits/usage', { key })).body;
+    assert.deepEqual(
+      usage.map((e: { operation: string; amount: number; balance_after: number }) => [e.operation, e.amount, e.balance_after]),
+      [
+        ['query', -1, 0],
+        ['query', -1, 1],
+        ['grant', 2, 2],
+      ],
+    );
+  });
+
+  it('does not charge a request that fails validation', async () => {
+    const admin = await newOrgAdmin(t, 'invalid');
+    await admin.call('POST', '/org/credits/grants', { amount: 1 });
+    assert.equal((await admin.call('POST', '/org/search', { nope: true })).status, 400);
+    assert.equal((await admin.call('GET', '/org/credits/balance')).body.balance, 1);
+  });
+
+  it('answers 402 once the monthly spend limit is reached, whatever the balance', async () => {
+    const admin = await newOrgAdmin(t, 'limit');
+    await admin.call('POST', '/org/credits/grants', { amount: 100 });
+    await admin.call('PUT', '/org/credits/spend-limit', { monthly_limit: 1 });
+    assert.equal((await admin.call('POST', '/org/search', { query: 'within the limit' })).status, 200);
+    const res = await admin.call('POST', '/org/search', { query: 'over the limit' });
+    assert.equal(res.status, 402);
+    const balance = (await admin.call('GET', '/org/credits/balance')).body;
+    assert.equal(balance.balance, 99);
+    assert.equal(balance.spent_this_month, 1);
+    await admin.call('PUT', '/org/credits/spend-limit', { monthly_limit: null });
+    assert.equal((await admin.call('POST', '/org/search', { query: 'limit lifted' })).status, 200);
+  });
+
+  it('never drives the balance below zero under many parallel requests', async () => {
+    const admin = await newOrgAdmin(t, 'parallel');
+    const { key } = await newApiKey(admin, { name: 'Parallel' });
+    await admin.call('POST', '/org/credits/grants', { amount: 12 });
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => t.api('POST', '/org/search', { key, body: { query: `parallel question ${i}` } })),
+    );
+    const statuses = results.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 200).length, 12, statuses.join(','));
+    assert.equal(statuses.filter((s) => s === 402).length, 48);
+    const balance = (await t.api('GET', '/org/credits/balance', { key })).body;
+    assert.equal(balance.balance, 0);
+    assert.equal(balance.reserved, 0);
+    assert.equal(await recordedSearches(key), 12);
+  });
+});

@@ -1,0 +1,96 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestSystem, type TestSystem } from './harness.js';
+import { postForm, uniqueText, waitForOutcome } from './ingest-helpers.js';
+
+/** Folder-scoped keys (spec 5.2) on intake and on content reads. */
+const ADMIN = { email: 'admin@example.com', password: 'development-password' };
+
+let t: TestSystem;
+let session: string;
+before(async () => {
+  t = await startTestSystem();
+  const login = await t.api('POST', '/auth/login', { key: null, body: ADMIN });
+  assert.equal(login.status, 200, login.text);
+  session = login.body.token;
+});
+after(async () => t.stop());
+
+const keyScopedTo = async (folder_scope: string[]): Promise<string> => {
+  const res = await t.api('POST', '/org/api-keys', {
+    key: null,
+    headers: { authorization: `Bearer ${session}` },
+    body: { name: 'Scoped', folder_scope },
+  });
+  assert.equal(res.status, 201, res.text);
+  return res.body.key;
+};
+const folder = async (name: string) => {
+  const res = await t.api('POST', '/org/kb/folders', { body: { name } });
+  assert.equal(res.status, 201, res.text);
+  return res.body.kb_node_id as string;
+};
+
+describe('folder-scoped keys on ingest', () => {
+  it("upload into the key's folder is accepted; into another folder or the root is 403 and stores nothing", async () => {
+    const mine = await folder('Mine');
+    const theirs = await folder('Theirs');
+    const key = await keyScopedTo([mine]);
+    const text = uniqueText('scoped upload');
+    const outside = await postForm(
+      t,
+      'POST',
+      '/org/kb/upload',
+      [
+        { name: 'files', filename: 'a.txt', data: text },
+        { name: 'parent_id', data: theirs },
+      ],
+      key,
+    );
+    assert.equal(outside.status, 403, outside.text);
+    const root = await postForm(t, 'POST', '/org/kb/upload', [{ name: 'files', filename: 'a.txt', data: text }], key);
+    assert.equal(root.status, 403, root.text);
+    const inside = await postForm(
+      t,
+      'POST',
+      '/org/kb/upload',
+      [
+        { name: 'files', filename: 'a.txt', data: text },
+        { name: 'parent_id', data: mine },
+      ],
+      key,
+    );
+    assert.equal(inside.status, 202, `${inside.text} (not a duplicate: the refused uploads stored nothing)`);
+    assert.equal(inside.body.files[0].item.parent_id, mine);
+    const done = await waitForOutcome(t, inside.body.files[0].content_id, key);
+    assert.equal(done.processing_status, 'completed');
+
+    const rawOutside = await t.api('POST', '/org/kb/raw', { key, body: { title: 'x', text: uniqueText('raw'), parent_id: theirs } });
+    assert.equal(rawOutside.status, 403, rawOutside.text);
+    const fileApi = await postForm(t, 'POST', '/content/file', [{ name: 'file', filename: 'x.pdf', data: '%PDF-1.4' }], key);
+    assert.equal(fileApi.status, 403, 'the category/topic API files at the root, outside the scope');
+  });
+
+  it('a scoped key cannot read content outside its folders; an empty scope cannot list content', async () => {
+    const mine = await folder('Readable');
+    const theirs = await folder('Hidden');
+    const hidden = await t.api('POST', '/org/kb/raw', { body: { title: 'Hidden', text: uniqueText('hidden'), parent_id: theirs } });
+    assert.equal(hidden.status, 202);
+    const visible = await t.api('POST', '/org/kb/raw', { body: { title: 'Visible', text: uniqueText('visible'), parent_id: mine } });
+    const key = await keyScopedTo([mine]);
+    assert.equal((await t.api('GET', `/org/kb/content/${hidden.body.id}`, { key })).status, 403);
+    assert.equal((await t.api('GET', `/org/kb/content/${hidden.body.id}/chunks`, { key })).status, 403);
+    assert.equal((await t.api('GET', `/content/${hidden.body.id}`, { key })).status, 403);
+    assert.equal((await t.api('DELETE', `/content/${hidden.body.id}`, { key })).status, 403);
+    assert.equal((await t.api('GET', `/org/kb/content/${visible.body.id}`, { key })).status, 200);
+    const listed = await t.api('GET', '/content?limit=100', { key });
+    assert.equal(listed.status, 200);
+    assert.deepEqual(
+      listed.body.items.map((i: any) => i.id),
+      [visible.body.id],
+    );
+    const none = await keyScopedTo([]);
+    assert.equal((await t.api('GET', '/content', { key: none })).status, 403);
+    assert.equal((await t.api('GET', `/org/kb/content/${visible.body.id}`, { key: none })).status, 403);
+  });
+});
