@@ -45,6 +45,8 @@ let keys: Record<'revoked' | 'scoped' | 'emptyScope' | 'plain', string>;
 let other: SignedIn & { org_id: string };
 /** Real ids of the first organization's resources, by path parameter name, for the cross-organization checks. */
 let foreignIds: Record<string, string>;
+/** Two KB folders of the first organization: the scoped key may reach the first only. */
+let folders: { inside: string; outside: string };
 
 before(async () => {
   t = await startTestSystem();
@@ -63,11 +65,17 @@ before(async () => {
     const me = await session.call('GET', '/auth/me');
     sessions.push({ name, session, permissions: me.body.permissions });
   }
+  const folder = async (name: string) => {
+    const res = await admin.call('POST', '/org/kb/folders', { name });
+    assert.equal(res.status, 201, res.text);
+    return res.body.kb_node_id as string;
+  };
+  folders = { inside: await folder('Matrix inside'), outside: await folder('Matrix outside') };
   const revoked = await newApiKey(admin, { name: 'Revoked' });
   assert.equal((await admin.call('DELETE', `/org/api-keys/${revoked.key_id}`)).status, 204);
   keys = {
     revoked: revoked.key,
-    scoped: (await newApiKey(admin, { name: 'Scoped', folder_scope: [randomUUID()] })).key,
+    scoped: (await newApiKey(admin, { name: 'Scoped', folder_scope: [folders.inside] })).key,
     emptyScope: (await newApiKey(admin, { name: 'No KB', folder_scope: [] })).key,
     plain: (await newApiKey(admin, { name: 'Plain' })).key,
   };
@@ -77,14 +85,27 @@ before(async () => {
   await admin.call('POST', '/org/users', { user_id: member.user_id, role_id: await roleId(admin, 'viewer') });
   const role = await admin.call('POST', '/org/roles', { name: 'Matrix role', permissions: ['read:org'] });
   const key = await newApiKey(admin, { name: 'Foreign target' });
-  const category = await t.api('POST', '/categories', { key: keys.plain, body: { name: 'Matrix category' } });
-  const topic = await t.api('POST', `/categories/${category.body.category_id}/topics`, { key: keys.plain, body: { name: 'Matrix topic' } });
+  const created = async (path: string, body: unknown, field: string): Promise<string> => {
+    const res = await t.api('POST', path, { key: keys.plain, body });
+    assert.ok(res.status >= 200 && res.status < 300, `POST ${path}: ${res.status} ${res.text}`);
+    assert.equal(typeof res.body[field], 'string', `POST ${path} names no ${field}`);
+    return res.body[field];
+  };
+  const category_id = await created('/categories', { name: 'Matrix category' }, 'category_id');
   foreignIds = {
     userId: member.user_id,
     roleId: role.body.role_id,
     keyId: key.key_id,
-    category_id: category.body.category_id,
-    topic_id: topic.body.topic_id,
+    category_id,
+    topic_id: await created(`/categories/${category_id}/topics`, { name: 'Matrix topic' }, 'topic_id'),
+    kb_node_id: folders.outside,
+    content_id: await created('/org/kb/raw', { title: 'Matrix text', text: `Matrix content ${randomUUID()}` }, 'id'),
+    tag_id: await created('/org/tags', { name: 'Matrix tag' }, 'tag_id'),
+    prompt_id: await created('/org/prompts', { name: 'Matrix prompt', text: 'What does the matrix check?' }, 'prompt_id'),
+    question_id: await created('/org/questions', { question: 'Who checks the matrix?' }, 'question_id'),
+    query_id: await created('/org/search', { query: 'matrix question' }, 'query_id'),
+    source_id: await created('/org/tracked-sources', { match_type: 'host', pattern: 'matrix.example', tier: 'tracked' }, 'source_id'),
+    competitor_id: await created('/org/competitors', { name: 'Matrix Rival' }, 'competitor_id'),
   };
 });
 after(async () => t.stop());
@@ -168,10 +189,40 @@ describe('authorization matrix over the route table', () => {
     // Everything is still there for its own organization.
     assert.equal((await admin.call('GET', `/org/users/${foreignIds.userId}`)).status, 200);
     assert.equal((await admin.call('GET', `/org/roles/${foreignIds.roleId}`)).status, 200);
-    assert.equal((await t.api('GET', `/categories/${foreignIds.category_id}`, { key: keys.plain })).status, 200);
+    for (const path of [
+      `/categories/${foreignIds.category_id}`,
+      `/org/kb/nodes/${foreignIds.kb_node_id}`,
+      `/org/prompts/${foreignIds.prompt_id}`,
+      `/org/questions/${foreignIds.question_id}`,
+      `/org/tracked-sources/${foreignIds.source_id}`,
+      `/org/competitors/${foreignIds.competitor_id}`,
+      `/org/search/queries/${foreignIds.query_id}`,
+      `/org/kb/content/${foreignIds.content_id}`,
+    ]) {
+      assert.equal((await t.api('GET', path, { key: keys.plain })).status, 200, path);
+    }
     assert.equal(
       (await admin.call('GET', '/org/api-keys')).body.some((k: { key_id: string }) => k.key_id === foreignIds.keyId),
       true,
     );
+  });
+
+  it('keeps folder-scoped keys to their folders on every KB tree route: 403 outside, and everywhere with an empty scope', async () => {
+    const treeRoutes = routes.filter((r) => r.url.includes(':kb_node_id') || r.url === '/api/v1/org/kb/tree');
+    assert.ok(treeRoutes.length >= 4, `only ${treeRoutes.length} KB tree routes`);
+    for (const r of treeRoutes.filter((r) => ['GET', 'DELETE'].includes(r.method))) {
+      const outside = await request(r, { 'x-api-key': keys.scoped }, { kb_node_id: folders.outside });
+      assert.equal(outside.status, 403, label(r, 'scoped key, outside folder', outside));
+      const none = await request(r, { 'x-api-key': keys.emptyScope }, { kb_node_id: folders.inside });
+      assert.equal(none.status, 403, label(r, 'empty scope key', none));
+      if (r.method === 'GET' && r.url.includes(':kb_node_id')) {
+        const inside = await request(r, { 'x-api-key': keys.scoped }, { kb_node_id: folders.inside });
+        assert.equal(inside.status, 200, label(r, 'scoped key, inside folder', inside));
+      }
+    }
+    // Refused deletes changed nothing.
+    for (const id of [folders.inside, folders.outside]) {
+      assert.equal((await admin.call('GET', `/org/kb/nodes/${id}`)).status, 200);
+    }
   });
 });

@@ -1,5 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { silentLogger } from '@kb/platform';
+import { startSystem } from '@kb/all-in-one';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { newApiKey, newOrgAdmin } from './identity-fixtures.js';
 
@@ -83,5 +85,39 @@ describe('metered operations', () => {
     assert.equal(balance.balance, 0);
     assert.equal(balance.reserved, 0);
     assert.equal(await recordedSearches(key), 12);
+  });
+
+  it('never drives the balance below zero when two gateways on the same store spend it at once', async () => {
+    // A second system on the same data directory: its own store connections, so only the
+    // store's transactions (not an in-process lock) keep the two gateways' reservations apart.
+    const second = await startSystem({
+      env: { DATA_DIR: t.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
+      logger: silentLogger(),
+    });
+    try {
+      const admin = await newOrgAdmin(t, 'twin');
+      const { key } = await newApiKey(admin, { name: 'Twin' });
+      await admin.call('POST', '/org/credits/grants', { amount: 10 });
+      const search = (url: string, i: number) =>
+        fetch(`${url}/api/v1/org/search`, {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: `twin question ${i}` }),
+        }).then(async (res) => (await res.text(), res.status));
+      const statuses = await Promise.all(Array.from({ length: 40 }, (_, i) => search(i % 2 === 0 ? t.url : second.url, i)));
+      assert.equal(statuses.filter((s) => s === 200).length, 10, statuses.join(','));
+      assert.equal(statuses.filter((s) => s === 402).length, 30, statuses.join(','));
+      const balance = (await t.api('GET', '/org/credits/balance', { key })).body;
+      assert.equal(balance.balance, 0);
+      assert.equal(balance.reserved, 0);
+      assert.equal(await recordedSearches(key), 10);
+      const usage = (await t.api('GET', '/org/credits/usage?limit=100', { key })).body as { balance_after: number }[];
+      assert.ok(
+        usage.every((e) => e.balance_after >= 0),
+        JSON.stringify(usage),
+      );
+    } finally {
+      await second.stop();
+    }
   });
 });

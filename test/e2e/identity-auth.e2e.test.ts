@@ -140,6 +140,27 @@ describe('POST /orgs', () => {
     assert.ok(otherRoles.body.every((r: { role_id: string }) => !ids.has(r.role_id)));
   });
 
+  it('derives a free slug from the name when none is sent, so two organizations may share a name', async () => {
+    const name = `Same Name ${Date.now()}`;
+    const first = await (await signUpAndLogIn(t, 'same-a')).call('POST', '/orgs', { name });
+    const second = await (await signUpAndLogIn(t, 'same-b')).call('POST', '/orgs', { name });
+    assert.equal(first.status, 201, first.text);
+    assert.equal(second.status, 201, second.text);
+    assert.equal(first.body.slug, name.toLowerCase().replace(/ /g, '-'));
+    assert.notEqual(second.body.slug, first.body.slug);
+    assert.match(second.body.slug, new RegExp(`^${first.body.slug}-[a-z0-9]+$`));
+    // A slug that was sent is never changed behind the caller's back: taken is 409.
+    const third = await (await signUpAndLogIn(t, 'same-c')).call('POST', '/orgs', { name, slug: first.body.slug });
+    assert.equal(third.status, 409);
+    // A long name still gives a valid slug of at most 63 characters, suffixed or not.
+    const long = 'A very long organization name '.repeat(4);
+    for (const label of ['long-a', 'long-b']) {
+      const res = await (await signUpAndLogIn(t, label)).call('POST', '/orgs', { name: long });
+      assert.equal(res.status, 201, res.text);
+      assert.match(res.body.slug, /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/);
+    }
+  });
+
   it('answers a taken slug with 409, a bad slug or name with 400, and an API key with 401', async () => {
     const user = await signUpAndLogIn(t, 'slugs');
     const slug = `unique-${Date.now()}`;

@@ -99,6 +99,28 @@ describe('PATCH /org/me/runs-enabled', () => {
     assert.equal((await admin.call('PATCH', '/org/me/runs-enabled', { runs_enabled: true })).body.runs_enabled, true);
   });
 
+  it('reaches the services that run things through its event: analytics then refuses to start a run (422)', async () => {
+    const admin = await newOrgAdmin(t, 'runsevent');
+    const config = await admin.call('PUT', '/org/run-configuration', { enabled: true, models: ['some-model'], cadence: 'daily' });
+    assert.equal(config.status, 200, config.text);
+    assert.equal((await admin.call('PATCH', '/org/me/runs-enabled', { runs_enabled: false })).status, 200);
+    // Analytics learns the switch from organization.runs_enabled_changed on the bus, not from the gateway's answer.
+    const analyticsSees = async (expected: boolean) => {
+      for (let i = 0; i < 100; i++) {
+        const got = await admin.call('GET', '/org/run-configuration');
+        if (got.body.runs_enabled === expected) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.fail(`analytics never saw runs_enabled ${expected}`);
+    };
+    await analyticsSees(false);
+    const run = await admin.call('POST', '/org/run-configuration/runs');
+    assert.equal(run.status, 422, run.text);
+    assert.equal(run.body.error.code, 'runs_disabled');
+    assert.equal((await admin.call('PATCH', '/org/me/runs-enabled', { runs_enabled: true })).status, 200);
+    await analyticsSees(true);
+  });
+
   it('answers a viewer and a collaborator with 403, an API key with 401, a bad body with 400', async () => {
     const admin = await newOrgAdmin(t, 'runsauth');
     const viewer = await newMember(t, admin, 'viewer');
@@ -230,6 +252,110 @@ describe('/org/users', () => {
     assert.equal((await viewer.call('POST', '/org/users', { user_id: u.user_id, role_id: viewerRole })).status, 403);
     assert.equal((await viewer.call('PUT', `/org/users/${admin.user_id}`, { role_id: viewerRole })).status, 403);
     assert.equal((await viewer.call('DELETE', `/org/users/${admin.user_id}`)).status, 403);
+  });
+});
+
+describe('no escalation through users and roles', () => {
+  it('lets a user manager hand out only roles they hold, and not touch anyone above them', async () => {
+    const admin = await newOrgAdmin(t, 'esc-users');
+    const managerRole = await admin.call('POST', '/org/roles', {
+      name: 'User manager',
+      permissions: ['read:org', 'read:kb', 'read:analytics', 'manage:users'],
+    });
+    assert.equal(managerRole.status, 201, managerRole.text);
+    const manager = await signUpAndLogIn(t, 'usermgr');
+    assert.equal((await admin.call('POST', '/org/users', { user_id: manager.user_id, role_id: managerRole.body.role_id })).status, 201);
+    const session = await logIn(t, manager.email);
+    const [adminRole, collaboratorRole, viewerRole] = await Promise.all(['admin', 'collaborator', 'viewer'].map((n) => roleId(admin, n)));
+
+    // Within their own rights: fine.
+    const newcomer = await signUpAndLogIn(t, 'newcomer');
+    assert.equal((await session.call('POST', '/org/users', { user_id: newcomer.user_id, role_id: viewerRole })).status, 201);
+    // Above them: 403, and nothing changes.
+    const outsider = await signUpAndLogIn(t, 'outsider');
+    for (const [method, path, body] of [
+      ['PUT', `/org/users/${manager.user_id}`, { role_id: adminRole }],
+      ['PUT', `/org/users/${newcomer.user_id}`, { role_id: collaboratorRole }],
+      ['POST', '/org/users', { user_id: outsider.user_id, role_id: adminRole }],
+      ['PUT', `/org/users/${admin.user_id}`, { role_id: viewerRole }],
+      ['DELETE', `/org/users/${admin.user_id}`, undefined],
+    ] as const) {
+      const res = await session.call(method, path, body);
+      assert.equal(res.status, 403, `${method} ${path} ${JSON.stringify(body)}: ${res.text}`);
+    }
+    const users = (await admin.call('GET', '/org/users')).body as { user: { id: string }; role: { name: string } }[];
+    assert.deepEqual(
+      users.map((u) => [u.user.id, u.role.name]),
+      [
+        [admin.user_id, 'admin'],
+        [manager.user_id, 'User manager'],
+        [newcomer.user_id, 'viewer'],
+      ],
+    );
+    assert.equal((await session.call('DELETE', `/org/users/${newcomer.user_id}`)).status, 204);
+  });
+
+  it('lets a role manager grant only permissions they hold, never to their own role', async () => {
+    const admin = await newOrgAdmin(t, 'esc-roles');
+    const managerRole = await admin.call('POST', '/org/roles', { name: 'Role manager', permissions: ['read:org', 'manage:roles'] });
+    const manager = await signUpAndLogIn(t, 'rolemgr');
+    assert.equal((await admin.call('POST', '/org/users', { user_id: manager.user_id, role_id: managerRole.body.role_id })).status, 201);
+    const session = await logIn(t, manager.email);
+
+    const reader = await session.call('POST', '/org/roles', { name: 'Reader', permissions: ['read:org'] });
+    assert.equal(reader.status, 201, reader.text);
+    assert.equal((await session.call('POST', '/org/roles', { name: 'Granter', permissions: ['manage:users'] })).status, 403);
+    const own = await session.call('PUT', `/org/roles/${managerRole.body.role_id}`, {
+      permissions: ['read:org', 'manage:roles', 'manage:users'],
+    });
+    assert.equal(own.status, 403, own.text);
+    assert.equal((await session.call('PUT', `/org/roles/${reader.body.role_id}`, { permissions: ['read:org', 'update:org'] })).status, 403);
+    // A role above them cannot be touched at all, not even its description.
+    assert.equal((await session.call('PUT', `/org/roles/${await roleId(admin, 'collaborator')}`, { description: 'mine now' })).status, 403);
+    assert.deepEqual((await admin.call('GET', `/org/roles/${managerRole.body.role_id}`)).body.permissions, ['read:org', 'manage:roles']);
+    assert.equal((await session.call('PUT', `/org/roles/${reader.body.role_id}`, { name: 'Readers' })).status, 200);
+  });
+});
+
+describe('the last admin under concurrency', () => {
+  const roleNames = async (who: { call: (m: string, p: string) => Promise<{ body: unknown }> }) =>
+    ((await who.call('GET', '/org/members')).body as { role_name: string }[]).map((m) => m.role_name).sort();
+
+  it('keeps one admin when two admins remove each other at the same time', async () => {
+    const admin = await newOrgAdmin(t, 'race');
+    const second = await newMember(t, admin, 'admin');
+    const removals = await Promise.all([
+      admin.call('DELETE', `/org/users/${second.user_id}`),
+      second.call('DELETE', `/org/users/${admin.user_id}`),
+    ]);
+    // The loser is refused by the invariant (409) or, when the winner's write landed before the
+    // loser was even authenticated, no longer acts in the organization at all (404).
+    const statuses = removals.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 204).length, 1, removals.map((r) => r.text).join(' | '));
+    assert.ok(
+      statuses.some((s) => s === 409 || s === 404),
+      statuses.join(','),
+    );
+    const survivor = statuses[0] === 204 ? admin : second;
+    assert.deepEqual(await roleNames(survivor), ['admin']);
+  });
+
+  it('keeps one admin when two admins demote each other at the same time', async () => {
+    const admin = await newOrgAdmin(t, 'race-demote');
+    const peer = await newMember(t, admin, 'admin');
+    const viewerRole = await roleId(admin, 'viewer');
+    const demotions = await Promise.all([
+      admin.call('PUT', `/org/users/${peer.user_id}`, { role_id: viewerRole }),
+      peer.call('PUT', `/org/users/${admin.user_id}`, { role_id: viewerRole }),
+    ]);
+    // The loser is refused by the invariant (409) or, demoted before being authenticated, lacks manage:users (403).
+    const statuses = demotions.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 200).length, 1, demotions.map((r) => r.text).join(' | '));
+    assert.ok(
+      statuses.some((s) => s === 409 || s === 403),
+      statuses.join(','),
+    );
+    assert.deepEqual(await roleNames(admin), ['admin', 'viewer']);
   });
 });
 

@@ -1,6 +1,5 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { PASSWORD, asSession, logIn } from './identity-fixtures.js';
 
@@ -39,26 +38,42 @@ describe('a newcomer from a fresh start', () => {
     assert.equal((await viewer.call('PATCH', '/org/me/runs-enabled', { runs_enabled: false })).status, 403);
     assert.equal((await founder('PATCH', '/org/me/runs-enabled', { runs_enabled: false })).status, 200);
 
-    // A folder-scoped key: the secret is shown once.
-    const created = await founder('POST', '/org/api-keys', { name: 'Docs bot', folder_scope: [randomUUID()] });
+    // A folder-scoped key: the secret is shown once, and the key reaches only its folder.
+    const docs = await founder('POST', '/org/kb/folders', { name: 'Docs' });
+    const internal = await founder('POST', '/org/kb/folders', { name: 'Internal' });
+    assert.equal(docs.status, 201, docs.text);
+    const created = await founder('POST', '/org/api-keys', { name: 'Docs bot', folder_scope: [docs.body.kb_node_id] });
     assert.equal(created.status, 201);
     const secret: string = created.body.key;
     const listed = await founder('GET', '/org/api-keys');
     assert.equal(listed.body.length, 1);
     assert.ok(!listed.text.includes(secret));
     assert.equal((await t.api('GET', '/org/me', { key: secret })).body.org_id, org.body.org_id);
+    assert.equal((await t.api('GET', `/org/kb/nodes/${docs.body.kb_node_id}`, { key: secret })).status, 200);
+    assert.equal((await t.api('GET', `/org/kb/nodes/${internal.body.kb_node_id}`, { key: secret })).status, 403);
 
     // Revoked: 401 at once.
     assert.equal((await founder('DELETE', `/org/api-keys/${created.body.key_id}`)).status, 204);
     assert.equal((await t.api('GET', '/org/me', { key: secret })).status, 401);
+    assert.equal((await t.api('GET', `/org/kb/nodes/${docs.body.kb_node_id}`, { key: secret })).status, 401);
 
     // A new organization has no credits: a metered operation is 402 and does nothing.
     assert.equal((await founder('GET', '/org/credits/balance')).body.balance, 0);
     const search = await founder('POST', '/org/search', { query: 'what do we sell?' });
     assert.equal(search.status, 402);
-    const queries = await founder('GET', '/org/search/queries');
-    assert.equal(queries.status, 200);
-    assert.equal(queries.headers.get('x-total-count'), '0');
+    const searches = async () => {
+      const queries = await founder('GET', '/org/search/queries');
+      assert.equal(queries.status, 200);
+      return queries.headers.get('x-total-count');
+    };
+    assert.equal(await searches(), '0');
     assert.deepEqual((await founder('GET', '/org/credits/usage')).body, []);
+
+    // With one credit, one search runs; then the organization has run out: 402, and no second search.
+    assert.equal((await founder('POST', '/org/credits/grants', { amount: 1 })).status, 201);
+    assert.equal((await founder('POST', '/org/search', { query: 'what do we sell?' })).status, 200);
+    assert.equal((await founder('POST', '/org/search', { query: 'and what else?' })).status, 402);
+    assert.equal(await searches(), '1');
+    assert.equal((await founder('GET', '/org/credits/balance')).body.balance, 0);
   });
 });

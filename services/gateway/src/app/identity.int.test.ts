@@ -15,6 +15,8 @@ import { createIdentityService, type IdentityService } from './identity.js';
 import { createOrganizationService, type OrganizationService } from './organizations.js';
 import { createApiKeyService, type ApiKeyService } from './api-keys.js';
 import { createCreditsService, type CreditsService } from './credits.js';
+import { allPermissions } from '../auth/permissions.js';
+import { ROLES, type RoleDoc } from '../projections/identity.js';
 
 /** The identity use cases on the embedded store, with a controlled clock. */
 let dir: string;
@@ -41,10 +43,11 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const ctxOf = (org_id: string, user_id: string): CallContext => ({
+/** A signed-in user's call context; by default with every permission, as the organization's creator has. */
+const ctxOf = (org_id: string, user_id: string, permissions: string[] = allPermissions): CallContext => ({
   org_id,
   principal: { type: 'user', id: user_id },
-  permissions: [],
+  permissions,
   folder_scope: null,
   request_id: randomUUID(),
 });
@@ -98,6 +101,50 @@ describe('organization events', () => {
       [false],
     );
     assert.equal(switched[0]!.metadata.actor, `user:${session.user_id}`);
+  });
+});
+
+describe('roles', () => {
+  it('let the built-in admin role grant the whole catalogue, even permissions added after the organization was created', async () => {
+    const email = `catalogue-${randomUUID()}@example.test`;
+    await identity.signup({ email, password: PASSWORD, name: 'Catalogue' });
+    const login = await identity.login({ email, password: PASSWORD });
+    const session = (await identity.findOpenSession(login.token))!;
+    const org = await identity.createOrganization(session, { name: 'Older Org' });
+    const ctx = ctxOf(org.org_id, session.user_id);
+    const adminRole = (await organizations.listRoles(ctx)).find((r) => r.name === 'admin')!;
+    // As an organization created before manage:credits existed would have it stored.
+    const stored = (await store.get<RoleDoc>(ROLES, adminRole.role_id))!;
+    await store.transaction((tx) => tx.put(ROLES, { ...stored, permissions: stored.permissions.filter((p) => p !== 'manage:credits') }));
+    try {
+      const resolved = (await identity.findOpenSession(login.token))!;
+      assert.deepEqual([...resolved.permissions].sort(), [...allPermissions].sort());
+      assert.deepEqual([...(await organizations.getRole(ctx, adminRole.role_id)).permissions].sort(), [...allPermissions].sort());
+      const viewerRole = (await organizations.listRoles(ctx)).find((r) => r.name === 'viewer')!;
+      assert.ok(!viewerRole.permissions.includes('manage:credits'), 'other roles grant only what they hold');
+    } finally {
+      // The read model goes back to what the events say, for the rebuild test below.
+      await store.transaction((tx) => tx.put(ROLES, stored));
+    }
+  });
+
+  it('refuse to hand out, or touch, permissions the caller does not hold', async () => {
+    const email = `escalate-${randomUUID()}@example.test`;
+    await identity.signup({ email, password: PASSWORD, name: 'Escalate' });
+    const session = (await identity.findOpenSession((await identity.login({ email, password: PASSWORD })).token))!;
+    const org = await identity.createOrganization(session, { name: 'Escalation Org' });
+    const owner = ctxOf(org.org_id, session.user_id);
+    const limited = ctxOf(org.org_id, session.user_id, ['read:org', 'manage:roles', 'manage:users']);
+    const forbidden = { kind: 'forbidden', code: 'permission_escalation' };
+    await assert.rejects(organizations.createRole(limited, { name: 'Too much', permissions: ['update:org'] }), forbidden);
+    const small = await organizations.createRole(limited, { name: 'Small', permissions: ['read:org'] });
+    await assert.rejects(organizations.updateRole(limited, small.role_id, { permissions: ['read:org', 'manage:credits'] }), forbidden);
+    const adminRole = (await organizations.listRoles(owner)).find((r) => r.name === 'admin')!;
+    await assert.rejects(organizations.changeUserRole(limited, session.user_id, small.role_id), forbidden);
+    await assert.rejects(organizations.removeUser(limited, session.user_id), forbidden);
+    const other = await identity.signup({ email: `other-${randomUUID()}@example.test`, password: PASSWORD, name: 'Other' });
+    await assert.rejects(organizations.addUser(limited, { user_id: other.user_id, role_id: adminRole.role_id }), forbidden);
+    assert.equal((await organizations.addUser(limited, { user_id: other.user_id, role_id: small.role_id })).role.name, 'Small');
   });
 });
 

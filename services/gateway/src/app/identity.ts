@@ -12,6 +12,7 @@ import {
   API_KEY_HASHES,
   MEMBERSHIPS,
   ORGANIZATIONS,
+  ORG_SLUGS,
   ROLES,
   SESSIONS,
   SESSION_TOKENS,
@@ -26,7 +27,7 @@ import {
   type UserDoc,
 } from '../projections/identity.js';
 import { hashApiKey, hashPassword, hashToken, keyHint, newSessionToken, verifyPassword } from '../auth/secrets.js';
-import type { BuiltInRole } from '../auth/permissions.js';
+import { grantedBy, type BuiltInRole } from '../auth/permissions.js';
 
 export interface BootstrapSettings {
   BOOTSTRAP_ORG_NAME?: string | undefined;
@@ -44,8 +45,14 @@ export const slugify = (name: string): string =>
     .normalize('NFKD')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 63) || 'org';
+    .slice(0, 63)
+    .replace(/^-+|-+$/g, '') || 'org';
+
+/** `base` with a short suffix, still a valid slug of at most 63 characters. */
+export const suffixedSlug = (base: string, suffix: string): string => `${base.slice(0, 62 - suffix.length).replace(/-+$/, '')}-${suffix}`;
+
+/** How often a derived slug is tried again after another organization claimed it first. */
+const SLUG_ATTEMPTS = 4;
 
 export interface PublicUser {
   user_id: string;
@@ -92,7 +99,7 @@ export function createIdentityService(deps: {
     const membership = await store.get<MembershipDoc>(MEMBERSHIPS, membershipId(orgId, userId));
     if (!membership) return undefined;
     const role = await store.get<RoleDoc>(ROLES, membership.role_id);
-    return role?.permissions ?? [];
+    return role ? grantedBy(role) : [];
   }
 
   async function createOrganizationIn(
@@ -270,23 +277,38 @@ export function createIdentityService(deps: {
       return me({ ...session, org_id: orgId, permissions: (await permissionsIn(orgId, session.user_id)) ?? [] });
     },
 
-    /** A new organization with its built-in roles; the creator is its admin and the session switches to it. */
+    /**
+     * A new organization with its built-in roles; the creator is its admin and the session switches to it.
+     * A slug the caller chose must be free (409). One derived from the name is made free instead: two
+     * organizations may well share a name, and a newcomer should not get a 409 for a field they never sent.
+     */
     async createOrganization(session: ResolvedSession, input: { name: string; slug?: string | undefined }): Promise<OrganizationDoc> {
       const orgId = ids.uuid();
       const at = clock.now().toISOString();
-      const slug = input.slug ?? slugify(input.name);
+      const name = input.name.trim();
       const metadata: EventMetadata = { org_id: orgId, actor: `user:${session.user_id}` };
-      await commands
-        .transaction({ metadata }, async (s) => {
-          await createOrganizationIn(s, { org_id: orgId, name: input.name.trim(), slug, created_by: session.user_id, at });
-          await s.execute(sessionDecider, sessionStream(session.session_id), {
-            type: 'switch_org',
-            session_id: session.session_id,
-            org_id: orgId,
-            at,
+      const base = slugify(name);
+      for (let attempt = 1; ; attempt++) {
+        let slug = input.slug ?? base;
+        if (input.slug === undefined && (attempt > 1 || (await store.get(ORG_SLUGS, base)))) {
+          slug = suffixedSlug(base, ids.uuid().replace(/-/g, '').slice(0, 6));
+        }
+        try {
+          await commands.transaction({ metadata }, async (s) => {
+            await createOrganizationIn(s, { org_id: orgId, name, slug, created_by: session.user_id, at });
+            await s.execute(sessionDecider, sessionStream(session.session_id), {
+              type: 'switch_org',
+              session_id: session.session_id,
+              org_id: orgId,
+              at,
+            });
           });
-        })
-        .catch(claimConflict);
+          break;
+        } catch (err) {
+          const slugLost = err instanceof DuplicateKeyError && err.collection === ORG_SLUGS;
+          if (!slugLost || input.slug !== undefined || attempt >= SLUG_ATTEMPTS) claimConflict(err);
+        }
+      }
       const org = await store.get<OrganizationDoc>(ORGANIZATIONS, orgId);
       if (!org) throw errors.internal('Organization vanished after creation');
       return org;

@@ -15,7 +15,7 @@ import {
   type RoleDoc,
   type UserDoc,
 } from '../projections/identity.js';
-import type { Permission } from '../auth/permissions.js';
+import { grantedBy, lacking, type Permission } from '../auth/permissions.js';
 import { claimConflict } from './identity.js';
 
 export const actorOf = (ctx: CallContext) => `${ctx.principal.type}:${ctx.principal.id}`;
@@ -43,11 +43,26 @@ const roleView = (r: RoleDoc): RoleView => ({
   role_id: r.role_id,
   name: r.name,
   description: r.description,
-  permissions: r.permissions,
+  permissions: grantedBy(r),
   built_in: r.built_in,
   created_at: r.created_at,
   updated_at: r.updated_at,
 });
+
+/**
+ * No escalation: a caller only hands out, and only touches, what they hold themselves. Without
+ * this, anyone with manage:users could make themselves admin, and anyone with manage:roles could
+ * add any permission to their own role. Admins hold everything, so nothing changes for them.
+ */
+function requireHeld(ctx: CallContext, wanted: readonly string[], what: string): void {
+  const missing = lacking(ctx.permissions, wanted);
+  if (missing.length > 0) {
+    throw errors.forbidden(`${what} carries ${missing.join(', ')}, which your own role does not grant`, {
+      code: 'permission_escalation',
+      details: { missing },
+    });
+  }
+}
 
 /** The organization profile, its members and its roles; every call is scoped to ctx.org_id. */
 export function createOrganizationService(deps: { store: Store; commands: CommandBus; ids: IdGenerator; clock: Clock }) {
@@ -84,11 +99,18 @@ export function createOrganizationService(deps: { store: Store; commands: Comman
   }
 
   /** A role_id in a body must name one of this organization's roles. */
-  async function requireRole(ctx: CallContext, roleId: string) {
+  async function requireRole(ctx: CallContext, roleId: string): Promise<RoleDoc> {
     const role = await store.get<RoleDoc>(ROLES, roleId);
     if (!role || role.org_id !== ctx.org_id) {
       throw errors.validation('role_id names no role of this organization', { code: 'unknown_role', details: { field: 'role_id' } });
     }
+    return role;
+  }
+
+  /** The permissions a member holds now (nothing when their role is gone). */
+  async function heldBy(m: MembershipDoc): Promise<string[]> {
+    const role = await store.get<RoleDoc>(ROLES, m.role_id);
+    return role ? grantedBy(role) : [];
   }
 
   async function getRole(ctx: CallContext, roleId: string): Promise<RoleDoc> {
@@ -145,27 +167,28 @@ export function createOrganizationService(deps: { store: Store; commands: Comman
       }
       if (!userId || !(await store.get<UserDoc>(USERS, userId))) throw errors.notFound('User');
       await getOrganization(ctx);
-      await requireRole(ctx, input.role_id);
+      requireHeld(ctx, grantedBy(await requireRole(ctx, input.role_id)), 'That role');
       await execute(ctx, { type: 'add_member', org_id: ctx.org_id, user_id: userId, role_id: input.role_id, at: now() });
       return orgUser(await membership(ctx, userId));
     },
 
     async changeUserRole(ctx: CallContext, userId: string, roleId: string): Promise<OrgUser> {
-      await membership(ctx, userId);
-      await requireRole(ctx, roleId);
+      requireHeld(ctx, await heldBy(await membership(ctx, userId)), "That user's current role");
+      requireHeld(ctx, grantedBy(await requireRole(ctx, roleId)), 'That role');
       await execute(ctx, { type: 'change_member_role', org_id: ctx.org_id, user_id: userId, role_id: roleId, at: now() });
       return orgUser(await membership(ctx, userId));
     },
 
     async removeUser(ctx: CallContext, userId: string): Promise<void> {
-      await membership(ctx, userId);
+      requireHeld(ctx, await heldBy(await membership(ctx, userId)), "That user's role");
       await execute(ctx, { type: 'remove_member', org_id: ctx.org_id, user_id: userId, at: now() });
     },
 
     /** Members: who belongs to the organization, with their role and what it allows. */
     async listMembers(ctx: CallContext, page: { limit: number; offset: number }) {
       const { items, total } = await listUsers(ctx, page);
-      const roles = new Map((await store.find<RoleDoc>(ROLES, { where: { org_id: ctx.org_id } })).map((r) => [r.role_id, r]));
+      const roles = await store.find<RoleDoc>(ROLES, { where: { org_id: ctx.org_id } });
+      const granted = new Map(roles.map((r) => [r.role_id, grantedBy(r)]));
       return {
         total,
         items: items.map((u) => ({
@@ -174,7 +197,7 @@ export function createOrganizationService(deps: { store: Store; commands: Comman
           name: u.user.name,
           role_id: u.role.role_id,
           role_name: u.role.name,
-          permissions: roles.get(u.role.role_id)?.permissions ?? [],
+          permissions: granted.get(u.role.role_id) ?? [],
           joined_at: u.joined_at,
           status: u.status,
         })),
@@ -202,6 +225,7 @@ export function createOrganizationService(deps: { store: Store; commands: Comman
     ): Promise<RoleView> {
       const roleId = ids.uuid();
       await getOrganization(ctx);
+      requireHeld(ctx, input.permissions, 'The new role');
       await execute(ctx, {
         type: 'create_role',
         org_id: ctx.org_id,
@@ -219,7 +243,9 @@ export function createOrganizationService(deps: { store: Store; commands: Comman
       roleId: string,
       input: { name?: string | undefined; description?: string | undefined; permissions?: Permission[] | undefined },
     ): Promise<RoleView> {
-      await getRole(ctx, roleId);
+      const role = await getRole(ctx, roleId);
+      requireHeld(ctx, grantedBy(role), 'That role');
+      if (input.permissions !== undefined) requireHeld(ctx, input.permissions, 'The changed role');
       await execute(ctx, {
         type: 'update_role',
         org_id: ctx.org_id,

@@ -35,3 +35,15 @@ export const builtInRoles: Record<BuiltInRole, Permission[]> = {
 };
 
 export const isPermission = (p: string): p is Permission => Object.hasOwn(permissionCatalogue, p);
+
+/**
+ * What a role actually grants. The built-in admin role grants the whole catalogue as it is
+ * now, not as it was when the organization was created: a permission added to the catalogue
+ * later must not lock every existing organization's admins out (they could not add it, since
+ * the admin role's permissions cannot be changed).
+ */
+export const grantedBy = (role: { name: string; built_in: boolean; permissions: readonly string[] }): string[] =>
+  role.built_in && role.name === 'admin' ? [...allPermissions] : [...role.permissions];
+
+/** The permissions of `wanted` that `held` lacks: a caller may only hand out (or touch) what they hold. */
+export const lacking = (held: readonly string[], wanted: readonly string[]): string[] => wanted.filter((p) => !held.includes(p));

@@ -118,7 +118,8 @@ export function authRoutes(identity: IdentityService): FastifyPluginAsyncTypebox
           summary: 'Create an organization',
           description:
             'The signed-in user becomes its admin; it gets its own copies of the built-in roles admin, collaborator and viewer, ' +
-            "and becomes the session's current organization. The slug (derived from the name when left out) is unique: 409.",
+            "and becomes the session's current organization. A slug that is sent must be free (409); left out, a free one is " +
+            'derived from the name (with a short suffix when another organization has it).',
           body: Type.Object({ name: OrgName, slug: Type.Optional(Slug) }, { additionalProperties: false }),
           response: { 201: Type.Ref('OrgDetailResponse'), ...errorResponses(400, 401, 409) },
         },

@@ -54,7 +54,8 @@ export function orgUserRoutes(organizations: OrganizationService): FastifyPlugin
           summary: 'Add an existing user to the organization',
           description:
             'Names the user by user_id or by email (exactly one) and assigns one of the organization roles by role_id. ' +
-            '404 when no such user; 409 when already a member; 400 when role_id names no role of this organization.',
+            '404 when no such user; 409 when already a member; 400 when role_id names no role of this organization; ' +
+            '403 when the role carries a permission the caller does not hold.',
           body: Type.Object({ user_id: Type.Optional(Uuid), email: Type.Optional(Email), role_id: Uuid }, { additionalProperties: false }),
           response: { 201: Type.Ref('OrgUserResponse'), ...errorResponses(400, 401, 403, 404, 409) },
         },
@@ -88,7 +89,9 @@ export function orgUserRoutes(organizations: OrganizationService): FastifyPlugin
         schema: {
           tags,
           summary: "Change a user's role",
-          description: 'Accepts role_id only. 409 when it would leave the organization without an admin.',
+          description:
+            'Accepts role_id only. 409 when it would leave the organization without an admin; 403 when the new role, or the ' +
+            "user's current one, carries a permission the caller does not hold.",
           params: UserParams,
           body: Type.Object({ role_id: Uuid }, { additionalProperties: false }),
           response: { 200: Type.Ref('OrgUserResponse'), ...errorResponses(400, 401, 403, 404, 409) },
@@ -104,7 +107,8 @@ export function orgUserRoutes(organizations: OrganizationService): FastifyPlugin
         schema: {
           tags,
           summary: 'Remove a user from the organization',
-          description: 'The organization never loses its last admin (409).',
+          description:
+            "The organization never loses its last admin (409). 403 when the user's role carries a permission the caller does not hold.",
           params: UserParams,
           response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404, 409) },
         },

@@ -67,7 +67,8 @@ export function roleRoutes(organizations: OrganizationService): FastifyPluginAsy
         schema: {
           tags,
           summary: 'Create a custom role',
-          description: 'Names are unique within the organization regardless of case (409).',
+          description:
+            'Names are unique within the organization regardless of case (409). A caller can only grant permissions they hold (403).',
           body: Type.Object(
             { name: RoleName, description: Type.Optional(RoleDescription), permissions: Permissions },
             { additionalProperties: false },
@@ -86,7 +87,8 @@ export function roleRoutes(organizations: OrganizationService): FastifyPluginAsy
           tags,
           summary: 'Change a role',
           description:
-            'Only the fields sent change. Built-in roles cannot be renamed, and the admin role always holds every permission (409).',
+            'Only the fields sent change. Built-in roles cannot be renamed, and the admin role always holds every permission (409). ' +
+            'A caller can only change a role, and grant permissions, within what they hold themselves (403).',
           params: RoleParams,
           body: Type.Object(
             { name: Type.Optional(RoleName), description: Type.Optional(RoleDescription), permissions: Type.Optional(Permissions) },
