@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // Generates the small real files under test/fixtures/formats that the ingest tests
 // and the benchmark use: one sample of every accepted format plus the failure
-// cases (corrupt, encrypted, empty of text, mismatched, decompression bomb).
+// cases (corrupt, encrypted PDF and DOCX, empty of text, mismatched, decompression
+// bombs with honest and with lying size headers).
 // Usage: node scripts/make-fixtures.mjs   (from the repository root; deterministic
-// content, so re-running only changes files when a generator library changes).
+// content, so re-running only changes files when a generator library changes,
+// except sample.docx and sample.pptx, whose libraries stamp the current time
+// into the package metadata: keep the committed ones unless their content changes).
 //
 // The legacy binary formats have no maintained pure-JS writer except XLS (SheetJS
 // writes BIFF8). sample.doc and sample.ppt were converted once from this script's
@@ -18,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { deflateRawSync } from 'node:zlib';
+import { createHash } from 'node:crypto';
 
 const require = createRequire(join(process.cwd(), 'test/package.json'));
 const docx = require('docx');
@@ -34,7 +38,7 @@ const write = (name, bytes) => {
 };
 const FIXED_DATE = new Date('2024-01-01T00:00:00Z');
 
-// --- PDF: two pages of text, plus one page with no text at all.
+// --- PDF: two pages of text (the second with a small table), plus one page with no text at all.
 {
   const pdf = await PDFDocument.create({ updateMetadata: false });
   pdf.setCreationDate(FIXED_DATE);
@@ -48,10 +52,18 @@ const FIXED_DATE = new Date('2024-01-01T00:00:00Z');
     ],
     ['Warranty Terms', 'The panels carry a twenty five year performance warranty.', 'Claims need the serial number printed on the frame.'],
   ];
+  const pdfPages = [];
   for (const lines of pages) {
     const page = pdf.addPage([595, 842]);
     lines.forEach((line, i) => page.drawText(line, { x: 50, y: 780 - i * 30, size: i === 0 ? 20 : 12, font }));
+    pdfPages.push(page);
   }
+  // A PDF table is only text placed in columns: the extractor has to see the cells from the gaps.
+  [
+    ['Component', 'Warranty years'],
+    ['Panels', '25'],
+    ['Inverter', '10'],
+  ].forEach((row, i) => row.forEach((cell, j) => pdfPages[1].drawText(cell, { x: 50 + j * 200, y: 680 - i * 20, size: 12, font })));
   write('sample.pdf', Buffer.from(await pdf.save({ useObjectStreams: false })));
 
   const blank = await PDFDocument.create({ updateMetadata: false });
@@ -181,6 +193,9 @@ write(
 // --- Failure cases.
 // Corrupt: a PDF header followed by garbage and no xref or objects.
 write('corrupt.pdf', Buffer.from('%PDF-1.7\n' + 'garbage '.repeat(64) + '\n'));
+// Encrypted PDF: standard security handler (RC4, 40-bit, revision 2) with the user
+// password "secret", built by hand since pdf-lib does not encrypt.
+write('encrypted.pdf', encryptedPdf('secret', 'Confidential price list'));
 // Mismatch: a PNG image named .docx.
 write(
   'image-named.docx',
@@ -208,6 +223,15 @@ write(
     ['word/document.xml', Buffer.alloc(64 * 1024 * 1024, 0x20)],
   ];
   write('bomb.docx', makeZip(entries));
+  // The same trick with headers that lie: every entry declares a tiny unpacked
+  // size, so only inflating (with a cap) reveals the 64 MiB.
+  write(
+    'bomb-hidden.xlsx',
+    makeZip([
+      ['[Content_Types].xml', entries[0][1]],
+      ['xl/workbook.xml', Buffer.alloc(64 * 1024 * 1024, 0x20), 1000],
+    ]),
+  );
 }
 
 // --- Legacy DOC and PPT, converted once with LibreOffice (see the header).
@@ -239,12 +263,69 @@ if (soffice) {
   }
 }
 
-/** A minimal zip writer (deflate, no data descriptors), enough for fixtures. */
+/** RC4, which PDF revision 2 encryption uses (OpenSSL 3 no longer offers it by default). */
+function rc4(key, data) {
+  const S = Array.from({ length: 256 }, (_, i) => i);
+  for (let i = 0, j = 0; i < 256; i++) {
+    j = (j + S[i] + key[i % key.length]) & 255;
+    [S[i], S[j]] = [S[j], S[i]];
+  }
+  const out = Buffer.alloc(data.length);
+  for (let n = 0, i = 0, j = 0; n < data.length; n++) {
+    i = (i + 1) & 255;
+    j = (j + S[i]) & 255;
+    [S[i], S[j]] = [S[j], S[i]];
+    out[n] = data[n] ^ S[(S[i] + S[j]) & 255];
+  }
+  return out;
+}
+
+/** A one-page PDF encrypted with a user password (PDF 1.7 section 7.6.3, algorithms 2 to 4, R2). */
+function encryptedPdf(userPassword, text) {
+  const PAD = Buffer.from('28bf4e5e4e758a4164004e56fffa01082e2e00b6d0683e802f0ca9fe6453697a', 'hex');
+  const pad = (pw) => Buffer.concat([Buffer.from(pw, 'latin1'), PAD]).subarray(0, 32);
+  const md5 = (...parts) => createHash('md5').update(Buffer.concat(parts)).digest();
+  const id = md5(Buffer.from('kb fixtures encrypted.pdf'));
+  const permissions = -44;
+  const P = Buffer.alloc(4);
+  P.writeInt32LE(permissions);
+  const O = rc4(md5(pad('owner-' + userPassword)).subarray(0, 5), pad(userPassword));
+  const fileKey = md5(pad(userPassword), O, P, id).subarray(0, 5);
+  const U = rc4(fileKey, PAD);
+  const objectKey = (num) => md5(fileKey, Buffer.from([num & 255, (num >> 8) & 255, (num >> 16) & 255, 0, 0])).subarray(0, 10);
+  const content = rc4(objectKey(4), Buffer.from(`BT /F1 14 Tf 50 780 Td (${text}) Tj ET`));
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>',
+    Buffer.concat([Buffer.from(`<< /Length ${content.length} >>\nstream\n`), content, Buffer.from('\nendstream')]),
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    `<< /Filter /Standard /V 1 /R 2 /O <${O.toString('hex')}> /U <${U.toString('hex')}> /P ${permissions} >>`,
+  ];
+  const parts = [Buffer.from('%PDF-1.4\n')];
+  const offsets = [];
+  let length = parts[0].length;
+  objects.forEach((body, i) => {
+    const obj = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), Buffer.from(body), Buffer.from('\nendobj\n')]);
+    offsets.push(length);
+    parts.push(obj);
+    length += obj.length;
+  });
+  const xref = ['xref', `0 ${objects.length + 1}`, '0000000000 65535 f ', ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n `)];
+  const trailer = `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Encrypt 6 0 R /ID [<${id.toString('hex')}> <${id.toString('hex')}>] >>`;
+  parts.push(Buffer.from(`${xref.join('\n')}\n${trailer}\nstartxref\n${length}\n%%EOF\n`));
+  return Buffer.concat(parts);
+}
+
+/**
+ * A minimal zip writer (deflate, no data descriptors), enough for fixtures. An
+ * entry may give a declared unpacked size that differs from its real one.
+ */
 function makeZip(files) {
   const locals = [];
   const centrals = [];
   let offset = 0;
-  for (const [name, data] of files) {
+  for (const [name, data, declared = data.length] of files) {
     const nameBytes = Buffer.from(name);
     const packed = deflateRawSync(data, { level: 9 });
     const crc = crc32(data);
@@ -254,7 +335,7 @@ function makeZip(files) {
     local.writeUInt16LE(8, 8);
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(data.length, 22);
+    local.writeUInt32LE(declared, 22);
     local.writeUInt16LE(nameBytes.length, 26);
     locals.push(local, nameBytes, packed);
     const central = Buffer.alloc(46);
@@ -264,7 +345,7 @@ function makeZip(files) {
     central.writeUInt16LE(8, 10);
     central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(data.length, 24);
+    central.writeUInt32LE(declared, 24);
     central.writeUInt16LE(nameBytes.length, 28);
     central.writeUInt32LE(offset, 42);
     centrals.push(central, nameBytes);

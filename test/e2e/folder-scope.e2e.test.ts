@@ -2,26 +2,18 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
 
-// Folder-scoped keys come from POST /org/api-keys (a signed-in admin). Until that
-// route exists, scope enforcement is covered over gRPC by
-// services/knowledge-base/src/kb-tree.int.test.ts, and these tests skip.
+// Folder-scoped keys come from POST /org/api-keys (a signed-in admin); the same
+// rules are also covered over gRPC by services/knowledge-base/src/kb-tree.int.test.ts.
 const ADMIN = { email: 'admin@example.com', password: 'development-password' };
 
 let t: TestSystem;
-let skipReason: string | undefined;
 let session: string;
 
 before(async () => {
   t = await startTestSystem();
   const login = await t.api('POST', '/auth/login', { key: null, body: ADMIN });
-  if (login.status === 404 && !login.text.startsWith('{')) {
-    skipReason = 'POST /auth/login does not exist yet (plain-text 404)';
-    return;
-  }
   assert.equal(login.status, 200, login.text);
   session = login.body.token;
-  const probe = await t.api('GET', '/org/api-keys', { key: null, headers: { authorization: `Bearer ${session}` } });
-  if (probe.status === 404 && !probe.text.startsWith('{')) skipReason = 'POST /org/api-keys does not exist yet (plain-text 404)';
 });
 after(async () => t.stop());
 
@@ -41,8 +33,7 @@ const folder = async (name: string, parent_id?: string, key?: string) => {
 };
 
 describe('folder-scoped API keys (spec 5.2)', () => {
-  it('see and touch only their folders: 403 outside, the root and the whole tree included', async (ctx) => {
-    if (skipReason) return ctx.skip(skipReason);
+  it('see and touch only their folders: 403 outside, the root and the whole tree included', async () => {
     const a = await folder('Scope A');
     const a1 = await folder('Scope A1', a.kb_node_id);
     const b = await folder('Scope B');
@@ -84,8 +75,7 @@ describe('folder-scoped API keys (spec 5.2)', () => {
     assert.equal((await t.api('GET', `/org/kb/nodes/${a1.kb_node_id}`)).body.parent_id, a.kb_node_id);
   });
 
-  it('with an empty scope get 403 on the whole knowledge base, while other endpoints work', async (ctx) => {
-    if (skipReason) return ctx.skip(skipReason);
+  it('with an empty scope get 403 on the whole knowledge base, while other endpoints work', async () => {
     const a = await folder('Empty scope target');
     const key = await keyScopedTo([]);
     for (const [method, path, body] of [
@@ -101,8 +91,7 @@ describe('folder-scoped API keys (spec 5.2)', () => {
     assert.equal((await t.api('GET', '/org/tags', { key })).status, 200);
   });
 
-  it('with a scope naming the root see the whole tree', async (ctx) => {
-    if (skipReason) return ctx.skip(skipReason);
+  it('with a scope naming the root see the whole tree', async () => {
     const root = (await t.api('GET', '/org/kb/tree')).body;
     const key = await keyScopedTo([root.kb_node_id]);
     assert.equal((await t.api('GET', '/org/kb/tree', { key })).status, 200);

@@ -93,4 +93,49 @@ describe('folder-scoped keys on ingest', () => {
     assert.equal((await t.api('GET', '/content', { key: none })).status, 403);
     assert.equal((await t.api('GET', `/org/kb/content/${visible.body.id}`, { key: none })).status, 403);
   });
+
+  it("follows the tree: content moved out of the key's folder is out of its reach, and a cascade-deleted folder takes its content along", async () => {
+    const mine = await folder('Moving from');
+    const elsewhere = await folder('Moving to');
+    const created = await t.api('POST', '/org/kb/raw', { body: { title: 'Mover', text: uniqueText('mover'), parent_id: mine } });
+    assert.equal(created.status, 202, created.text);
+    const id: string = created.body.id;
+    const key = await keyScopedTo([mine]);
+    assert.equal((await waitForOutcome(t, id, key)).processing_status, 'completed');
+    const node = await eventually(
+      async () => (await t.api('GET', `/org/kb/nodes/${mine}?limit=100`)).body.children.find((c: any) => c.content_id === id),
+      (n) => n !== undefined,
+      'the content node in its folder',
+    );
+
+    // The tree owns placement: after the move the scoped key neither reads nor lists the content.
+    assert.equal((await t.api('PATCH', `/org/kb/nodes/${node.kb_node_id}`, { body: { parent_id: elsewhere } })).status, 200);
+    await eventually(
+      async () => (await t.api('GET', `/org/kb/content/${id}`, { key })).status,
+      (status) => status === 403,
+      'the moved content to be outside the scope',
+    );
+    assert.equal((await t.api('GET', `/org/kb/content/${id}`)).body.parent_id, elsewhere);
+    assert.deepEqual((await t.api('GET', '/content?limit=100', { key })).body.items, []);
+
+    // Deleting its new folder with cascade removes the content item, not only its node.
+    assert.equal((await t.api('DELETE', `/org/kb/nodes/${elsewhere}?cascade=true`)).status, 204);
+    await eventually(
+      async () => (await t.api('GET', `/org/kb/content/${id}`)).status,
+      (status) => status === 404,
+      'the content of the deleted folder to be gone',
+    );
+    const all = await t.api('GET', '/content?limit=100');
+    assert.ok(!all.body.items.some((i: any) => i.id === id), 'no longer listed');
+  });
 });
+
+async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -90,6 +90,9 @@ describe('POST /org/kb/upload', () => {
     );
     assert.match(pdf.chunks[1].text, /twenty five year performance warranty/);
     assert.deepEqual(pdf.chunks[0].heading_path, ['Solar Panel Maintenance Guide']);
+    assert.deepEqual(pdf.chunks[1].heading_path, ['Warranty Terms']);
+    // The PDF's table keeps its cells (text placed in columns) and its rows.
+    assert.match(pdf.chunks[1].text, /Component \| Warranty years\nPanels \| 25\nInverter \| 10/);
     for (const name of ['sample.xlsx', 'sample.xls']) {
       const sheets = byName.get(name).chunks.map((c: any) => c.sheet);
       assert.deepEqual(sheets, ['Sales', 'Inventory'], name);
@@ -163,7 +166,7 @@ describe('POST /org/kb/upload', () => {
 
   it('ends each broken file failed with a readable reason, and nothing else is affected', async () => {
     const res = await postForm(t, 'POST', '/org/kb/upload', [
-      ...files('corrupt.pdf', 'encrypted.docx', 'no-text.pdf', 'image-named.docx', 'bomb.docx'),
+      ...files('corrupt.pdf', 'encrypted.pdf', 'encrypted.docx', 'no-text.pdf', 'image-named.docx', 'bomb.docx', 'bomb-hidden.xlsx'),
       { name: 'files', filename: 'fine.txt', data: uniqueText('fine next to broken ones') },
     ]);
     assert.equal(res.status, 202, res.text);
@@ -174,10 +177,12 @@ describe('POST /org/kb/upload', () => {
       if (done.processing_status === 'failed') assert.equal(done.attempts, 1, `${o.filename} failed at once`);
     }
     assert.match(reasons['corrupt.pdf']!, /corrupt/i);
+    assert.match(reasons['encrypted.pdf']!, /PDF is password-protected/);
     assert.match(reasons['encrypted.docx']!, /password-protected|encrypted/i);
     assert.match(reasons['no-text.pdf']!, /no text/i);
     assert.match(reasons['image-named.docx']!, /PNG image/);
     assert.match(reasons['bomb.docx']!, /decompression bomb/i);
+    assert.match(reasons['bomb-hidden.xlsx']!, /decompression bomb: .* unpacks to more than the 1000 bytes it declares/);
     assert.equal(reasons['fine.txt'], 'completed');
   });
 

@@ -1,20 +1,17 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
+import { fixture, postForm } from './ingest-helpers.js';
 
 // Content reaches the tree through the ingest service's events (eventually
-// consistent: the tests poll). Raw text comes in through POST /org/kb/raw, built
-// by the ingest work; until that route exists these tests skip, and the consumer
-// is covered by services/knowledge-base/src/content-filing.int.test.ts.
+// consistent: the tests poll). The consumer is also covered in-process by
+// services/knowledge-base/src/content-filing.int.test.ts.
 const ADMIN = { email: 'admin@example.com', password: 'development-password' };
 
 let t: TestSystem;
-let skipReason: string | undefined;
 
 before(async () => {
   t = await startTestSystem();
-  const probe = await t.api('POST', '/org/kb/raw', { body: {} });
-  if (probe.status === 404 && !probe.text.startsWith('{')) skipReason = 'POST /org/kb/raw does not exist yet (plain-text 404)';
 });
 after(async () => t.stop());
 
@@ -54,8 +51,7 @@ const contentIn = (folderId: string, contentId: string, ok: (n: Node) => boolean
   ) as Promise<Node>;
 
 describe('content in the knowledge-base tree', () => {
-  it('puts raw content under its folder, with its tags by id and by name and the automatic rule tags', async (ctx) => {
-    if (skipReason) return ctx.skip(skipReason);
+  it('puts raw content under its folder, with its tags by id and by name and the automatic rule tags', async () => {
     const f = await folder('Raw inbox');
     const existing = (await t.api('POST', '/org/tags', { body: { name: 'Existing raw tag' } })).body;
     assert.equal((await t.api('POST', '/org/tags/rules', { body: { tag: 'Typed in', source_kind: 'raw' } })).status, 201);
@@ -67,8 +63,8 @@ describe('content in the knowledge-base tree', () => {
         tags: [existing.tag_id, 'Fresh raw tag'],
       },
     });
-    assert.ok(res.status === 201 || res.status === 202, res.text);
-    const contentId: string = res.body.id ?? res.body.content_id;
+    assert.equal(res.status, 202, res.text);
+    const contentId: string = res.body.id;
     const node = await contentIn(f.kb_node_id, contentId, (n) => n.tags.length === 3, 'the content node with its tags');
     assert.equal(node.type, 'content');
     assert.equal(node.name, 'Meeting notes');
@@ -86,10 +82,35 @@ describe('content in the knowledge-base tree', () => {
     assert.equal((await t.api('GET', `/org/kb/nodes/${node.kb_node_id}`)).status, 404);
   });
 
-  it('refuses raw content into a folder outside the key scope: 403', async (ctx) => {
-    if (skipReason) return ctx.skip(skipReason);
+  it('tags an uploaded file by rule when its ingestion finishes, matching the format read from its bytes', async () => {
+    const f = await folder('Upload inbox');
+    for (const body of [
+      { tag: 'Inbox files', folder_id: f.kb_node_id },
+      { tag: 'PDF documents', format: 'pdf' },
+      { tag: 'Spreadsheets', format: 'xlsx' },
+      { tag: 'Raw only', source_kind: 'raw' },
+    ]) {
+      const rule = await t.api('POST', '/org/tags/rules', { body });
+      assert.equal(rule.status, 201, rule.text);
+    }
+    // No extension: the name claims no format, the bytes say PDF (unique bytes so it is no duplicate).
+    const pdf = Buffer.concat([fixture('sample.pdf'), Buffer.from(`\n% rule tags ${Date.now()}\n`)]);
+    const res = await postForm(t, 'POST', '/org/kb/upload', [
+      { name: 'files', filename: 'scanned-report', data: pdf },
+      { name: 'parent_id', data: f.kb_node_id },
+      { name: 'tags', data: 'Uploaded by hand' },
+    ]);
+    assert.equal(res.status, 202, res.text);
+    const contentId: string = res.body.files[0].content_id;
+    const done = await contentIn(f.kb_node_id, contentId, (n) => n.processing_status === 'completed', 'the upload to complete');
+    const node = await contentIn(f.kb_node_id, contentId, (n) => n.tags.length >= 3, 'the rule tags after completion');
+    assert.equal(done.kb_node_id, node.kb_node_id);
+    assert.deepEqual(node.tags.map((x) => x.name).sort(), ['Inbox files', 'PDF documents', 'Uploaded by hand']);
+  });
+
+  it('refuses raw content into a folder outside the key scope: 403', async () => {
     const login = await t.api('POST', '/auth/login', { key: null, body: ADMIN });
-    if (login.status !== 200) return ctx.skip('no signed-in admin to create a scoped key');
+    assert.equal(login.status, 200, login.text);
     const inside = await folder('Scoped raw inside');
     const outside = await folder('Scoped raw outside');
     const key = await t.api('POST', '/org/api-keys', {
@@ -97,11 +118,11 @@ describe('content in the knowledge-base tree', () => {
       headers: { authorization: `Bearer ${login.body.token}` },
       body: { name: 'Raw scoped', folder_scope: [inside.kb_node_id] },
     });
-    if (key.status === 404 && !key.text.startsWith('{')) return ctx.skip('POST /org/api-keys does not exist yet');
+    assert.equal(key.status, 201, key.text);
     const post = (parent_id?: string) =>
       t.api('POST', '/org/kb/raw', { key: key.body.key, body: { title: 'Scoped', text: 'Some text', ...(parent_id && { parent_id }) } });
     assert.equal((await post(outside.kb_node_id)).status, 403);
     assert.equal((await post()).status, 403, 'the root is outside the scope');
-    assert.ok([201, 202].includes((await post(inside.kb_node_id)).status));
+    assert.equal((await post(inside.kb_node_id)).status, 202);
   });
 });

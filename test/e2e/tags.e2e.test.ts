@@ -191,10 +191,9 @@ describe('automatic tag rules: /org/tags/rules', () => {
 });
 
 describe('permissions: a signed-in viewer (read:kb without write:kb)', () => {
-  it('reads tags and the tree but gets 403 on every write', async (ctx) => {
+  it('reads tags and the tree but gets 403 on every write', async () => {
     const password = 'viewer-password-123';
     const signup = await t.api('POST', '/auth/signup', { key: null, body: { email: 'viewer@example.com', password, name: 'Viewer' } });
-    if (signup.status === 404 && !signup.text.startsWith('{')) return ctx.skip('POST /auth/signup does not exist yet');
     assert.equal(signup.status, 201, signup.text);
     const admin = await t.api('POST', '/auth/login', { key: null, body: { email: 'admin@example.com', password: 'development-password' } });
     const asAdmin = { key: null, headers: { authorization: `Bearer ${admin.body.token}` } };

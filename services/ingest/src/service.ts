@@ -7,6 +7,7 @@ import { topics } from '@kb/events';
 import type { BlobStore } from '@kb/blob';
 import { createRpcServer, loadProto, serviceConstructor } from '@kb/rpc';
 import { createEventSourcedCore, openBus, openStore } from '@kb/runtime';
+import { startEventConsumer } from '@kb/eventsourcing';
 import type { IngestConfig } from './config.js';
 import { createIntake } from './app/intake.js';
 import { createProcessor } from './app/processor.js';
@@ -15,6 +16,7 @@ import { JOBS } from './app/jobs.js';
 import { createExtractionPool } from './extract/pool.js';
 import { ingestProjections } from './projections/index.js';
 import { ingestHandlers } from './transport/grpc.js';
+import { KB_TREE_CONSUMER_GROUP, kbTreeHandlers } from './transport/kb-tree-events.js';
 
 export const SERVICE_NAME = 'ingest';
 
@@ -97,6 +99,15 @@ export async function startIngest(options: {
   server.addService(serviceConstructor(loadProto('ingest.proto'), 'ingest.v1.IngestService'), ingestHandlers(intake, queries));
   const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
   await core.start();
+  // Moves and deletions of content nodes in the knowledge-base tree (cascade deletes of folders included).
+  const treeConsumer = await startEventConsumer({
+    bus,
+    store,
+    groupId: KB_TREE_CONSUMER_GROUP,
+    topics: [topics.knowledgeBase],
+    handlers: kbTreeHandlers({ store, commands: core.commands, blobs, logger }),
+    logger,
+  });
   processor.start();
   logger.info({ port }, 'ingest listening');
 
@@ -104,6 +115,7 @@ export async function startIngest(options: {
     address: `${config.GRPC_HOST}:${port}`,
     async stop() {
       await server.shutdown();
+      await treeConsumer.stop();
       await processor.stop();
       await pool.close();
       await core.stop();

@@ -120,6 +120,18 @@ export const contentUpdated = defineEvent(
 
 export const contentDeleted = defineEvent(ingest, 'content.deleted', 1, Type.Object({ content_id: Uuid, org_id: Uuid, at: Timestamp }));
 
+/**
+ * The content's node was moved to another folder of the knowledge-base tree
+ * (which owns placement); ingest follows so folder scope applies to where the
+ * content is now. parent_id null: the root folder.
+ */
+export const contentMoved = defineEvent(
+  ingest,
+  'content.moved',
+  1,
+  Type.Object({ content_id: Uuid, org_id: Uuid, parent_id: Type.Union([Uuid, Type.Null()]), at: Timestamp }),
+);
+
 export const ingestEvents = [
   contentCreated,
   contentVersionAdded,
@@ -129,6 +141,7 @@ export const ingestEvents = [
   contentFailed,
   contentUpdated,
   contentDeleted,
+  contentMoved,
 ];
 
 export type ContentVersionAccepted = EventData<typeof contentCreated>;
@@ -137,3 +150,4 @@ export type ContentExtracted = EventData<typeof contentExtracted>;
 export type ContentFailed = EventData<typeof contentFailed>;
 export type ContentUpdated = EventData<typeof contentUpdated>;
 export type ContentDeleted = EventData<typeof contentDeleted>;
+export type ContentMoved = EventData<typeof contentMoved>;

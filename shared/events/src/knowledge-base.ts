@@ -96,7 +96,7 @@ export const kbNodeMoved = defineEvent(
 );
 /**
  * A node left the tree. For a content node (content_id set) the content item
- * itself is the ingest service's: it may react (the KB does not delete it).
+ * itself is the ingest service's: ingest deletes it when it receives this.
  */
 export const kbNodeDeleted = defineEvent(
   kb,

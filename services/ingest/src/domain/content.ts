@@ -1,7 +1,7 @@
 import { errors } from '@kb/platform';
 import type { StoredEvent } from '@kb/store';
 import type { Decider, DecidedEvent } from '@kb/eventsourcing';
-import type { ContentChunksAdded, ContentFailed, ContentUpdated, ContentVersionAccepted } from '@kb/events';
+import type { ContentChunksAdded, ContentFailed, ContentMoved, ContentUpdated, ContentVersionAccepted } from '@kb/events';
 
 /**
  * The content aggregate: one stream per content item, holding its versions and
@@ -66,7 +66,9 @@ export type ContentCommand =
       topic_id?: string | null;
       at: string;
     }
-  | { type: 'delete'; org_id: string; at: string };
+  | { type: 'delete'; org_id: string; at: string }
+  /** The knowledge-base tree moved the content's node (null: to the root folder). */
+  | { type: 'move'; org_id: string; parent_id: string | null; at: string };
 
 export const contentStream = (contentId: string): string => `content-${contentId}`;
 
@@ -132,6 +134,8 @@ function evolve(state: ContentState, event: StoredEvent): ContentState {
       else if (d.topic_id !== undefined) next.topic_id = d.topic_id;
       return next;
     }
+    case 'content.moved':
+      return { ...state, parent_id: (event.data as ContentMoved).parent_id };
     case 'content.deleted':
       return { ...state, status: 'deleted' };
     default:
@@ -292,6 +296,15 @@ function decide(command: ContentCommand, state: ContentState): DecidedEvent[] {
     case 'delete':
       requireActive(state, command.org_id);
       return [{ type: 'content.deleted', data: { content_id: state.content_id, org_id: state.org_id, at: command.at } }];
+    case 'move':
+      // A fact from the tree, not a request: nothing to refuse, only nothing to record when it changes nothing.
+      if (state.status !== 'active' || state.org_id !== command.org_id || state.parent_id === command.parent_id) return [];
+      return [
+        {
+          type: 'content.moved',
+          data: { content_id: state.content_id, org_id: state.org_id, parent_id: command.parent_id, at: command.at },
+        },
+      ];
     default: {
       const never: never = command;
       throw new Error(`Unknown command ${JSON.stringify(never)}`);

@@ -92,6 +92,22 @@ describe('content decider', () => {
     assert.throws(() => run([{ ...create, title: '  ' }]), /title/);
   });
 
+  it('follows moves of its tree node, records nothing for a no-op move, another organization or deleted content', () => {
+    const F = 'dddddddd-dddd-4ddd-8ddd-dddddddddddd';
+    const { state, types } = run([
+      create,
+      { type: 'move', org_id: ORG, parent_id: F, at: AT },
+      { type: 'move', org_id: ORG, parent_id: F, at: AT },
+      { type: 'move', org_id: OTHER, parent_id: null, at: AT },
+    ]);
+    assert.deepEqual(types, ['content.created', 'content.moved']);
+    assert.equal(state.parent_id, F);
+    const back = run([create, { type: 'move', org_id: ORG, parent_id: F, at: AT }, { type: 'move', org_id: ORG, parent_id: null, at: AT }]);
+    assert.equal(back.state.parent_id, null);
+    const gone = run([create, { type: 'delete', org_id: ORG, at: AT }, { type: 'move', org_id: ORG, parent_id: F, at: AT }]);
+    assert.deepEqual(gone.types, ['content.created', 'content.deleted']);
+  });
+
   it('batches chunk text so no event grows past the limit', () => {
     const chunks = Array.from({ length: 10 }, (_, i) => ({ chunk_index: i, text: 'x'.repeat(100) }));
     const batches = batchChunks(chunks, 250);

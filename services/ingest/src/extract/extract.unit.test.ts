@@ -34,10 +34,13 @@ describe('extractFile: the format comes from the bytes', () => {
   it('fails permanently with a readable reason for broken files', async () => {
     const cases: [string, RegExp][] = [
       ['corrupt.pdf', /corrupt/],
+      ['encrypted.pdf', /PDF is password-protected/],
       ['encrypted.docx', /password-protected/],
       ['no-text.pdf', /no text/],
       ['image-named.docx', /named as Word \(DOCX\) but its content is a PNG image/],
       ['bomb.docx', /decompression bomb/],
+      // Headers that declare 1000 bytes for 64 MiB: caught by inflating under a cap, not by trusting them.
+      ['bomb-hidden.xlsx', /decompression bomb: xl\/workbook\.xml unpacks to more than the 1000 bytes it declares/],
     ];
     for (const [name, reason] of cases) {
       await assert.rejects(
@@ -46,6 +49,31 @@ describe('extractFile: the format comes from the bytes', () => {
         name,
       );
     }
+  });
+
+  it('keeps PDF pages, headings and table rows (cells from the gaps between text runs)', async () => {
+    const { blocks } = await extract('sample.pdf');
+    assert.deepEqual(
+      blocks.filter((b) => b.kind !== 'paragraph').map((b) => [b.kind, b.text, b.page]),
+      [
+        ['heading', 'Solar Panel Maintenance Guide', 1],
+        ['heading', 'Warranty Terms', 2],
+        ['row', 'Component | Warranty years', 2],
+        ['row', 'Panels | 25', 2],
+        ['row', 'Inverter | 10', 2],
+      ],
+    );
+    // Words of one sentence are never split into cells.
+    assert.ok(blocks.some((b) => b.kind === 'paragraph' && b.text === 'The panels carry a twenty five year performance warranty.'));
+  });
+
+  it('a zip-based file over the unpacked total limit fails even when its entries are small', async () => {
+    const small = { maxUncompressedBytes: 4096, maxCompressionRatio: 200 };
+    await assert.rejects(
+      extractFile({ bytes: readFileSync(dir + 'sample.docx'), filename: 'sample.docx' }, small),
+      (err: Error & { permanent?: boolean }) =>
+        /expands to \d+(\.\d)? KB when unpacked, over the 4 KB limit/.test(err.message) && err.permanent === true,
+    );
   });
 
   it('refuses a file whose name and bytes disagree, an empty file, and invalid JSON or XML', async () => {

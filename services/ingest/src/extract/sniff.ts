@@ -1,5 +1,5 @@
 import CFB from 'cfb';
-import { checkZipBomb, readZipDirectory } from './zip.js';
+import { checkInflatedSizes, checkZipBomb, readZipDirectory } from './zip.js';
 import { FORMAT_NAMES, permanent, type ExtractionLimits, type Format } from './types.js';
 
 const startsWith = (bytes: Buffer, magic: number[], at = 0) => magic.every((b, i) => bytes[at + i] === b);
@@ -29,10 +29,16 @@ export function detectBinary(bytes: Buffer, limits: ExtractionLimits): Detected 
     const entries = readZipDirectory(bytes);
     checkZipBomb(entries, limits);
     const names = new Set(entries.map((e) => e.name));
-    if (names.has('word/document.xml')) return { format: 'docx' };
-    if (names.has('xl/workbook.xml')) return { format: 'xlsx' };
-    if (names.has('ppt/presentation.xml')) return { format: 'pptx' };
-    return { other: 'a zip archive' };
+    const format: Format | undefined = names.has('word/document.xml')
+      ? 'docx'
+      : names.has('xl/workbook.xml')
+        ? 'xlsx'
+        : names.has('ppt/presentation.xml')
+          ? 'pptx'
+          : undefined;
+    if (!format) return { other: 'a zip archive' };
+    checkInflatedSizes(bytes, entries, limits);
+    return { format };
   }
   if (startsWith(bytes, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) {
     let container: CFB.CFB$Container;

@@ -1,6 +1,6 @@
 import type { StoreTransaction, StoredEvent } from '@kb/store';
 import type { Projection } from '@kb/eventsourcing';
-import type { ContentChunksAdded, ContentExtracted, ContentFailed, ContentUpdated, ContentVersionAccepted } from '@kb/events';
+import type { ContentChunksAdded, ContentExtracted, ContentFailed, ContentMoved, ContentUpdated, ContentVersionAccepted } from '@kb/events';
 import type { ProcessingStatus, Source } from '../domain/content.js';
 
 export const CONTENT = 'content_items';
@@ -188,6 +188,12 @@ export const contentProjection: Projection = {
           else if (value !== undefined) next[field] = value;
         }
         await tx.put(CONTENT, next);
+        return;
+      }
+      case 'content.moved': {
+        const d = event.data as ContentMoved;
+        const item = await tx.get<ContentDoc>(CONTENT, d.content_id);
+        if (item) await tx.put(CONTENT, { ...item, parent_id: d.parent_id, updated_at: d.at });
         return;
       }
       case 'content.deleted': {

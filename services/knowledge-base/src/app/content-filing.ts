@@ -177,7 +177,13 @@ export function contentFilingHandlers(deps: { commands: CommandBus; ids: IdGener
         const d = event.data as ContentExtracted;
         const filing = await currentVersion(tx, d);
         if (!filing) return;
-        const next: ContentFilingDoc = { ...filing, status: 'completed', updated_at: d.at };
+        // The format read from the bytes is the truth (a file without an extension claims none): rules match on it.
+        const next: ContentFilingDoc = {
+          ...filing,
+          status: 'completed',
+          ...(d.format !== undefined && { format: d.format.toLowerCase() }),
+          updated_at: d.at,
+        };
         await tx.put(CONTENT_FILING, next);
         if (filing.source_kind !== 'raw') await applyRules(s, next, d.at);
       }),

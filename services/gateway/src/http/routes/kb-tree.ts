@@ -207,7 +207,8 @@ export function kbTreeRoutes(tree: RpcClient): FastifyPluginAsyncTypebox {
           summary: 'Delete a node',
           description:
             'A folder that is not empty is 409 unless cascade=true, which deletes everything under it. The root folder cannot be ' +
-            'deleted (409). Deleting a content node removes it from the tree; the content item itself stays with the ingest service.' +
+            'deleted (409). Deleting a content node (or a folder holding content, with cascade) also deletes the content items and ' +
+            'their original files, shortly after (asynchronously).' +
             scopeNote,
           params: NodeParams,
           querystring: DeleteQuery,

@@ -4,12 +4,25 @@ import { ExtractionError, permanent, type Block } from '../types.js';
 interface TextItem {
   str: string;
   transform: number[];
+  /** Advance width in page units. */
+  width?: number;
   hasEOL?: boolean;
 }
 
+/** Separator between the cells of a table row (as for HTML, DOCX and sheet tables). */
+const CELL = ' | ';
+/**
+ * A horizontal gap wider than this many font sizes between two runs of one line
+ * separates table cells: word spaces are a quarter to one em even in justified
+ * text, while a PDF has no table structure other than where text is placed.
+ */
+const CELL_GAP_EMS = 1.5;
+
 /**
  * PDF text per page (pdf.js). Lines set in a font clearly larger than the
- * document's body text are taken as headings, so chunks keep a heading path.
+ * document's body text are taken as headings, so chunks keep a heading path;
+ * lines whose runs stand in columns apart are table rows, their cells joined
+ * with " | ".
  */
 export async function extractPdf(bytes: Buffer): Promise<Block[]> {
   let pdf;
@@ -31,27 +44,41 @@ export async function extractPdf(bytes: Buffer): Promise<Block[]> {
     throw new ExtractionError(`The PDF could not be read: ${(err as Error).message}`, false);
   }
   try {
-    const lines: { text: string; size: number; page: number }[] = [];
+    const lines: { text: string; size: number; page: number; cells: number }[] = [];
     for (let n = 1; n <= pdf.numPages; n++) {
       const page = await pdf.getPage(n);
       const content = await page.getTextContent();
       let line = '';
       let size = 0;
+      let cells = 1;
       let lastY: number | undefined;
+      /** Where the last visible run of the line ends (x), to measure the gap to the next. */
+      let endX: number | undefined;
       const push = () => {
         const clean = line.replace(/\s+/g, ' ').trim();
-        if (clean) lines.push({ text: clean, size, page: n });
+        if (clean) lines.push({ text: clean, size, page: n, cells });
         line = '';
         size = 0;
+        cells = 1;
+        endX = undefined;
       };
       for (const raw of content.items) {
         const item = raw as TextItem;
         if (typeof item.str !== 'string') continue;
+        const x = item.transform[4] ?? 0;
         const y = item.transform[5] ?? 0;
         if (lastY !== undefined && Math.abs(y - lastY) > 2 && line) push();
-        line += item.str;
-        size = Math.max(size, Math.hypot(item.transform[0] ?? 0, item.transform[1] ?? 0));
         lastY = y;
+        const fontSize = Math.hypot(item.transform[0] ?? 0, item.transform[1] ?? 0);
+        if (item.str.trim()) {
+          if (endX !== undefined && line.trim() && x - endX > Math.max(fontSize, 1) * CELL_GAP_EMS) {
+            line = line.trimEnd() + CELL;
+            cells++;
+          }
+          endX = x + (item.width ?? 0);
+        }
+        line += item.str;
+        size = Math.max(size, fontSize);
         if (item.hasEOL) push();
       }
       push();
@@ -59,11 +86,12 @@ export async function extractPdf(bytes: Buffer): Promise<Block[]> {
     }
     const sizes = lines.map((l) => l.size).sort((a, b) => a - b);
     const body = sizes[Math.floor(sizes.length / 2)] ?? 0;
-    return lines.map((l): Block =>
-      l.size > body * 1.3 && l.text.length < 200
+    return lines.map((l): Block => {
+      if (l.cells > 1) return { kind: 'row', text: l.text, page: l.page };
+      return l.size > body * 1.3 && l.text.length < 200
         ? { kind: 'heading', level: 1, text: l.text, page: l.page }
-        : { kind: 'paragraph', text: l.text, page: l.page },
-    );
+        : { kind: 'paragraph', text: l.text, page: l.page };
+    });
   } finally {
     await pdf.destroy();
   }
