@@ -29,7 +29,14 @@ describe('POST /content/file', () => {
   });
 
   it('takes title, summary, category and topic; DOCX and DOC too', async () => {
-    const category_id = randomUUID();
+    const category = await t.api('POST', '/categories', { body: { name: `Handbooks ${randomUUID()}` } });
+    assert.equal(category.status, 201, category.text);
+    const category_id: string = category.body.category_id;
+    const unknown = await postForm(t, 'POST', '/content/file', [
+      { name: 'file', filename: 'handbook.docx', data: fixture('sample.docx') },
+      { name: 'category_id', data: randomUUID() },
+    ]);
+    assert.equal(unknown.status, 404, `an unknown category: ${unknown.text}`);
     const res = await postForm(t, 'POST', '/content/file', [
       { name: 'file', filename: 'handbook.docx', data: fixture('sample.docx') },
       { name: 'title', data: 'Handbook' },
@@ -163,6 +170,8 @@ describe('PUT and PATCH /content/file/{content_id}: versions', () => {
     assert.equal(withFile.body.title, 'Renamed');
     assert.equal((await postForm(t, 'PATCH', `/content/file/${randomUUID()}`, [{ name: 'title', data: 'X' }])).status, 404);
     assert.equal((await postForm(t, 'PATCH', `/content/file/${id}`, [{ name: 'colour', data: 'red' }])).status, 400);
+    const misfiled = await postForm(t, 'PATCH', `/content/file/${id}`, [{ name: 'topic_id', data: randomUUID() }]);
+    assert.equal(misfiled.status, 404, `an unknown topic: ${misfiled.text}`);
     assert.equal((await postForm(t, 'PATCH', `/content/file/not-a-uuid`, [{ name: 'title', data: 'X' }])).status, 400);
     assert.equal((await postForm(t, 'PATCH', `/content/file/${id}`, [{ name: 'title', data: 'X' }], null)).status, 401);
   });

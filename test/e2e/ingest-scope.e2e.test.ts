@@ -77,6 +77,12 @@ describe('folder-scoped keys on ingest', () => {
     const hidden = await t.api('POST', '/org/kb/raw', { body: { title: 'Hidden', text: uniqueText('hidden'), parent_id: theirs } });
     assert.equal(hidden.status, 202);
     const visible = await t.api('POST', '/org/kb/raw', { body: { title: 'Visible', text: uniqueText('visible'), parent_id: mine } });
+    const sub = await t.api('POST', '/org/kb/folders', { body: { name: 'Readable child', parent_id: mine } });
+    assert.equal(sub.status, 201, sub.text);
+    const nested = await t.api('POST', '/org/kb/raw', {
+      body: { title: 'Nested', text: uniqueText('nested'), parent_id: sub.body.kb_node_id },
+    });
+    assert.equal(nested.status, 202, nested.text);
     const key = await keyScopedTo([mine]);
     assert.equal((await t.api('GET', `/org/kb/content/${hidden.body.id}`, { key })).status, 403);
     assert.equal((await t.api('GET', `/org/kb/content/${hidden.body.id}/chunks`, { key })).status, 403);
@@ -87,8 +93,11 @@ describe('folder-scoped keys on ingest', () => {
     assert.equal(listed.status, 200);
     assert.deepEqual(
       listed.body.items.map((i: any) => i.id),
-      [visible.body.id],
+      [visible.body.id, nested.body.id],
+      'the key lists content in its folders and their subfolders, nothing else',
     );
+    assert.equal(listed.body.total_count, 2);
+    assert.equal((await t.api('GET', `/content/${nested.body.id}`, { key })).status, 200);
     const none = await keyScopedTo([]);
     assert.equal((await t.api('GET', '/content', { key: none })).status, 403);
     assert.equal((await t.api('GET', `/org/kb/content/${visible.body.id}`, { key: none })).status, 403);

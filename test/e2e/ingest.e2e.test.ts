@@ -34,8 +34,12 @@ describe('POST /org/kb/raw', () => {
   });
 
   it('files content under a category and topic', async () => {
-    const category_id = randomUUID();
-    const topic_id = randomUUID();
+    const category = await t.api('POST', '/categories', { body: { name: `Filing ${randomUUID()}` } });
+    assert.equal(category.status, 201, category.text);
+    const category_id: string = category.body.category_id;
+    const topic = await t.api('POST', `/categories/${category_id}/topics`, { body: { name: 'Filed topic' } });
+    assert.equal(topic.status, 201, topic.text);
+    const topic_id: string = topic.body.topic_id;
     const res = await t.api('POST', '/org/kb/raw', { body: { title: 'Filed', text: uniqueText('filed'), category_id, topic_id } });
     assert.equal(res.status, 202, res.text);
     assert.equal(res.body.category_id, category_id);
@@ -45,6 +49,33 @@ describe('POST /org/kb/raw', () => {
       listed.body.items.map((i: any) => i.id),
       [res.body.id],
     );
+  });
+
+  it('answers 404 for a category or topic that does not exist, is deleted, or a topic of another category; nothing is stored', async () => {
+    const a = await t.api('POST', '/categories', { body: { name: `Filing A ${randomUUID()}` } });
+    const b = await t.api('POST', '/categories', { body: { name: `Filing B ${randomUUID()}` } });
+    const topicOfB = await t.api('POST', `/categories/${b.body.category_id}/topics`, { body: { name: 'Only in B' } });
+    assert.equal(topicOfB.status, 201, topicOfB.text);
+    const gone = await t.api('POST', '/categories', { body: { name: `Filing gone ${randomUUID()}` } });
+    assert.equal((await t.api('DELETE', `/categories/${gone.body.category_id}`)).status, 204);
+    const text = uniqueText('misfiled');
+    const cases = [
+      { category_id: randomUUID() },
+      { topic_id: randomUUID() },
+      { category_id: gone.body.category_id },
+      { category_id: a.body.category_id, topic_id: topicOfB.body.topic_id },
+    ];
+    for (const filing of cases) {
+      const res = await t.api('POST', '/org/kb/raw', { body: { title: 'Misfiled', text, ...filing } });
+      assert.equal(res.status, 404, `${JSON.stringify(filing)}: ${res.text}`);
+    }
+    const upload = await postForm(t, 'POST', '/org/kb/upload', [
+      { name: 'files', filename: 'misfiled.txt', data: text },
+      { name: 'category_id', data: randomUUID() },
+    ]);
+    assert.equal(upload.status, 404, upload.text);
+    const accepted = await t.api('POST', '/org/kb/raw', { body: { title: 'Filed right', text, category_id: b.body.category_id } });
+    assert.equal(accepted.status, 202, `not a duplicate: the refused calls stored nothing (${accepted.text})`);
   });
 
   it('answers 400 for an empty text, a missing title or an unknown field, and 401 without a key', async () => {

@@ -80,6 +80,30 @@ export async function checkFolder(kbTree: RpcClient, ctx: CallContext, folderId:
   await kbTree.call('CheckFolderAccess', folderId ? { folder_id: folderId } : {}, ctx);
 }
 
+/** Category and topic ids on intake must name live ones of the organization (404 otherwise). */
+export async function checkFiling(
+  categories: RpcClient,
+  ctx: CallContext,
+  filing: { category_id?: string | undefined; topic_id?: string | undefined },
+): Promise<void> {
+  if (!filing.category_id && !filing.topic_id) return;
+  await categories.call(
+    'CheckFiling',
+    { ...(filing.category_id && { category_id: filing.category_id }), ...(filing.topic_id && { topic_id: filing.topic_id }) },
+    ctx,
+  );
+}
+
+/**
+ * Ingest files content by its direct folder, so a scoped key's listing needs the
+ * scope's subfolders too; the tree resolves them (403 for an empty scope).
+ */
+export async function withSubfolders(kbTree: RpcClient, ctx: CallContext): Promise<CallContext> {
+  if (ctx.folder_scope === null) return ctx;
+  const { folder_ids } = await kbTree.call<{ folder_ids: string[] }>('ExpandFolderScope', {}, ctx);
+  return { ...ctx, folder_scope: folder_ids };
+}
+
 /** Reads an item and applies the caller's folder scope to it. */
 export async function readScoped<T extends { item: ItemMessage }>(
   clients: ServiceClients,

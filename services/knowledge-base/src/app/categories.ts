@@ -178,6 +178,23 @@ export function createCategoriesService(deps: CategoriesDeps) {
       return (await store.get<TopicDoc>(TOPICS, topicId))!;
     },
 
+    /**
+     * Content filed under a category and/or topic must name live ones of this organization,
+     * and a topic must belong to the category given with it (404 otherwise). Intake asks
+     * before accepting, so a typo never files content under nothing.
+     */
+    async checkFiling(ctx: CallContext, filing: { category_id?: string; topic_id?: string }): Promise<void> {
+      if (filing.category_id) await readCategory(ctx.org_id, filing.category_id);
+      if (filing.topic_id) {
+        const topic = await store.get<TopicDoc>(TOPICS, filing.topic_id);
+        if (!topic || topic.org_id !== ctx.org_id || topic.deleted_at !== null) throw errors.notFound('Topic');
+        if (filing.category_id && topic.category_id !== filing.category_id) {
+          throw errors.notFound('Topic', { code: 'topic_not_in_category' });
+        }
+        await readCategory(ctx.org_id, topic.category_id);
+      }
+    },
+
     async removeTopic(ctx: CallContext, categoryId: string, topicId: string): Promise<void> {
       await commands.transaction(metadataOf(ctx), (s) =>
         run(s, categoryId, { type: 'delete_topic', org_id: ctx.org_id, topic_id: topicId, at: now() }),

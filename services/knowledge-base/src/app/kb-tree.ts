@@ -283,6 +283,26 @@ export function createKbTreeService(deps: KbTreeDeps) {
     },
 
     /**
+     * The caller's folder scope with every folder below it, for listings kept outside the
+     * tree (ingest files content by its direct folder). Empty for an unscoped caller.
+     */
+    async expandScope(ctx: CallContext): Promise<{ folder_ids: string[] }> {
+      requireSomeScope(ctx);
+      if (ctx.folder_scope === null) return { folder_ids: [] };
+      const found = new Set<string>();
+      let frontier = [...new Set(ctx.folder_scope)];
+      while (frontier.length > 0) {
+        const nodes = await store.find<KbNodeDoc>(KB_NODES, { where: { org_id: ctx.org_id, kb_node_id: { $in: frontier } } });
+        const folders = nodes.filter((n) => n.type === 'folder' && !found.has(n.kb_node_id)).map((n) => n.kb_node_id);
+        for (const id of folders) found.add(id);
+        if (folders.length === 0) break;
+        const kids = await store.find<KbNodeDoc>(KB_NODES, { where: { org_id: ctx.org_id, parent_id: { $in: folders }, type: 'folder' } });
+        frontier = kids.map((k) => k.kb_node_id);
+      }
+      return { folder_ids: [...found] };
+    },
+
+    /**
      * May this caller file content into this folder (absent: the root)? For the
      * ingest intake, before it accepts an upload. Returns the folder's id.
      */

@@ -42,6 +42,13 @@ export function categoryHandlers(categories: CategoriesService): Record<string, 
     }),
     UpdateTopic: (r: { category_id: string; topic_id: string; name?: string; description?: string; clear_description?: boolean }, ctx) =>
       categories.updateTopic(ctx, r.category_id, r.topic_id, patchOf(r)),
+    CheckFiling: async (r: { category_id?: string; topic_id?: string }, ctx) => {
+      await categories.checkFiling(ctx, {
+        ...(r.category_id && { category_id: r.category_id }),
+        ...(r.topic_id && { topic_id: r.topic_id }),
+      });
+      return {};
+    },
     DeleteTopic: async (r: { category_id: string; topic_id: string }, ctx) => {
       await categories.removeTopic(ctx, r.category_id, r.topic_id);
       return {};

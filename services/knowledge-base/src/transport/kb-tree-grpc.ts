@@ -26,5 +26,6 @@ export function kbTreeHandlers(tree: KbTreeService): Record<string, UnaryHandler
       return {};
     },
     CheckFolderAccess: (r: { folder_id?: string }, ctx) => tree.checkFolderAccess(ctx, r.folder_id || undefined),
+    ExpandFolderScope: (_r: unknown, ctx) => tree.expandScope(ctx),
   };
 }

@@ -9,6 +9,7 @@ import { TagRefs } from './kb-tree.js';
 import {
   ContentItem,
   FormFile,
+  checkFiling,
   checkFolder,
   field,
   multipartRouteValidation,
@@ -18,6 +19,7 @@ import {
   registerMultipart,
   uploadFiles,
   uploadOf,
+  withSubfolders,
   type ItemMessage,
   type MultipartBody,
 } from '../intake-support.js';
@@ -108,7 +110,11 @@ export function contentRoutes(clients: ServiceClients, maxUploadBytes: number): 
         },
       },
       async (req) => {
-        const res = await clients.ingest.call<{ items: ItemMessage[]; total_count: number }>('ListContent', req.query, callerOf(req));
+        const res = await clients.ingest.call<{ items: ItemMessage[]; total_count: number }>(
+          'ListContent',
+          req.query,
+          await withSubfolders(clients.kbTree, callerOf(req)),
+        );
         return { items: res.items.map(itemJson), total_count: res.total_count, limit: req.query.limit, offset: req.query.offset };
       },
     );
@@ -129,6 +135,7 @@ export function contentRoutes(clients: ServiceClients, maxUploadBytes: number): 
         const ctx = callerOf(req);
         const { title, text, summary, category_id, topic_id, parent_id, tags: tagRefs } = req.body;
         await checkFolder(clients.kbTree, ctx, parent_id);
+        await checkFiling(clients.categories, ctx, { category_id, topic_id });
         const item = await clients.ingest.call<ItemMessage>(
           'CreateRaw',
           {
@@ -176,7 +183,7 @@ export function contentRoutes(clients: ServiceClients, maxUploadBytes: number): 
             'in the organization are a duplicate: 422.',
           consumes: ['multipart/form-data'],
           body: CreateForm,
-          response: { 202: ContentItem, ...errorResponses(400, 401, 402, 403, 422) },
+          response: { 202: ContentItem, ...errorResponses(400, 401, 402, 403, 404, 422) },
         },
       },
       async (req, reply) => {
@@ -188,6 +195,7 @@ export function contentRoutes(clients: ServiceClients, maxUploadBytes: number): 
         const categoryId = field(upload, 'category_id', isUuid, 'must be a uuid');
         const topicId = field(upload, 'topic_id', isUuid, 'must be a uuid');
         await checkFolder(clients.kbTree, ctx, undefined);
+        await checkFiling(clients.categories, ctx, { category_id: categoryId, topic_id: topicId });
         const [outcome] = await uploadFiles(clients.ingest, ctx, [file], {
           filing: { ...(categoryId && { category_id: categoryId }), ...(topicId && { topic_id: topicId }), tags: [] },
           title,
@@ -262,6 +270,7 @@ export function contentRoutes(clients: ServiceClients, maxUploadBytes: number): 
         const categoryId = field(upload, 'category_id', isUuid, 'must be a uuid');
         const topicId = field(upload, 'topic_id', isUuid, 'must be a uuid');
         await readScoped(clients, ctx, req.params.content_id);
+        await checkFiling(clients.categories, ctx, { category_id: categoryId, topic_id: topicId });
         const contentId = req.params.content_id;
         let item: ItemMessage | undefined;
         if (categoryId || topicId || (!file && (title !== undefined || summary !== undefined))) {

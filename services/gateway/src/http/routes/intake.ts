@@ -10,6 +10,7 @@ import {
   ContentItem,
   ContentVersion,
   FormFile,
+  checkFiling,
   checkFolder,
   field,
   multipartRouteValidation,
@@ -105,6 +106,7 @@ export function intakeRoutes(clients: ServiceClients, maxUploadBytes: number): F
         const ctx = callerOf(req);
         await checkFolder(clients.kbTree, ctx, req.body.parent_id);
         const { title, text, summary, parent_id, tags: tagRefs, category_id, topic_id } = req.body;
+        await checkFiling(clients.categories, ctx, { category_id, topic_id });
         const item = await clients.ingest.call<ItemMessage>(
           'CreateRaw',
           {
@@ -153,6 +155,7 @@ export function intakeRoutes(clients: ServiceClients, maxUploadBytes: number): F
         const categoryId = field(upload, 'category_id', isUuid, 'must be a uuid');
         const topicId = field(upload, 'topic_id', isUuid, 'must be a uuid');
         await checkFolder(clients.kbTree, ctx, parentId);
+        await checkFiling(clients.categories, ctx, { category_id: categoryId, topic_id: topicId });
         const filing = {
           ...(parentId && { parent_id: parentId }),
           ...(categoryId && { category_id: categoryId }),
