@@ -75,6 +75,25 @@ describe('POST /org/prompts/suggestions', () => {
     assert.deepEqual(empty.body.suggestions, []);
   });
 
+  it('never proposes the same question twice in one answer (two items with one title)', async () => {
+    const admin = await newOrgAdmin(t, 'suggest-twins');
+    assert.equal((await admin.call('POST', '/org/credits/grants', { amount: 50 })).status < 300, true);
+    const a = await feed.put(admin.org_id, {
+      title: 'Greenhouse guide',
+      chunks: ['Tomatoes in the greenhouse need watering twice a day.'],
+    });
+    const b = await feed.put(admin.org_id, {
+      title: 'Greenhouse guide',
+      chunks: ['Greenhouse vents open automatically above thirty degrees.'],
+    });
+    await eventually(async () => assert.equal((await admin.call('POST', '/search', { query: 'greenhouse' })).body.total_results, 2));
+    const res = await admin.call('POST', '/org/prompts/suggestions', { count: 20 });
+    assert.equal(res.status, 200, res.text);
+    const texts = (res.body.suggestions as { text: string; supporting_content_ids: string[] }[]).map((x) => x.text);
+    assert.deepEqual(texts, ['What does Greenhouse guide say?']);
+    assert.ok([a.content_id, b.content_id].includes(res.body.suggestions[0].supporting_content_ids[0]));
+  });
+
   it('has its own rate limit per organization: 429 with Retry-After, other organizations unaffected', async () => {
     const admin = await newOrgAdmin(t, 'suggest-limit');
     for (let i = 0; i < PER_MINUTE; i++) assert.equal((await admin.call('POST', '/org/prompts/suggestions', {})).status, 200);

@@ -1,6 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { loadConfig, silentLogger } from '@kb/platform';
@@ -158,6 +160,40 @@ describe('POST /search (spec 4.2)', () => {
     assert.ok(expenses.content_id);
   });
 
+  it('collapses near-duplicate chunks in results, answer and total_results', async () => {
+    const memo =
+      'The lighthouse keeper logs the lamp hours every night in the bound register kept by the stairs. ' +
+      'Spare lenses are stored in the lower gallery, wrapped in cloth, and checked for cracks on the first day of each month. ' +
+      'Storm shutters must be closed when the wind exceeds sixty knots, and the keeper radios the harbour office once they are shut.';
+    const first = await feed.put(org, { title: 'Lighthouse manual', chunks: [memo] });
+    // The same paragraph uploaded again (another file), with one word different.
+    const copy = await feed.put(org, { title: 'Lighthouse manual (copy)', chunks: [memo.replace('sixty', '60')] });
+    const other = await feed.put(org, { title: 'Keeper roster', chunks: ['The lighthouse keeper rota changes every Monday.'] });
+    // Events of one organization are consumed in order: once the copy and the roster are in, so is the first.
+    await eventually(async () => {
+      for (const [query, id] of [
+        ['copy', copy.content_id],
+        ['roster', other.content_id],
+      ] as const) {
+        const found = (await t.api('POST', '/search', { body: { query, max_results: 10 } })).body.results;
+        assert.ok(
+          found.some((r: { content_id: string }) => r.content_id === id),
+          query,
+        );
+      }
+    });
+    const question = { query: 'When does the lighthouse keeper close the storm shutters?' };
+    const res = await t.api('POST', '/search', { body: question });
+    assert.equal(res.status, 200, res.text);
+    const ids = res.body.results.map((r: { content_id: string }) => r.content_id);
+    assert.equal(ids.filter((id: string) => id === first.content_id || id === copy.content_id).length, 1, 'one of the two copies');
+    assert.ok(ids.includes(other.content_id));
+    assert.equal(res.body.total_results, 2, 'the collapsed copy is not counted');
+    assert.equal((res.body.answer.match(/Storm shutters must be closed/g) ?? []).length, 1);
+    for (const id of [first.content_id, copy.content_id, other.content_id]) await feed.remove(org, id);
+    await eventually(async () => assert.equal((await t.api('POST', '/search', { body: { query: 'lighthouse' } })).body.total_results, 0));
+  });
+
   it('the re-index command rebuilds a lost index from the store', async () => {
     const question = { query: 'How many vacation days do employees get?' };
     const before = (await t.api('POST', '/search', { body: question })).body;
@@ -179,6 +215,27 @@ describe('POST /search (spec 4.2)', () => {
     // Same chunks in the same order (BM25 scores depend on the index's statistics, which a rebuild compacts).
     const withoutScore = (rs: { score: number }[]) => rs.map(({ score: _score, ...r }) => r);
     assert.deepEqual(withoutScore(after.results), withoutScore(before.results));
+    assert.equal(after.answer, before.answer);
+  });
+
+  it('npm run reindex:search rebuilds it from the command line, with progress', async () => {
+    const question = { query: 'How many vacation days do employees get?' };
+    const before = (await t.api('POST', '/search', { body: question })).body;
+    const db = new Database(join(t.dataDir, 'knowledge-base-search.db'));
+    db.exec('DELETE FROM chunks_fts; DELETE FROM chunks; DELETE FROM contents;');
+    db.close();
+    assert.equal((await t.api('POST', '/search', { body: question })).body.total_results, 0);
+    // The script behind `npm run reindex:search`, run the same way (same settings as the service, from the environment).
+    const root = new URL('../..', import.meta.url).pathname;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', 'services/knowledge-base/src/reindex-cli.ts'],
+      { cwd: root, env: { ...process.env, DATA_DIR: t.dataDir, LOG_LEVEL: 'silent' }, timeout: 60_000 },
+    );
+    assert.match(stdout, /re-indexing: 1\/\d+ content items/);
+    assert.match(stdout, /re-indexed \d+ content items, \d+ chunks\n$/);
+    const after = (await t.api('POST', '/search', { body: question })).body;
+    assert.equal(after.total_results, before.total_results);
     assert.equal(after.answer, before.answer);
   });
 });

@@ -39,8 +39,17 @@ export const searchConfigFields = {
   }),
 };
 
-export function checkSearchSettings(c: { SEARCH_INDEX: string; ELASTICSEARCH_URL?: string }): string[] {
-  return c.SEARCH_INDEX === 'elasticsearch' && !c.ELASTICSEARCH_URL
-    ? ['ELASTICSEARCH_URL is required when SEARCH_INDEX=elasticsearch']
-    : [];
+export function checkSearchSettings(c: {
+  SEARCH_INDEX: string;
+  ELASTICSEARCH_URL?: string | undefined;
+  COORDINATION?: string | undefined;
+  REDIS_URL?: string | undefined;
+}): string[] {
+  return [
+    ...(c.SEARCH_INDEX === 'elasticsearch' && !c.ELASTICSEARCH_URL
+      ? ['ELASTICSEARCH_URL is required when SEARCH_INDEX=elasticsearch']
+      : []),
+    // Without it the suggestion limiter would fail on the first call instead of at start.
+    ...(c.COORDINATION === 'redis' && !c.REDIS_URL ? ['REDIS_URL is required when COORDINATION=redis'] : []),
+  ];
 }

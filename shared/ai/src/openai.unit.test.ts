@@ -97,6 +97,12 @@ describe('grounded answers from a chat model', () => {
     assert.equal(a.answer, 'Travel expenses are reimbursed within 30 days. [2]');
   });
 
+  it('says nothing relevant was found when every generated sentence is unsupported', async () => {
+    chatReply = 'Ulaanbaatar is the capital of Mongolia [1]. It hosts the national parliament [2].';
+    const a = await composeGroundedAnswer(llm(), 'What is the capital of Mongolia?', chunks);
+    assert.deepEqual(a, { answer: NOTHING_FOUND, citations: [], grounded: false });
+  });
+
   it('falls back to the extractive answer when the model says it cannot answer', async () => {
     chatReply = 'NOT_FOUND';
     const a = await composeGroundedAnswer(llm(), 'What is the capital of Mongolia?', chunks);

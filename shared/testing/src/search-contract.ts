@@ -84,13 +84,49 @@ export function describeSearchIndexContract(name: string, factory: SearchIndexFa
     });
 
     it('never lets user text break the query syntax', async () => {
-      await index.indexVersion(content(org, { texts: ['The NOT operator and "quotes" (parentheses) are plain words here.'] }));
-      for (const q of ['"unbalanced', 'NOT', 'a AND OR b', '(*) ^ : - +', 'column:value', 'NEAR(a b)', '', '   ', '???']) {
+      const doc = content(org, { texts: ['The NOT operator and "quotes" (parentheses) are plain words here. Café in Tōkyō 東京.'] });
+      await index.indexVersion(doc);
+      const other = randomUUID();
+      await index.indexVersion(content(other, { texts: ['plain words of another organization'] }));
+      const hostile = [
+        '"unbalanced',
+        'NOT',
+        'a AND OR b',
+        '(*) ^ : - +',
+        'column:value',
+        'NEAR(a b)',
+        '',
+        '   ',
+        '???',
+        '{title body}: x',
+        '\\"\\',
+        "'; DROP TABLE chunks; --",
+        '\u0000\u200b\u200f',
+        '\ud800 lone surrogate',
+        '😀 emoji',
+        'ǅ ﬁ ² ½ İ',
+        'a'.repeat(2000),
+        `org_id:${other}`,
+        `filing : o${other.replaceAll('-', '')}`,
+        '*:*',
+        '{"match_all":{}}',
+        '/regex.*/',
+        'field:[* TO *]',
+        'fuzzy~2 boost^3',
+      ];
+      for (const q of hostile) {
         const res = await search(q);
         assert.ok(Array.isArray(res.hits), q);
+        // Whatever the text, never another organization's chunk.
+        assert.ok(
+          res.hits.every((h) => h.content_id === doc.content_id),
+          q,
+        );
       }
-      assert.equal((await search('"quotes')).hits.length, 1);
-      assert.equal((await search('not')).hits.length, 1);
+      // Operators, quotes and column names are plain words: each of these finds the chunk.
+      for (const q of ['"quotes', 'not', 'NEAR(operator words)', 'title:plain', '-plain', 'plain*', '(parentheses', 'tokyo', 'CAFE']) {
+        assert.equal((await search(q)).hits.length, 1, q);
+      }
     });
 
     it('keeps organizations apart', async () => {

@@ -21,7 +21,7 @@ export interface Suggestion {
   source: { type: 'category' | 'topic' | 'content'; id: string; name: string };
   /** Content that answers it, best first. */
   supporting_content_ids: string[];
-  /** How well the knowledge base covers it, 0 to 1 (share of the question's words in the best passage). */
+  /** How much of the knowledge base backs it, 0 to 1: the share of the top 5 retrieved passages that match it. */
   confidence: number;
 }
 
@@ -99,10 +99,12 @@ export function createPromptSuggestions(deps: {
       if (!decision.allowed) throw errors.rateLimited(Math.max(1, decision.retryAfterSeconds), { code: 'suggestion_rate_limited' });
 
       const existing = await prompts.all(ctx.org_id);
-      const taken = (text: string) =>
-        existing.some((p) => nameKey(p.name) === nameKey(text) || nameKey(p.text) === nameKey(text) || overlap(p.text, text) >= 0.8);
-
       const scored: Suggestion[] = [];
+      const same = (a: string, b: string) => nameKey(a) === nameKey(b) || overlap(a, b) >= 0.8;
+      // Neither an existing prompt (by name or text) nor another suggestion of this call (e.g. two items with one title).
+      const taken = (text: string) =>
+        existing.some((p) => nameKey(p.name) === nameKey(text) || same(p.text, text)) || scored.some((x) => same(x.text, text));
+
       for (const c of await candidates(ctx.org_id)) {
         if (taken(c.text)) continue;
         const res = await index.search({ org_id: ctx.org_id, query: c.source.name, filters: { folder_scope: ctx.folder_scope }, limit: 5 });

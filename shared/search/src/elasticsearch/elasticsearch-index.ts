@@ -1,4 +1,5 @@
 import { Client } from '@elastic/elasticsearch';
+import { queryTerms } from '../analysis.js';
 import { reciprocalRankFusion } from '../fusion.js';
 import { vectorIdOf, type ContentMeta, type IndexedContent, type SearchFilters, type SearchHit, type SearchIndex } from '../port.js';
 
@@ -35,16 +36,28 @@ interface ChunkDoc {
   embedding?: number[];
 }
 
+/*
+ * Text is analyzed like the embedded index's porter tokenizer (lowercase, accents
+ * folded, Porter stems) and without a stopword filter: stopwords are dropped from
+ * the query by the shared queryTerms, which keeps them when nothing else is left
+ * (a question made only of stopwords still finds something, as on SQLite).
+ */
+const SETTINGS = {
+  analysis: {
+    analyzer: { kb_text: { type: 'custom', tokenizer: 'standard', filter: ['lowercase', 'asciifolding', 'porter_stem'] } },
+  },
+} as const;
+
 const MAPPINGS = {
   properties: {
     org_id: { type: 'keyword' },
     content_id: { type: 'keyword' },
     version_id: { type: 'keyword' },
     chunk_index: { type: 'integer' },
-    title: { type: 'text', analyzer: 'english' },
-    heading: { type: 'text', analyzer: 'english' },
+    title: { type: 'text', analyzer: 'kb_text' },
+    heading: { type: 'text', analyzer: 'kb_text' },
     heading_path: { type: 'keyword', index: false },
-    body: { type: 'text', analyzer: 'english' },
+    body: { type: 'text', analyzer: 'kb_text' },
     page: { type: 'integer', index: false },
     sheet: { type: 'keyword', index: false },
     slide: { type: 'integer', index: false },
@@ -57,7 +70,7 @@ const MAPPINGS = {
   },
 } as const;
 
-/** SearchIndex on Elasticsearch: BM25 (english analyzer) over title^2, heading, body, plus dense_vector kNN, fused by RRF. */
+/** SearchIndex on Elasticsearch: BM25 (porter-stemmed text) over title^2, heading, body, plus dense_vector kNN, fused by RRF. */
 export function createElasticsearchIndex(options: ElasticsearchIndexOptions): SearchIndex {
   const client = new Client({ node: options.url });
   const index = options.index;
@@ -70,7 +83,7 @@ export function createElasticsearchIndex(options: ElasticsearchIndexOptions): Se
       const exists = await client.indices.exists({ index });
       if (!exists) {
         await client.indices
-          .create({ index, mappings: MAPPINGS as never })
+          .create({ index, settings: SETTINGS as never, mappings: MAPPINGS as never })
           .catch((err: { meta?: { body?: { error?: { type?: string } } } }) => {
             if (err.meta?.body?.error?.type !== 'resource_already_exists_exception') throw err;
           });
@@ -167,23 +180,32 @@ export function createElasticsearchIndex(options: ElasticsearchIndexOptions): Se
     async search(req) {
       await ensureIndex();
       const filter = filterClauses(req.org_id, req.filters);
-      if (!filter || req.limit <= 0 || (!req.query.trim() && !req.vector)) return { hits: [], total: 0 };
+      // The same terms as the embedded index: content words, OR-ed, never query syntax.
+      const terms = queryTerms(req.query);
+      if (!filter || req.limit <= 0 || (terms.length === 0 && !req.vector)) return { hits: [], total: 0 };
       const pool = req.vector ? Math.max(req.limit, candidates) : req.limit;
-      const lexical = await client.search<ChunkDoc>({
-        index,
-        size: pool,
-        track_total_hits: true,
-        _source: { excludes: ['embedding'] },
-        query: {
-          bool: {
-            // multi_match takes the text as text: no query syntax reaches the parser; OR of the words.
-            must: [{ multi_match: { query: req.query, fields: ['title^2', 'heading', 'body'], type: 'most_fields', operator: 'or' } }],
-            filter,
-          },
-        },
-      });
-      const lexHits = lexical.hits.hits.map((h) => ({ id: h._id!, doc: h._source!, score: h._score ?? 0 }));
-      const total = typeof lexical.hits.total === 'number' ? lexical.hits.total : (lexical.hits.total?.value ?? 0);
+      const lexical =
+        terms.length === 0
+          ? undefined
+          : await client.search<ChunkDoc>({
+              index,
+              size: pool,
+              track_total_hits: true,
+              _source: { excludes: ['embedding'] },
+              query: {
+                bool: {
+                  // multi_match takes the text as text: no query syntax reaches the parser; OR of the words.
+                  must: [
+                    {
+                      multi_match: { query: terms.join(' '), fields: ['title^2', 'heading', 'body'], type: 'most_fields', operator: 'or' },
+                    },
+                  ],
+                  filter,
+                },
+              },
+            });
+      const lexHits = (lexical?.hits.hits ?? []).map((h) => ({ id: h._id!, doc: h._source!, score: h._score ?? 0 }));
+      const total = typeof lexical?.hits.total === 'number' ? lexical.hits.total : (lexical?.hits.total?.value ?? 0);
       if (!req.vector) return { hits: lexHits.map((h) => toHit(h.doc, h.score)), total };
       const dense = await client.search<ChunkDoc>({
         index,

@@ -86,8 +86,11 @@ const OrgSearchResponse = Type.Object(
   {
     ...commonResponse,
     answered: Type.Boolean({ description: 'false when nothing relevant was found' }),
-    context: Type.Array(Type.Ref('SearchResultChunk'), { description: 'the chunks the answer was composed from, best first' }),
-    source_ids: Type.Array(Uuid, { description: 'content ids of the context chunks, distinct, best first' }),
+    context: Type.Array(Type.Ref('SearchResultChunk'), {
+      description:
+        'the retrieved chunks, best first (max_results of them); the answer is composed from the first 5 and cites them as [n] = context[n - 1]',
+    }),
+    source_ids: Type.Array(Uuid, { description: 'content ids of the context chunks (the matching sources), distinct, best first' }),
     query_id: Uuid,
     tags: Type.Array(Uuid, { description: 'tag ids the recorded query received' }),
   },
