@@ -26,6 +26,8 @@ const embed = (text: string): number[] => {
 
 let server: Server;
 let chatCalls = 0;
+/** When set, the stand-in answers every call with 503, as a provider in an outage would. */
+let outage = false;
 let t: TestSystem;
 let feed: ReturnType<typeof contentFeed>;
 let cars: string;
@@ -37,7 +39,9 @@ before(async () => {
     req.on('end', () => {
       const json = JSON.parse(body);
       res.setHeader('content-type', 'application/json');
-      if (req.url === '/v1/embeddings') {
+      if (outage) {
+        res.writeHead(503).end(JSON.stringify({ error: { message: 'overloaded' } }));
+      } else if (req.url === '/v1/embeddings') {
         res.end(JSON.stringify({ data: (json.input as string[]).map((text, index) => ({ index, embedding: embed(text) })) }));
       } else if (req.url === '/v1/chat/completions') {
         chatCalls++;
@@ -81,5 +85,18 @@ describe('search with an embeddings provider and a chat model', () => {
       [[1, cars]],
     );
     assert.ok(chatCalls > 0);
+  });
+
+  it('degrades to BM25 and the extractive answer while the providers are down, instead of failing the search', async () => {
+    outage = true;
+    try {
+      const res = await t.api('POST', '/search', { body: { query: 'When is automobile maintenance due?' } });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.results[0].content_id, cars, 'found lexically');
+      assert.match(res.body.answer, /^Automobile maintenance is due every twelve months or fifteen thousand kilometres\. \[1\]$/);
+      assert.equal(res.body.citations[0].content_id, cars);
+    } finally {
+      outage = false;
+    }
   });
 });

@@ -34,7 +34,7 @@ export async function createSearchFeature(deps: {
   const embeddings = openEmbeddings(config);
   const llm = openLlm(config);
   const indexer = createSearchIndexer({ index, embeddings, logger });
-  const search = createSearchService({ store, commands, ids, clock, index, embeddings, llm });
+  const search = createSearchService({ store, commands, ids, clock, index, embeddings, llm, logger });
   const prompts = createPromptsService({ store, commands, ids, clock });
   const limiter = await openRateLimiter(config, store, clock);
   const suggestions = createPromptSuggestions({ store, index, prompts, limiter, perMinute: config.PROMPT_SUGGESTIONS_PER_MINUTE });

@@ -1,4 +1,4 @@
-import { errors, type Clock, type IdGenerator } from '@kb/platform';
+import { errors, type Clock, type IdGenerator, type Logger } from '@kb/platform';
 import type { Store } from '@kb/store';
 import type { CommandBus } from '@kb/eventsourcing';
 import type { CallContext } from '@kb/rpc';
@@ -53,13 +53,15 @@ export interface SearchDeps {
   index: SearchIndex;
   embeddings?: Embeddings | undefined;
   llm?: Llm | undefined;
+  /** Where a provider outage is reported when search degrades to lexical retrieval or the extractive answer. */
+  logger?: Logger | undefined;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Retrieval, cited answers and the record of each search, on both surfaces. */
 export function createSearchService(deps: SearchDeps) {
-  const { store, commands, ids, clock, index, embeddings, llm } = deps;
+  const { store, commands, ids, clock, index, embeddings, llm, logger } = deps;
 
   function checkInput(input: SearchInput): { query: string; max: number } {
     const query = (input.query ?? '').trim();
@@ -98,7 +100,16 @@ export function createSearchService(deps: SearchDeps) {
   }
 
   async function retrieve(ctx: CallContext, query: string, max: number, filters: { tags?: string[] } & SearchInput) {
-    const vector = embeddings ? (await embeddings.embed([query]))[0] : undefined;
+    // A failing embeddings endpoint degrades the query to BM25 instead of failing the search.
+    const vector = embeddings
+      ? await embeddings.embed([query]).then(
+          (v) => v[0],
+          (err: unknown) => {
+            logger?.warn({ err }, 'embeddings provider failed; searching lexically');
+            return undefined;
+          },
+        )
+      : undefined;
     // Extra candidates so that collapsing near-duplicates still leaves max_results.
     const res = await index.search({
       org_id: ctx.org_id,
@@ -120,7 +131,13 @@ export function createSearchService(deps: SearchDeps) {
 
   async function answerFrom(query: string, hits: SearchHit[]) {
     const top = hits.slice(0, ANSWER_CHUNKS).map((h) => ({ text: h.chunk_text, title: h.title }));
-    const composed = llm ? await composeGroundedAnswer(llm, query, top) : composeExtractiveAnswer(query, top);
+    // A failing chat endpoint falls back to the extractive composer: still only sentences of the chunks, still cited.
+    const composed = llm
+      ? await composeGroundedAnswer(llm, query, top).catch((err: unknown) => {
+          logger?.warn({ err }, 'LLM provider failed; answering extractively');
+          return composeExtractiveAnswer(query, top);
+        })
+      : composeExtractiveAnswer(query, top);
     return {
       ...composed,
       citations: composed.citations.map((c) => {
