@@ -33,8 +33,12 @@ const {
   createCompetitorsService,
   answerFacts,
   addToRows,
+  DAILY_COUNTS,
   DAILY_SOURCES,
   PROMPT_OUTCOMES,
+  PROMPTS: PROMPTS_COLLECTION,
+  mergeCounts,
+  countsOf,
 } = analyticsBench;
 
 type AnyDoc = { id: string } & Record<string, unknown>;
@@ -198,6 +202,7 @@ function mergeMonth(collection: string, stored: AnyDoc, day: AnyDoc): AnyDoc {
       ...Object.fromEntries(keys.map((k) => [k, add(stored[k] as Record<string, number>, day[k] as Record<string, number>)])),
     };
   }
+  if (collection === DAILY_COUNTS) return { ...stored, ...mergeCounts(countsOf(stored as never), day as never) };
   throw new Error(`no month rows in ${collection}`);
 }
 
@@ -233,6 +238,21 @@ async function reports() {
         { key: 'c2', names: ['Initech'] },
       ],
     };
+
+    // A tag on one prompt in ten (100 at full size): the tag filter sums that many prompts' rows.
+    const tagId = randomUUID();
+    const tagged = new Set(promptIds.filter((_, i) => i % 10 === 0).map((id) => promptIds.indexOf(id)));
+    await w.store.transaction(async (tx) => {
+      for (const [i, id] of promptIds.entries())
+        await tx.put(PROMPTS_COLLECTION, {
+          id,
+          org_id: w.ctx.org_id,
+          name: `p${i}`,
+          text: 'q',
+          tags: tagged.has(i) ? [tagId] : [],
+          deleted: false,
+        });
+    });
 
     const pool = Array.from({ length: 5000 }, () => answerFacts(syntheticAnswer(rand, w.ctx.org_id, promptIds, 0, 0, 0, 0), context));
     const dayKey = (day: number) => new Date(DAY0 + day * DAY_MS).toISOString().slice(0, 10);
@@ -281,9 +301,16 @@ async function reports() {
 
     const from = new Date(DAY0).toISOString().slice(0, 10);
     const to = new Date(DAY0 + (DAYS - 1) * DAY_MS).toISOString().slice(0, 10);
+    const midDays: [number, number] = [Math.min(14, DAYS - 1), Math.max(Math.min(14, DAYS - 1), DAYS - 20)];
+    const mid = {
+      fromDay: midDays[0],
+      toDay: midDays[1],
+      from: new Date(DAY0 + midDays[0] * DAY_MS).toISOString().slice(0, 10),
+      to: new Date(DAY0 + midDays[1] * DAY_MS).toISOString().slice(0, 10),
+    };
 
     /** The direct scan: the overview's totals straight from every raw answer in the window and filter. */
-    const scan = (filter: { model?: number; prompt?: number }) => {
+    const scan = (filter: { model?: number; prompt?: number; tag?: boolean; days?: number[] }) => {
       let answers = 0;
       let cited = 0;
       let citations = 0;
@@ -292,6 +319,8 @@ async function reports() {
       for (let i = 0; i < raw.n; i++) {
         if (filter.model !== undefined && raw.model[i] !== filter.model) continue;
         if (filter.prompt !== undefined && raw.prompt[i] !== filter.prompt) continue;
+        if (filter.tag && !tagged.has(raw.prompt[i]!)) continue;
+        if (filter.days && (raw.day[i]! < filter.days[0]! || raw.day[i]! > filter.days[1]!)) continue;
         answers++;
         if (raw.citations[i]) cited++;
         citations += raw.citations[i]!;
@@ -306,7 +335,7 @@ async function reports() {
       run: () => Promise<{
         totals: { answer_count: number; cited_run_count: number; cited_total: number; mention_total: number; brand_mention_total: number };
       }>;
-      filter: { model?: number; prompt?: number };
+      filter: { model?: number; prompt?: number; tag?: boolean; days?: number[] };
     }[] = [
       { name: 'overview, whole year', run: () => reportsSvc.overview(w.ctx, { from, to }), filter: {} },
       { name: 'overview, model filter', run: () => reportsSvc.overview(w.ctx, { from, to, model: 'sonar' }), filter: { model: 3 } },
@@ -321,6 +350,25 @@ async function reports() {
       { name: 'domains', run: () => reportsSvc.sources(w.ctx, 'domain', { from, to }), filter: {} },
       { name: 'pages', run: () => reportsSvc.sources(w.ctx, 'page', { from, to }), filter: {} },
       { name: 'prompts won/lost', run: () => reportsSvc.prompts(w.ctx, { from, to }), filter: {} },
+      {
+        name: `overview, tag (${tagged.size} prompts)`,
+        run: () => reportsSvc.overview(w.ctx, { from, to, tag_id: tagId }),
+        filter: { tag: true },
+      },
+      {
+        name: 'overview, tag, odd days',
+        // A window that starts and ends mid-month: day rows at both ends, month rows between.
+        run: () => reportsSvc.overview(w.ctx, { from: mid.from, to: mid.to, tag_id: tagId }),
+        filter: { tag: true, days: [mid.fromDay, mid.toDay] },
+      },
+      { name: 'domains, model filter', run: () => reportsSvc.sources(w.ctx, 'domain', { from, to, model: 'sonar' }), filter: { model: 3 } },
+      { name: 'prompts, model filter', run: () => reportsSvc.prompts(w.ctx, { from, to, model: 'sonar' }), filter: { model: 3 } },
+      { name: 'time series, model', run: () => reportsSvc.timeseries(w.ctx, { from, to, model: 'sonar' }), filter: { model: 3 } },
+      {
+        name: 'time series, tag',
+        run: () => reportsSvc.timeseries(w.ctx, { from, to, tag_id: tagId }),
+        filter: { tag: true },
+      },
     ];
     console.log(`\nreport latency over ${DAYS} days (median of 5) vs a direct scan of the ${raw.n} raw answers:`);
     for (const c of cases) {

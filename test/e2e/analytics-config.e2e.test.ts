@@ -284,6 +284,7 @@ describe('run configuration and scheduled runs', () => {
       tag_ids: [],
       updated_at: null,
       engine_configured: true,
+      runs_enabled: true,
     });
     assert.equal((await admin.call('POST', '/org/run-configuration/runs')).status, 422);
     for (const body of [
@@ -373,6 +374,59 @@ describe('run configuration and scheduled runs', () => {
     assert.equal(again.status, 202);
     assert.equal(again.body.run_id, run.run_id);
     assert.equal(engine.requests.length, before + 4);
+  });
+});
+
+describe('the organization runs switch (PATCH /org/me/runs-enabled)', () => {
+  it('switched off, a run cannot start (422) and the engine is not asked; switched on again, it runs', async () => {
+    const admin = await newOrgAdmin(t, 'runs-switch');
+    const prompt = await admin.call('POST', '/org/prompts', { name: 'Switch prompt', text: 'Which tool is best?' });
+    assert.equal(prompt.status, 201, prompt.text);
+    const config = await admin.call('PUT', '/org/run-configuration', {
+      enabled: true,
+      models: ['sonar'],
+      cadence: 'weekly',
+      prompt_ids: [prompt.body.prompt_id],
+    });
+    assert.equal(config.status, 200, config.text);
+    assert.equal(config.body.runs_enabled, true);
+    // Analytics learns the switch (and the prompt) from the gateway's and knowledge-base's events.
+    const waitFor = async (runsEnabled: boolean) => {
+      let got = await admin.call('GET', '/org/run-configuration');
+      for (let i = 0; i < 100 && got.body.runs_enabled !== runsEnabled; i++) {
+        await sleep(50);
+        got = await admin.call('GET', '/org/run-configuration');
+      }
+      assert.equal(got.body.runs_enabled, runsEnabled);
+    };
+    assert.equal((await admin.call('PATCH', '/org/me/runs-enabled', { runs_enabled: false })).status, 200);
+    await waitFor(false);
+    const asked = engine.requests.length;
+    assert.equal((await admin.call('POST', '/org/run-configuration/runs')).status, 422);
+    assert.equal(engine.requests.length, asked);
+    assert.deepEqual((await admin.call('GET', '/org/run-configuration/runs')).body, []);
+
+    assert.equal((await admin.call('PATCH', '/org/me/runs-enabled', { runs_enabled: true })).status, 200);
+    await waitFor(true);
+    const probe = { prompt_id: prompt.body.prompt_id, model: 'probe', run_at: '2026-01-01T00:00:00Z', text: '', citations: [] };
+    assert.equal((await admin.call('POST', '/org/analytics/answers/import', [probe])).status, 200);
+    for (let i = 0; i < 100; i++) {
+      const r = await admin.call('GET', '/org/analytics/prompts?from=2026-01-01&to=2026-01-01');
+      if (r.body.prompts[0]?.name === 'Switch prompt') break;
+      await sleep(50);
+    }
+    const started = await admin.call('POST', '/org/run-configuration/runs');
+    assert.equal(started.status, 202, started.text);
+    assert.equal(started.body.planned, 1);
+  });
+});
+
+describe('sort and order exist only on analytics endpoints (rule 10)', () => {
+  it('the analytics lists sort; the other lists of this area answer 400 to sort or order', async () => {
+    assert.equal((await t.api('GET', '/org/analytics/answers/latest?sort=run_at&order=asc')).status, 200);
+    assert.equal((await t.api('GET', '/org/analytics/answers/latest?sort=text')).status, 400);
+    for (const path of ['/org/tracked-sources', '/org/competitors', '/org/run-configuration/runs'])
+      for (const q of ['sort=created_at', 'order=asc']) assert.equal((await t.api('GET', `${path}?${q}`)).status, 400, `${path}?${q}`);
   });
 });
 

@@ -153,8 +153,13 @@ describe('analytics walkthrough: import, track, report', () => {
     );
     for (const r of tiers) {
       assertRatio(r.citation_rate, r.answers_citing, totals.cited_run_count, `${r.tier} rate`);
-      assert.equal(r.citation_share.value, r.citations / totals.cited_total);
+      // Within a few ulps of the plain quotient, so that the three add up to exactly 1.
+      assert.ok(Math.abs(r.citation_share.value - r.citations / totals.cited_total) <= 1e-15, `${r.tier} share`);
     }
+    assert.equal(
+      tiers.reduce((s: number, r: { citation_share: Ratio }) => s + r.citation_share.value!, 0),
+      1,
+    );
     assert.ok(tiers.reduce((s: number, r: { citation_rate: Ratio }) => s + r.citation_rate.value!, 0) > 1);
     assert.equal(
       tiers.reduce((s: number, r: { citation_share: Ratio }) => s + Math.round(parseFloat(r.citation_share.display) * 10), 0),

@@ -4,10 +4,10 @@ import { createAnswersService } from './app/answers.js';
 import { createReportsService } from './app/reports.js';
 import { createSettingsService } from './app/settings.js';
 import { createCompetitorsService } from './app/competitors.js';
-import { addFacts, addSourceFacts, emptyCounts, emptySourceCounts } from './domain/counts.js';
+import { addFacts, addSourceFacts, countsOf, emptyCounts, emptySourceCounts, mergeCounts } from './domain/counts.js';
 import { answerFacts } from './domain/facts.js';
 import { addToRows } from './projections/answers.js';
-import { DAILY_COUNTS, DAILY_SOURCES, PROMPT_OUTCOMES } from './projections/collections.js';
+import { DAILY_COUNTS, DAILY_SOURCES, PROMPTS, PROMPT_OUTCOMES } from './projections/collections.js';
 
 export const analyticsBench = {
   analyticsProjections,
@@ -19,9 +19,12 @@ export const analyticsBench = {
   addSourceFacts,
   emptyCounts,
   emptySourceCounts,
+  mergeCounts,
+  countsOf,
   answerFacts,
   addToRows,
   DAILY_COUNTS,
   DAILY_SOURCES,
   PROMPT_OUTCOMES,
+  PROMPTS,
 };

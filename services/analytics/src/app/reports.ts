@@ -140,18 +140,21 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
   }
 
   /**
-   * The count rows a report sums: one per day of the window (per whole month
-   * for the source maps over every prompt; per prompt of a prompt or tag
-   * filter), read by id, since each row's id is its key.
+   * The count rows a report sums: one per whole month of the window and one
+   * per day left over at its ends (days only for the time series), per prompt
+   * of a prompt or tag filter, read by id, since each row's id is its key.
    */
-  async function rows<T extends CountDoc | SourceDoc>(collection: string, orgId: string, w: ReportWindow): Promise<T[]> {
+  async function rows<T extends CountDoc | SourceDoc>(
+    collection: string,
+    orgId: string,
+    w: ReportWindow,
+    granularity: 'periods' | 'days' = 'periods',
+  ): Promise<T[]> {
     const scope = await promptScope(orgId, w);
     if (scope && scope.length === 0) return [];
     const model = w.filters.model ?? ALL;
     const location = w.filters.location ?? ALL;
-    const days = daysBetween(w.from, w.to);
-    const overall = !scope && model === ALL && location === ALL;
-    const periods = overall && collection === DAILY_SOURCES ? periodsOf(w.from, w.to) : days;
+    const periods = granularity === 'days' ? daysBetween(w.from, w.to) : periodsOf(w.from, w.to);
     const prompts = scope ?? [ALL];
     const ids = prompts.flatMap((prompt_id) => periods.map((day) => countRowId({ org_id: orgId, day, prompt_id, model, location })));
     const found = await Promise.all(ids.map((id) => store.get<T>(collection, id)));
@@ -162,8 +165,7 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
   async function outcomesByPrompt(orgId: string, w: ReportWindow): Promise<Map<string, Counts>> {
     const model = w.filters.model ?? ALL;
     const location = w.filters.location ?? ALL;
-    // Month rows exist for the roll-up over every model and location only.
-    const periods = model === ALL && location === ALL ? periodsOf(w.from, w.to) : daysBetween(w.from, w.to);
+    const periods = periodsOf(w.from, w.to);
     const docs = await Promise.all(
       periods.map((day) =>
         store.get<PromptOutcomeDoc>(PROMPT_OUTCOMES, countRowId({ org_id: orgId, day, prompt_id: ALL, model, location })),
@@ -231,7 +233,7 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
 
     async timeseries(ctx: CallContext, q: ReportQuery) {
       const w = windowOf(q);
-      const found = await rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w);
+      const found = await rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w, 'days');
       const byDay = new Map(daysBetween(w.from, w.to).map((d) => [d, emptyCounts()]));
       for (const r of found) mergeCounts(byDay.get(r.day)!, r);
       return timeseriesReport(

@@ -7,9 +7,11 @@ import { normalizeHost } from '../domain/urls.js';
 import { orgBrand } from '../projections/fold-context.js';
 import {
   BRAND_SETTINGS,
+  ORGANIZATIONS,
   PROMPT_RUNS,
   RUN_CONFIGURATIONS,
   type BrandSettingsDoc,
+  type OrganizationDoc,
   type PromptRunDoc,
   type RunConfigurationDoc,
 } from '../projections/collections.js';
@@ -53,12 +55,26 @@ export function createSettingsService(deps: { store: Store; commands: CommandBus
   }
 
   async function runConfiguration(ctx: CallContext) {
-    const doc = await store.get<RunConfigurationDoc>(RUN_CONFIGURATIONS, ctx.org_id);
+    const [doc, org] = await Promise.all([
+      store.get<RunConfigurationDoc>(RUN_CONFIGURATIONS, ctx.org_id),
+      store.get<OrganizationDoc>(ORGANIZATIONS, ctx.org_id),
+    ]);
+    // The gateway's switch, shown so a caller sees why no run starts; unknown yet counts as on (the gateway default).
+    const runs_enabled = org?.runs_enabled !== false;
     if (doc) {
       const { id: _id, org_id: _org, ...rest } = doc;
-      return rest;
+      return { ...rest, runs_enabled };
     }
-    return { enabled: false, models: [], locations: ['global'], cadence: 'daily' as const, prompt_ids: [], tag_ids: [], updated_at: null };
+    return {
+      enabled: false,
+      models: [],
+      locations: ['global'],
+      cadence: 'daily' as const,
+      prompt_ids: [],
+      tag_ids: [],
+      updated_at: null,
+      runs_enabled,
+    };
   }
 
   return {

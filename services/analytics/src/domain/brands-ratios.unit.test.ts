@@ -61,8 +61,22 @@ describe('ratios (rule 9) and shares (rule 4)', () => {
         if (total === 0) return out.every((r) => r.value === null);
         const tenths = out.reduce((s, r) => s + Math.round(parseFloat(r.display) * 10), 0);
         const sum = out.reduce((s, r) => s + r.value!, 0);
-        return tenths === 1000 && Math.abs(sum - 1) < 1e-12 && out.every((r, i) => r.value === parts[i]! / total);
+        return tenths === 1000 && Math.abs(sum - 1) < 1e-12 && out.every((r, i) => Math.abs(r.value! - parts[i]! / total) <= 1e-15);
       }),
+    );
+  });
+
+  it('three tier share values add up to exactly 1 in every order (1/6 + 4/6 + 1/6 does not in plain division)', () => {
+    assert.notEqual(1 / 6 + 4 / 6 + 1 / 6, 1);
+    fc.assert(
+      fc.property(fc.nat({ max: 1_000_000 }), fc.nat({ max: 1_000_000 }), fc.nat({ max: 1_000_000 }), (a, b, c) => {
+        const total = a + b + c;
+        if (total === 0) return true;
+        const [x, y, z] = shares([a, b, c], total).map((r) => r.value!) as [number, number, number];
+        const orders = [x + y + z, x + z + y, y + x + z, y + z + x, z + x + y, z + y + x];
+        return orders.every((s) => s === 1) && [x, y, z].every((v, i) => Math.abs(v - [a, b, c][i]! / total) <= 1e-15);
+      }),
+      { numRuns: 5000, examples: [[1, 4, 1]] },
     );
   });
 });

@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { normalizeHost, normalizeUrl } from './urls.js';
 import { normalizePattern, tierOf, winningRule, type MatchType, type SourceRule, type TierName } from './sources.js';
 
@@ -77,5 +78,66 @@ describe('tier rules and their precedence', () => {
   it('rejects patterns that cannot match (400)', () => {
     assert.throws(() => normalizePattern('domain', 'acme.com/path'), /not a valid domain/);
     assert.throws(() => normalizePattern('exact_url', 'ftp://x.com'), /not a valid exact_url/);
+  });
+});
+
+describe('rule 2 and the precedence, for random rules and URLs (fast-check)', () => {
+  const HOSTS = ['acme.com', 'docs.acme.com', 'a.docs.acme.com', 'globex.com'];
+  const PATHS = ['', '/blog', '/blog/post', '/blog/post/2', '/docs'];
+  const TIER_LIST: TierName[] = ['primary', 'tracked', 'secondary'];
+  const ruleArb = fc.record({
+    match_type: fc.constantFrom<MatchType>('domain', 'host', 'path_prefix', 'exact_url'),
+    host: fc.constantFrom(...HOSTS),
+    path: fc.constantFrom(...PATHS),
+    tier: fc.constantFrom(...TIER_LIST),
+  });
+  const urlArb = fc.record({ host: fc.constantFrom(...HOSTS), path: fc.constantFrom(...PATHS) });
+  /** Spellings of one page that normalisation must treat as the same URL. */
+  const spell = (host: string, path: string, variant: number) =>
+    [`https://${host}${path}`, `http://www.${host}${path}/`, `HTTPS://${host.toUpperCase()}${path}?utm_source=ai#top`][variant]!;
+
+  it('every URL gets exactly the tier of the most specific matching rule, whatever its spelling', () => {
+    fc.assert(
+      fc.property(fc.array(ruleArb, { maxLength: 8 }), urlArb, fc.nat({ max: 2 }), (specs, url, variant) => {
+        const rules: SourceRule[] = specs.map((r, seq) => ({
+          source_id: String(seq),
+          match_type: r.match_type,
+          pattern: normalizePattern(r.match_type, r.match_type === 'domain' || r.match_type === 'host' ? r.host : `${r.host}${r.path}`),
+          tier: r.tier,
+          seq,
+        }));
+        const n = normalizeUrl(spell(url.host, url.path, variant))!;
+        assert.equal(n.key, `${url.host}${url.path}`);
+        // The oracle, straight from the glossary: which rules match, then the most specific.
+        const page = `${url.host}${url.path}`;
+        const matching = specs
+          .map((r, seq) => ({ ...r, seq }))
+          .filter((r) =>
+            r.match_type === 'exact_url'
+              ? `${r.host}${r.path}` === page
+              : r.match_type === 'path_prefix'
+                ? r.host === url.host && (url.path === r.path || url.path.startsWith(`${r.path}/`))
+                : r.match_type === 'host'
+                  ? r.host === url.host
+                  : url.host === r.host || url.host.endsWith(`.${r.host}`),
+          );
+        const klass = { exact_url: 4, path_prefix: 3, host: 2, domain: 1 } as const;
+        const rank = { primary: 3, tracked: 2, secondary: 1 } as const;
+        const patternLength = (r: (typeof matching)[number]) =>
+          r.match_type === 'path_prefix' ? r.path.length : r.match_type === 'domain' ? r.host.length : 0;
+        matching.sort(
+          (a, b) =>
+            klass[b.match_type] - klass[a.match_type] ||
+            patternLength(b) - patternLength(a) ||
+            rank[b.tier] - rank[a.tier] ||
+            a.seq - b.seq,
+        );
+        const tier = tierOf(rules, n);
+        assert.ok(TIER_LIST.includes(tier));
+        assert.equal(tier, matching[0]?.tier ?? 'secondary');
+        assert.equal(winningRule(rules, n)?.source_id, matching[0] ? String(matching[0].seq) : undefined);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -17,8 +17,9 @@ import { createAnswersService } from '../app/answers.js';
 import { createSettingsService } from '../app/settings.js';
 import type { AnswerEngine } from '../engines/port.js';
 import { analyticsProjections } from '../projections/index.js';
-import { ORGANIZATIONS, PROMPTS, PROMPT_RUNS, type PromptRunDoc } from '../projections/collections.js';
-import { createScheduler } from './scheduler.js';
+import { ORGANIZATIONS, PROMPTS, PROMPT_RUNS, derivedUuid, type PromptRunDoc } from '../projections/collections.js';
+import { promptRunDecider, promptRunStream } from '../domain/aggregates.js';
+import { createScheduler, RUNS_SWITCHED_OFF } from './scheduler.js';
 
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -51,13 +52,16 @@ async function setup() {
     request_id: 'r',
   };
   const tag = randomUUID();
+  const promptIds: Record<string, string> = {};
   await store.transaction(async (tx) => {
     for (const [name, tags] of [
       ['one', [tag]],
       ['two', [tag]],
       ['three', []],
-    ] as const)
-      await tx.put(PROMPTS, { id: randomUUID(), org_id: ctx.org_id, name, text: `question ${name}`, tags: [...tags], deleted: false });
+    ] as const) {
+      promptIds[name] = randomUUID();
+      await tx.put(PROMPTS, { id: promptIds[name], org_id: ctx.org_id, name, text: `question ${name}`, tags: [...tags], deleted: false });
+    }
   });
   const deps = { store, commands, ids: randomIds, clock };
   await createSettingsService(deps).setRunConfiguration(ctx, {
@@ -70,7 +74,7 @@ async function setup() {
   const answers = createAnswersService(deps);
   const replica = (owner: string, leases: LeaseManager, engine: AnswerEngine) =>
     createScheduler({ store, commands, answers, leases, engine, clock, logger: silentLogger(), owner, tickMs: 60_000 });
-  return { store, ctx, replica, leases: createStoreLeaseManager({ store, clock }) };
+  return { store, commands, ctx, promptIds, replica, leases: createStoreLeaseManager({ store, clock }) };
 }
 
 async function assertOncePerSlot(leasesFor: (s: Awaited<ReturnType<typeof setup>>) => [LeaseManager, LeaseManager]) {
@@ -114,6 +118,87 @@ describe('scheduler', () => {
       await Promise.all([a.close(), la.close(), lb.close()]);
       await redis.stop();
     }
+  });
+
+  it('a replica that claims the run only after another finished it asks nothing again (not even failed items)', async () => {
+    const s = await setup();
+    const { engine, asked } = countingEngine();
+    let finishedA!: () => void;
+    const aDone = new Promise<void>((r) => (finishedA = r));
+    // B has already seen the run as not finished when its claim goes through: after A released it.
+    const late: LeaseManager = {
+      acquire: async (name, owner, ttl) => {
+        await aDone;
+        return s.leases.acquire(name, owner, ttl);
+      },
+      release: (name, owner) => s.leases.release(name, owner),
+      close: async () => {},
+    };
+    const a = s.replica('a', s.leases, engine);
+    const b = s.replica('b', late, engine);
+    const bTick = b.tick();
+    await a.tick();
+    finishedA();
+    await bTick;
+    assert.equal(asked.length, 4, asked.join(', '));
+    const [run] = await s.store.find<PromptRunDoc>(PROMPT_RUNS, { where: { org_id: s.ctx.org_id } });
+    assert.deepEqual([run!.status, run!.collected, run!.failed], ['completed', 2, 2]);
+    await s.store.close();
+  });
+
+  it('a run taken over after a crash skips the items already collected or recorded as failed', async () => {
+    const s = await setup();
+    const slot = '2026-03-05T13:00:00.000Z';
+    const runId = derivedUuid(`run:${s.ctx.org_id}:${slot}`);
+    const at = '2026-03-05T13:01:00.000Z';
+    const system = { metadata: { org_id: s.ctx.org_id, actor: 'system:test' } };
+    // The crashed replica started the run and recorded one failed item; its claim has lapsed.
+    await s.commands.transaction(system, (x) =>
+      x.execute(promptRunDecider, promptRunStream(runId), {
+        type: 'start',
+        run_id: runId,
+        org_id: s.ctx.org_id,
+        slot,
+        planned: 4,
+        models: ['m1', 'flaky'],
+        at,
+      }),
+    );
+    await s.commands.transaction(system, (x) =>
+      x.execute(promptRunDecider, promptRunStream(runId), {
+        type: 'item_failed',
+        prompt_id: s.promptIds.one!,
+        model: 'flaky',
+        location: 'us',
+        error: 'crashed replica saw a timeout',
+        at,
+      }),
+    );
+    const { engine, asked } = countingEngine();
+    await s.replica('successor', s.leases, engine).tick();
+    assert.equal(asked.length, 3, asked.join(', '));
+    assert.ok(!asked.includes(`question one|flaky|us`));
+    const run = (await s.store.get<PromptRunDoc>(PROMPT_RUNS, runId))!;
+    assert.deepEqual([run.status, run.planned, run.collected, run.failed], ['completed', 4, 2, 2]);
+    await s.store.close();
+  });
+
+  it('stops a run when the organization switches runs off mid-run', async () => {
+    const s = await setup();
+    const asked: string[] = [];
+    const engine: AnswerEngine = {
+      async ask({ prompt, model }) {
+        asked.push(`${prompt}|${model}`);
+        // The gateway's runs_enabled_changed event arrives while the run is under way.
+        await s.store.transaction((tx) => tx.put(ORGANIZATIONS, { id: s.ctx.org_id, name: 'Org', runs_enabled: false }));
+        return { text: 'Acme', citations: [] };
+      },
+    };
+    await s.replica('a', s.leases, engine).tick();
+    assert.equal(asked.length, 1);
+    const [run] = await s.store.find<PromptRunDoc>(PROMPT_RUNS, { where: { org_id: s.ctx.org_id } });
+    assert.deepEqual([run!.status, run!.collected, run!.error], ['failed', 1, RUNS_SWITCHED_OFF]);
+    await s.store.close();
   });
 
   it('honours the organization runs switch', async () => {

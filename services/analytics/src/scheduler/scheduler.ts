@@ -35,6 +35,8 @@ export interface Scheduler {
 }
 
 export const NO_ENGINE = 'no answer engine configured (set ANSWER_ENGINE_BASE_URL)';
+export const RUNS_SWITCHED_OFF = 'runs were switched off for the organization during the run';
+const itemKey = (i: { prompt_id: string; model: string; location: string }) => JSON.stringify([i.prompt_id, i.model, i.location]);
 /** How long a replica holds a run's claim without renewing it (renewed after every item). */
 const CLAIM_TTL_MS = 5 * 60_000;
 
@@ -88,6 +90,14 @@ export function createScheduler(deps: {
     // One holder per attempt, so two attempts inside one replica (a tick and a trigger) exclude each other too.
     const holder = `${owner}:${randomUUID()}`;
     if (!(await leases.acquire(claim, holder, CLAIM_TTL_MS))) return { run: await current() };
+    // Read again under the claim: another replica may have finished the run between
+    // the check above and the claim (it releases the claim when done), and must not be
+    // followed by a second pass that would ask its failed items again.
+    const settled = await current();
+    if (settled && settled.status !== 'running') {
+      await leases.release(claim, holder);
+      return { run: settled };
+    }
     const at = () => clock.now().toISOString();
     const inRun = (command: Parameters<typeof promptRunDecider.decide>[0]) =>
       commands.transaction(system(config.org_id), (s) => s.execute(promptRunDecider, promptRunStream(run_id), command));
@@ -108,9 +118,22 @@ export function createScheduler(deps: {
           await inRun({ type: 'finish', error: NO_ENGINE, at: at() });
           return;
         }
+        // Items this run already attempted and recorded as failed (by a replica that lost
+        // its claim or crashed): a slot asks each prompt x model x location at most once.
+        const failed = new Set(
+          (await store.readStream(promptRunStream(run_id)))
+            .filter((e) => e.type === 'prompt_run.item_failed')
+            .map((e) => itemKey(e.data as { prompt_id: string; model: string; location: string })),
+        );
         for (const item of items) {
+          // The organization's master switch can go off mid-run: stop asking at once.
+          if ((await store.get<OrganizationDoc>(ORGANIZATIONS, config.org_id))?.runs_enabled === false) {
+            await inRun({ type: 'finish', error: RUNS_SWITCHED_OFF, at: at() });
+            return;
+          }
           const answer_id = derivedUuid(`answer:${run_id}:${item.prompt.id}:${item.model}:${item.location}`);
-          // Collected before (another replica, or this run before a crash): never asked twice.
+          // Collected or failed before (another replica, or this run before a crash): never asked twice.
+          if (failed.has(itemKey({ prompt_id: item.prompt.id, model: item.model, location: item.location }))) continue;
           if ((await store.readStream(answerStream(answer_id))).length > 0) continue;
           try {
             const reply = await engine.ask({ model: item.model, prompt: item.prompt.text, location: item.location });
@@ -138,7 +161,12 @@ export function createScheduler(deps: {
               at: at(),
             });
           }
-          await leases.acquire(claim, holder, CLAIM_TTL_MS);
+          // Renew the claim; when it was lost (it expired and another replica took the run
+          // over), that replica carries on from the items recorded so far.
+          if (!(await leases.acquire(claim, holder, CLAIM_TTL_MS))) {
+            logger.warn({ run_id }, 'prompt run claim lost; another replica continues the run');
+            return;
+          }
         }
         await inRun({ type: 'finish', at: at() });
       } finally {

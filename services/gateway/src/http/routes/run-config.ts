@@ -17,6 +17,9 @@ const RunConfiguration = Type.Object(
     tag_ids: Type.Array(Uuid, { description: 'run the prompts carrying any of these tags' }),
     updated_at: NullableTimestamp,
     engine_configured: Type.Boolean({ description: 'false: runs fail with "no answer engine configured"' }),
+    runs_enabled: Type.Boolean({
+      description: 'the organization master switch (PATCH /org/me/runs-enabled) as analytics last learned it; false: no run starts',
+    }),
   },
   { $id: 'RunConfiguration' },
 );
@@ -80,10 +83,11 @@ const runJson = (r: RunMessage) => ({
     ]),
   ),
 });
-const configJson = (c: { updated_at?: string; enabled?: boolean; engine_configured?: boolean }) => ({
+const configJson = (c: { updated_at?: string; enabled?: boolean; engine_configured?: boolean; runs_enabled?: boolean }) => ({
   ...c,
   enabled: c.enabled ?? false,
   engine_configured: c.engine_configured ?? false,
+  runs_enabled: c.runs_enabled ?? false,
   updated_at: c.updated_at ?? null,
 });
 
