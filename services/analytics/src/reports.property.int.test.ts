@@ -16,7 +16,7 @@ import { createTrackedSourcesService } from './app/tracked-sources.js';
 import { createCompetitorsService } from './app/competitors.js';
 import { createSettingsService } from './app/settings.js';
 import { analyticsProjections } from './projections/index.js';
-import { PROMPTS } from './projections/collections.js';
+import { DAILY_COUNTS, PROMPTS, type CountDoc } from './projections/collections.js';
 
 /**
  * Property: for random answer streams (arriving in random order), every count
@@ -261,6 +261,15 @@ async function buildWorld() {
     answers: createAnswersService(deps),
     reports: createReportsService({ store, clock }),
     competitorIds: { Globex: globex.competitor_id, Initech: initech.competitor_id } as Record<string, string>,
+    /** Make every month row look folded before rows kept a day series. */
+    stripSeries: () =>
+      store.transaction(async (tx) => {
+        for (const doc of await tx.find<CountDoc>(DAILY_COUNTS)) {
+          if (!doc.series) continue;
+          const { series: _dropped, ...rest } = doc;
+          await tx.put(DAILY_COUNTS, rest);
+        }
+      }),
     cleanup: async () => {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
@@ -394,7 +403,21 @@ describe('analytics reports: daily counts against a direct computation', () => {
               const series = await world.reports.timeseries(world.ctx, q);
               checkRatios(series);
               assert.equal(series.days.length, w.span + 1);
-              for (const d of series.days) assert.equal(d.answer_count, selected.filter((a) => a.run_at.startsWith(d.day)).length);
+              for (const d of series.days) {
+                const de = expected(selected.filter((a) => a.run_at.startsWith(d.day)));
+                const figures = (x: typeof de | typeof d) => [
+                  x.answer_count,
+                  x.cited_run_count,
+                  x.cited_total,
+                  x.mention_total,
+                  x.brand_mention_total,
+                  x.tracked_mention_total,
+                  x.won_count,
+                  x.lost_count,
+                ];
+                assert.deepEqual(figures(d), figures(de), d.day);
+                assert.equal(d.owned_citation_rate.value, ratioOf(de.tier_runs.primary ?? 0, de.cited_run_count));
+              }
 
               // Rules 6 and 7: the latest answer per combination over all answers, hidden when outside the window.
               const latestQ = {
@@ -420,6 +443,20 @@ describe('analytics reports: daily counts against a direct computation', () => {
                 .sort();
               assert.deepEqual(latest.answers.map((a) => a.answer_id).sort(), visible);
             }
+
+            // Month rows folded before they kept a day series: the time series reads day rows instead, same figures.
+            const w0 = windows[0]!;
+            const q0 = {
+              from: day(w0.from),
+              to: day(w0.from + w0.span),
+              prompt_id: w0.prompt,
+              model: w0.model,
+              location: w0.location,
+              tag_id: w0.tag,
+            };
+            const withSeries = await world.reports.timeseries(world.ctx, q0);
+            await world.stripSeries();
+            assert.deepEqual(await world.reports.timeseries(world.ctx, q0), withSeries);
           } finally {
             await world.cleanup();
           }

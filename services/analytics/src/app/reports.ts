@@ -25,6 +25,8 @@ import {
   PROMPTS,
   PROMPT_OUTCOMES,
   countRowId,
+  countsFromFigures,
+  monthOf,
   type PromptOutcomeDoc,
   type CountDoc,
   type LatestAnswerDoc,
@@ -141,24 +143,57 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
 
   /**
    * The count rows a report sums: one per whole month of the window and one
-   * per day left over at its ends (days only for the time series), per prompt
-   * of a prompt or tag filter, read by id, since each row's id is its key.
+   * per day left over at its ends, per prompt of a prompt or tag filter, read
+   * by id, since each row's id is its key.
    */
-  async function rows<T extends CountDoc | SourceDoc>(
-    collection: string,
-    orgId: string,
-    w: ReportWindow,
-    granularity: 'periods' | 'days' = 'periods',
-  ): Promise<T[]> {
+  async function rows<T extends CountDoc | SourceDoc>(collection: string, orgId: string, w: ReportWindow): Promise<T[]> {
     const scope = await promptScope(orgId, w);
     if (scope && scope.length === 0) return [];
     const model = w.filters.model ?? ALL;
     const location = w.filters.location ?? ALL;
-    const periods = granularity === 'days' ? daysBetween(w.from, w.to) : periodsOf(w.from, w.to);
+    const periods = periodsOf(w.from, w.to);
     const prompts = scope ?? [ALL];
     const ids = prompts.flatMap((prompt_id) => periods.map((day) => countRowId({ org_id: orgId, day, prompt_id, model, location })));
     const found = await Promise.all(ids.map((id) => store.get<T>(collection, id)));
     return found.filter((r): r is Awaited<T> => r !== undefined) as T[];
+  }
+
+  /**
+   * The time series' figures per day of the window, from the month rows' per-day
+   * series: one read per month per prompt of the filter. A month row folded before
+   * rows kept a series falls back to that month's day rows (same sums, more reads).
+   */
+  async function dailySeries(orgId: string, w: ReportWindow): Promise<Map<string, Counts>> {
+    const days = daysBetween(w.from, w.to);
+    const byDay = new Map(days.map((d) => [d, emptyCounts()]));
+    const scope = await promptScope(orgId, w);
+    if (scope && scope.length === 0) return byDay;
+    const model = w.filters.model ?? ALL;
+    const location = w.filters.location ?? ALL;
+    const months = [...new Set(days.map(monthOf))];
+    const keys = (scope ?? [ALL]).flatMap((prompt_id) => months.map((month) => ({ prompt_id, month })));
+    const docs = await Promise.all(
+      keys.map((k) =>
+        store.get<CountDoc>(DAILY_COUNTS, countRowId({ org_id: orgId, day: k.month, prompt_id: k.prompt_id, model, location })),
+      ),
+    );
+    const legacy: string[] = [];
+    docs.forEach((doc, i) => {
+      if (!doc) return;
+      if (!doc.series) {
+        const { prompt_id, month } = keys[i]!;
+        for (const day of days) if (day.startsWith(month)) legacy.push(countRowId({ org_id: orgId, day, prompt_id, model, location }));
+        return;
+      }
+      for (const [day, figures] of Object.entries(doc.series)) {
+        const into = byDay.get(day);
+        if (into) countsFromFigures(figures, into);
+      }
+    });
+    for (const row of await Promise.all(legacy.map((id) => store.get<CountDoc>(DAILY_COUNTS, id)))) {
+      if (row) mergeCounts(byDay.get(row.day)!, row);
+    }
+    return byDay;
   }
 
   /** answers, won and lost per prompt over the window, from the per-organization outcome maps. */
@@ -233,12 +268,10 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
 
     async timeseries(ctx: CallContext, q: ReportQuery) {
       const w = windowOf(q);
-      const found = await rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w, 'days');
-      const byDay = new Map(daysBetween(w.from, w.to).map((d) => [d, emptyCounts()]));
-      for (const r of found) mergeCounts(byDay.get(r.day)!, r);
+      const [totals, byDay] = await Promise.all([rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w), dailySeries(ctx.org_id, w)]);
       return timeseriesReport(
         w,
-        sum(found),
+        sum(totals),
         [...byDay].map(([day, counts]) => ({ day, counts })),
         q.sort ?? 'day',
         order(q, 'asc'),

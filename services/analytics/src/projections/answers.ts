@@ -13,6 +13,7 @@ import {
   LATEST_ANSWERS,
   PROMPT_OUTCOMES,
   monthOf,
+  seriesFigures,
   type PromptOutcomeDoc,
   PROMPT_RUNS,
   countRowId,
@@ -52,11 +53,19 @@ const isNewer = (a: { run_at: string; answer_id: string }, b: { run_at: string; 
  * hundred prompts, or a model filter on the large source maps, stays interactive.
  */
 export async function addToRows(tx: Pick<StoreTransaction, 'get' | 'put'>, orgId: string, facts: AnswerFacts): Promise<void> {
+  const figures = seriesFigures(addFacts(emptyCounts(), facts));
   for (const key of rowKeys(orgId, facts)) {
     for (const period of [key, { ...key, day: monthOf(key.day) }]) {
       const id = countRowId(period);
       const counts = (await tx.get<CountDoc>(DAILY_COUNTS, id)) ?? { id, ...period, ...emptyCounts() };
-      await tx.put(DAILY_COUNTS, addFacts(counts, facts));
+      addFacts(counts, facts);
+      if (period.day !== key.day) {
+        // A month row also keeps the day's time-series figures (see SERIES_FIELDS).
+        const series = (counts.series ??= {});
+        const day = (series[key.day] ??= figures.map(() => 0));
+        figures.forEach((n, i) => (day[i] = (day[i] ?? 0) + n));
+      }
+      await tx.put(DAILY_COUNTS, counts);
       if (facts.citations.length > 0) {
         const sources = (await tx.get<SourceDoc>(DAILY_SOURCES, id)) ?? { id, ...period, ...emptySourceCounts() };
         await tx.put(DAILY_SOURCES, addSourceFacts(sources, facts));

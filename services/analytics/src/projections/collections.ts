@@ -77,7 +77,42 @@ export interface CountRowKey {
   location: string;
 }
 
-export type CountDoc = CountRowKey & Counts & { id: string };
+/**
+ * The time series' figures of one day, in this order. Month rows (and only they)
+ * keep them per day in `series`, so a daily series over a year reads 12 rows per
+ * prompt of a tag instead of 365; the totals still come from the full counts.
+ */
+export const SERIES_FIELDS = [
+  'answer_count',
+  'cited_run_count',
+  'cited_total',
+  'mention_total',
+  'brand_mention_total',
+  'tracked_mention_total',
+  'won_count',
+  'lost_count',
+  'owned_run_count',
+] as const;
+
+/** A day's figures as SERIES_FIELDS (owned_run_count is tier_runs.primary). */
+export const seriesFigures = (c: Counts): number[] => SERIES_FIELDS.map((f) => (f === 'owned_run_count' ? c.tier_runs.primary : c[f]));
+
+/** Counts carrying only a day's series figures (what the time series reads of a day). */
+export function countsFromFigures(figures: readonly number[], into: Counts): Counts {
+  SERIES_FIELDS.forEach((f, i) => {
+    const n = figures[i] ?? 0;
+    if (f === 'owned_run_count') into.tier_runs.primary += n;
+    else into[f] += n;
+  });
+  return into;
+}
+
+export type CountDoc = CountRowKey &
+  Counts & {
+    id: string;
+    /** Month rows only: SERIES_FIELDS figures per day of the month (YYYY-MM-DD). Absent on rows folded before it existed. */
+    series?: Record<string, number[]>;
+  };
 export type SourceDoc = CountRowKey & SourceCounts & { id: string };
 /** [answer_count, won_count, lost_count] per prompt id. */
 export type PromptOutcomeDoc = CountRowKey & { id: string; prompts: Record<string, [number, number, number]> };
