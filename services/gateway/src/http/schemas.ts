@@ -16,6 +16,15 @@ export const ErrorBody = Type.Object(
 );
 
 /** limit 1-100 default 10, offset >= 0 default 0 (spec 4.2 and 8). */
+/** Organization API lists (spec 8: most default to 50 and cap at 100); offset >= 0. */
+export const OrgPagination = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+    offset: Type.Integer({ minimum: 0, default: 0 }),
+  },
+  { additionalProperties: false },
+);
+
 export const Pagination = Type.Object(
   {
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 10 }),

@@ -2,17 +2,11 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { CreditsService } from '../../app/credits.js';
 import { callerOf } from '../auth-hook.js';
-import { Timestamp, errorResponses } from '../schemas.js';
+import { Timestamp, errorResponses, OrgPagination } from '../schemas.js';
 
 const read = { auth: { credential: 'any', permission: 'read:org' } } as const;
 const manage = { auth: { credential: 'user', permission: 'manage:credits' } } as const;
 const tags = ['Credits'];
-
-/** limit 1-100 default 50 (spec 8: most Organization API lists), offset >= 0. */
-const UsagePage = Type.Object(
-  { limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }), offset: Type.Integer({ minimum: 0, default: 0 }) },
-  { additionalProperties: false },
-);
 
 const LedgerEntry = Type.Object({
   entry_id: Type.String(),
@@ -48,7 +42,7 @@ export function creditRoutes(credits: CreditsService): FastifyPluginAsyncTypebox
           tags,
           summary: 'Credit ledger',
           description: 'Grants and settled operations, newest first (limit default 50). The total is in X-Total-Count.',
-          querystring: UsagePage,
+          querystring: OrgPagination,
           response: { 200: Type.Array(LedgerEntry), ...errorResponses(400, 401, 403, 404) },
         },
       },

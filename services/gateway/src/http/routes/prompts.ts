@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RpcClient } from '@kb/rpc';
-import { NullableTimestamp, Pagination, Timestamp, Uuid, errorResponses } from '../schemas.js';
+import { NullableTimestamp, Pagination, Timestamp, Uuid, errorResponses, OrgPagination } from '../schemas.js';
 import { callerOf } from '../auth-hook.js';
 
 const Name = Type.String({
@@ -18,10 +18,6 @@ const TagRefs = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   maxItems: 50,
   description: 'tags by id or by name; a name the organization lacks is created',
 });
-const OrgPage = Type.Object(
-  { limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }), offset: Type.Integer({ minimum: 0, default: 0 }) },
-  { additionalProperties: false },
-);
 const PromptParams = Type.Object({ prompt_id: Uuid });
 const QuestionParams = Type.Object({ question_id: Uuid });
 
@@ -152,7 +148,7 @@ export function promptRoutes(prompts: RpcClient): FastifyPluginAsyncTypebox {
           tags,
           summary: 'List prompts',
           description: 'Live prompts, oldest first; limit 1 to 100 (default 50). The total is in X-Total-Count.',
-          querystring: OrgPage,
+          querystring: OrgPagination,
           response: { 200: Type.Array(Type.Ref('OrgPrompt')), ...errorResponses(400, 401, 403) },
         },
       },
@@ -310,7 +306,7 @@ export function promptRoutes(prompts: RpcClient): FastifyPluginAsyncTypebox {
           tags: qtags,
           summary: 'List questions',
           description: 'The organization’s prompts as questions, oldest first; limit 1 to 100 (default 50). Total in X-Total-Count.',
-          querystring: OrgPage,
+          querystring: OrgPagination,
           response: { 200: Type.Array(Type.Ref('Question')), ...errorResponses(400, 401, 403) },
         },
       },

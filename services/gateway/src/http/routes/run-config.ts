@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RpcClient } from '@kb/rpc';
-import { NullableTimestamp, Timestamp, Uuid, errorResponses } from '../schemas.js';
+import { NullableTimestamp, Timestamp, Uuid, errorResponses, OrgPagination } from '../schemas.js';
 import { callerOf } from '../auth-hook.js';
 
 const Cadence = Type.Union([Type.Literal('hourly'), Type.Literal('daily'), Type.Literal('weekly')]);
@@ -54,11 +54,6 @@ const PromptRun = Type.Object(
     finished_at: NullableTimestamp,
   },
   { $id: 'PromptRun' },
-);
-
-const OrgPagination = Type.Object(
-  { limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }), offset: Type.Integer({ minimum: 0, default: 0 }) },
-  { additionalProperties: false },
 );
 
 interface RunMessage {

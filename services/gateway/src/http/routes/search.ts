@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RpcClient } from '@kb/rpc';
-import { Timestamp, Uuid, errorResponses } from '../schemas.js';
+import { Timestamp, Uuid, errorResponses, OrgPagination } from '../schemas.js';
 import { callerOf } from '../auth-hook.js';
 
 /** Mirrors the knowledge-base service's bounds (app/search.ts). */
@@ -200,10 +200,7 @@ export function searchRoutes(search: RpcClient): FastifyPluginAsyncTypebox {
           tags: ['Search'],
           summary: 'Searches received on /org/search, newest first',
           description: 'The total is in the X-Total-Count header.',
-          querystring: Type.Object(
-            { limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }), offset: Type.Integer({ minimum: 0, default: 0 }) },
-            { additionalProperties: false },
-          ),
+          querystring: OrgPagination,
           response: { 200: Type.Array(Type.Ref('SearchQueryRecord')), ...errorResponses(400, 401, 403) },
         },
       },

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RpcClient } from '@kb/rpc';
-import { Timestamp, Uuid, errorResponses } from '../schemas.js';
+import { Timestamp, Uuid, errorResponses, OrgPagination } from '../schemas.js';
 import { callerOf } from '../auth-hook.js';
 
 const Tier = Type.Union([Type.Literal('primary'), Type.Literal('tracked'), Type.Literal('secondary')], {
@@ -37,10 +37,6 @@ const RuleInput = Type.Object(
   { additionalProperties: false },
 );
 const Params = Type.Object({ source_id: Uuid });
-const OrgPagination = Type.Object(
-  { limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }), offset: Type.Integer({ minimum: 0, default: 0 }) },
-  { additionalProperties: false },
-);
 const BatchBody = Type.Object(
   {
     sources: Type.Array(Type.Unknown(), {
