@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
+import { newApiKey, newOrgAdmin } from './identity-fixtures.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MISSING = '00000000-0000-4000-8000-000000000000';
@@ -348,5 +349,71 @@ describe('topics', () => {
     assert.equal((await t.api('DELETE', `/categories/${c.category_id}/topics/${topic.topic_id}`)).status, 404);
     assert.equal((await t.api('PATCH', `/categories/${c.category_id}/topics/${topic.topic_id}`, { body: { name: 'Back' } })).status, 404);
     assert.equal((await t.api('POST', `/categories/${c.category_id}/topics`, { body: { name: 'Doomed' } })).status, 201);
+  });
+});
+
+describe('another organization', () => {
+  it('gets 404 for every id of this one, sees none of its categories, and may reuse its names', async () => {
+    const mine = await create('Cross org category', 'mine');
+    const topic = (await t.api('POST', `/categories/${mine.category_id}/topics`, { body: { name: 'Cross org topic' } })).body;
+    const { key } = await newApiKey(await newOrgAdmin(t, 'cross'), { name: 'other org key' });
+    const c = `/categories/${mine.category_id}`;
+    const tp = `${c}/topics/${topic.topic_id}`;
+    const attempts: [string, string, unknown?][] = [
+      ['GET', c],
+      ['PUT', c, { name: 'Stolen' }],
+      ['PATCH', c, { name: 'Stolen' }],
+      ['DELETE', c],
+      ['POST', `${c}/topics`, { name: 'Sneaky' }],
+      ['POST', `${c}/topics/batch-create`, { topics: [{ name: 'Sneaky' }] }],
+      ['PATCH', tp, { name: 'Sneaky' }],
+      ['DELETE', tp],
+    ];
+    for (const [method, path, body] of attempts) {
+      const res = await t.api(method, path, { key, body });
+      assert.equal(res.status, 404, `${method} ${path}: ${res.text}`);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+      assert.equal(typeof res.body.error.code, 'string');
+    }
+    assert.deepEqual((await t.api('GET', '/categories/all', { key })).body, []);
+    assert.equal((await t.api('GET', '/categories', { key })).headers.get('x-total-count'), '0');
+    assert.equal((await t.api('POST', '/categories', { key, body: { name: 'Cross org category' } })).status, 201);
+    const still = await t.api('GET', c);
+    assert.equal(still.status, 200);
+    assert.equal(still.body.name, 'Cross org category');
+    assert.equal(still.body.description, 'mine');
+  });
+});
+
+describe('concurrent requests (one SQLite writer per service, transactions serialised)', () => {
+  it('gives each name exactly one 201 and the rest 409, never a 500, and loses no write', async () => {
+    const names = Array.from({ length: 12 }, (_, i) => `Concurrent ${i}`);
+    // Every name three times, interleaved, with case and spacing variants that count as the same name.
+    const sent = names.flatMap((n) => [n, n.toUpperCase(), `  ${n.toLowerCase()} `]);
+    const results = await Promise.all(sent.map((name) => t.api('POST', '/categories', { body: { name } })));
+    const statuses = results.map((r) => r.status);
+    assert.deepEqual([...new Set(statuses)].sort(), [201, 409], statuses.join(','));
+    assert.equal(statuses.filter((s) => s === 201).length, names.length);
+    const created = results.filter((r) => r.status === 201).map((r) => r.body as { category_id: string; name: string });
+
+    // Concurrent writes to different streams and to the same stream.
+    const renames = await Promise.all(
+      created.map((c, i) => t.api('PATCH', `/categories/${c.category_id}`, { body: { description: `described ${i}` } })),
+    );
+    assert.ok(renames.every((r) => r.status === 200));
+    const first = created[0]!;
+    const topics = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => t.api('POST', `/categories/${first.category_id}/topics`, { body: { name: `Topic ${i % 10}` } })),
+    );
+    assert.equal(topics.filter((r) => r.status === 201).length, 10);
+    assert.equal(topics.filter((r) => r.status === 409).length, 10);
+
+    const all = (await t.api('GET', '/categories/all')).body as { category_id: string; description?: string; topics: unknown[] }[];
+    for (const [i, c] of created.entries()) {
+      const found = all.find((a) => a.category_id === c.category_id);
+      assert.ok(found, c.name);
+      assert.equal(found.description, `described ${i}`);
+    }
+    assert.equal(all.find((a) => a.category_id === first.category_id)!.topics.length, 10);
   });
 });

@@ -1,11 +1,17 @@
-import { ConfigError, createLogger, createShutdown } from '@kb/platform';
+import { Type } from '@sinclair/typebox';
+import { ConfigError, configFields, createLogger, createShutdown, defineConfig, loadConfig, startTelemetry } from '@kb/platform';
 import { developmentDefaults, startSystem } from './system.js';
 
 /** `npm start`: the whole service on one machine, no servers needed. */
 const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'info' });
+const telemetrySpec = defineConfig(Type.Object({ OTEL_EXPORTER_OTLP_ENDPOINT: configFields.OTEL_EXPORTER_OTLP_ENDPOINT }));
 try {
-  const system = await startSystem({ logger });
+  // Off unless OTEL_EXPORTER_OTLP_ENDPOINT is set; one tracer provider serves every service in this process.
+  const { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } = loadConfig(telemetrySpec);
+  const telemetry = await startTelemetry({ serviceName: 'kb-all-in-one', endpoint, logger });
   const shutdown = createShutdown(logger);
+  shutdown.add('telemetry', () => telemetry.shutdown());
+  const system = await startSystem({ logger });
   shutdown.add('system', () => system.stop());
   shutdown.onSignals();
   const key = process.env.BOOTSTRAP_API_KEY || developmentDefaults.BOOTSTRAP_API_KEY;
@@ -23,7 +29,7 @@ try {
   );
 } catch (err) {
   if (err instanceof ConfigError) {
-    process.stderr.write(`${err.message}\n`);
+    process.stderr.write(`kb cannot start. ${err.message}\n`);
     process.exit(1);
   }
   throw err;

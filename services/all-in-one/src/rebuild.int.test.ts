@@ -1,13 +1,35 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { silentLogger, systemClock } from '@kb/platform';
 import { openStore } from '@kb/runtime';
 import { snapshotReadModels } from '@kb/eventsourcing';
 import { startSystem } from './system.js';
 import { rebuildService, serviceProjections } from './rebuild.js';
+
+const adminScript = fileURLToPath(new URL('./admin.ts', import.meta.url));
+
+/** `npm run admin -- <args>` as its own process on the data directory. */
+function admin(dir: string, ...args: string[]) {
+  return spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', adminScript, ...args], {
+    env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+}
+
+async function dropReadModels(dir: string, service: string) {
+  const store = await openStore(settings(dir), service, systemClock, silentLogger());
+  try {
+    await store.dropCollections(serviceProjections[service]!.flatMap((p) => p.collections));
+  } finally {
+    await store.close();
+  }
+}
 
 const settings = (dir: string) => ({ DATA_DIR: dir, STORE: 'sqlite' as const, BUS: 'sqlite' as const });
 
@@ -65,8 +87,10 @@ describe('read-model rebuild by replay', () => {
       ]);
       await system.stop();
 
+      const originals: Record<string, Record<string, unknown[]>> = {};
       for (const service of Object.keys(serviceProjections)) {
         const before = await snapshot(dir, service);
+        originals[service] = before;
         assert.ok(
           Object.values(before).some((docs) => docs.length > 0),
           `${service} has read models to rebuild`,
@@ -75,6 +99,24 @@ describe('read-model rebuild by replay', () => {
         assert.ok(progress.events > 0);
         assert.deepEqual(await snapshot(dir, service), before, `${service} rebuilt state equals the original`);
       }
+
+      // The operator command, from read models that are gone entirely.
+      for (const service of Object.keys(serviceProjections)) {
+        await dropReadModels(dir, service);
+        assert.ok(
+          Object.values(await snapshot(dir, service)).every((docs) => docs.length === 0),
+          `${service} read models dropped`,
+        );
+      }
+      const run = admin(dir, 'rebuild-read-models', 'gateway', 'knowledge-base', 'ingest', 'analytics');
+      assert.equal(run.status, 0, run.stderr);
+      for (const service of Object.keys(serviceProjections)) {
+        assert.match(run.stdout, new RegExp(`${service}: done, [1-9]\\d* events replayed`));
+        assert.deepEqual(await snapshot(dir, service), originals[service], `${service} rebuilt by the command equals the original`);
+      }
+      const unknown = admin(dir, 'rebuild-read-models', 'nonexistent');
+      assert.equal(unknown.status, 1);
+      assert.match(unknown.stderr, /Unknown service nonexistent; one of: gateway, knowledge-base, ingest, analytics/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

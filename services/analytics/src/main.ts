@@ -1,9 +1,9 @@
-import { createLogger, createShutdown, loadConfig, startTelemetry } from '@kb/platform';
+import { createLogger, createShutdown, loadConfigOrExit, startTelemetry } from '@kb/platform';
 import { analyticsConfigSpec } from './config.js';
 import { SERVICE_NAME, startAnalytics } from './service.js';
 
 /** Standalone entry point (one container per service in the distributed runtime). */
-const config = loadConfig(analyticsConfigSpec);
+const config = loadConfigOrExit(analyticsConfigSpec, SERVICE_NAME);
 const logger = createLogger({ level: config.LOG_LEVEL });
 const telemetry = await startTelemetry({ serviceName: SERVICE_NAME, endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, logger });
 const service = await startAnalytics({ config, logger });

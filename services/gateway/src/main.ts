@@ -1,9 +1,9 @@
-import { createLogger, createShutdown, loadConfig, startTelemetry } from '@kb/platform';
+import { createLogger, createShutdown, loadConfigOrExit, startTelemetry } from '@kb/platform';
 import { gatewayConfigSpec } from './config.js';
 import { SERVICE_NAME, startGateway } from './service.js';
 
 /** Standalone entry point (its own container in the distributed runtime). */
-const config = loadConfig(gatewayConfigSpec);
+const config = loadConfigOrExit(gatewayConfigSpec, SERVICE_NAME);
 const logger = createLogger({ level: config.LOG_LEVEL });
 const telemetry = await startTelemetry({ serviceName: SERVICE_NAME, endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, logger });
 const gateway = await startGateway({ config, logger });

@@ -1,9 +1,9 @@
-import { createLogger, createShutdown, loadConfig, startTelemetry } from '@kb/platform';
+import { createLogger, createShutdown, loadConfigOrExit, startTelemetry } from '@kb/platform';
 import { knowledgeBaseConfigSpec } from './config.js';
 import { SERVICE_NAME, startKnowledgeBase } from './service.js';
 
 /** Standalone entry point (one container per service in the distributed runtime). */
-const config = loadConfig(knowledgeBaseConfigSpec);
+const config = loadConfigOrExit(knowledgeBaseConfigSpec, SERVICE_NAME);
 const logger = createLogger({ level: config.LOG_LEVEL });
 const telemetry = await startTelemetry({ serviceName: SERVICE_NAME, endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, logger });
 const service = await startKnowledgeBase({ config, logger });

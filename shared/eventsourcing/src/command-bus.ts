@@ -1,4 +1,4 @@
-import { systemClock, type Clock, type IdGenerator } from '@kb/platform';
+import { systemClock, traceparentOf, type Clock, type IdGenerator } from '@kb/platform';
 import type { EventCatalog } from '@kb/events';
 import type { EventMetadata, Store, StoreTransaction, StoredEvent } from '@kb/store';
 import { fold, type Decider } from './decider.js';
@@ -47,11 +47,15 @@ export function createCommandBus(deps: EventSourcingDeps) {
         const state = fold(decider, history);
         const decided = decider.decide(command, state);
         if (decided.length === 0) return { state, events: [] };
+        // The span that caused this (a gRPC call, a consumed event) is active here
+        // when telemetry is on; its traceparent goes into the event's metadata.
+        const trace = context.metadata.trace ?? traceparentOf();
+        const metadata: EventMetadata = trace ? { ...context.metadata, trace } : context.metadata;
         const newEvents = decided.map((e) => {
           const def = deps.catalog.get(e.type);
           if (!def) throw new Error(`Event type ${e.type} is not in the catalog`);
           deps.catalog.validate(e.type, def.schema, e.data);
-          return { id: deps.ids.uuid(), type: e.type, schema: def.schema, data: e.data, metadata: context.metadata };
+          return { id: deps.ids.uuid(), type: e.type, schema: def.schema, data: e.data, metadata };
         });
         const stored = await tx.append(streamId, history.length, newEvents);
         await applyProjections(deps.projections, tx, stored);

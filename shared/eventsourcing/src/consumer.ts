@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { isAppError, silentLogger } from '@kb/platform';
+import { contextFromTraceparent, inSpan, isAppError, silentLogger, SpanKind } from '@kb/platform';
 import { deadLetterTopic, type EventEnvelope } from '@kb/events';
 import type { EventBus, ReceivedMessage, Subscription } from '@kb/bus';
 import type { Store, StoreTransaction } from '@kb/store';
@@ -51,10 +51,18 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
       const handler = options.handlers[event.type];
       if (!handler) return;
       try {
-        await options.store.transaction(async (tx) => {
-          if (!(await tx.markProcessed(options.groupId, event.id))) return;
-          await handler(tx, event);
-        });
+        // A consumer span continues the trace of the request that caused the event,
+        // and is active while the handler runs, so the events it appends carry it.
+        await inSpan(
+          `${options.groupId} ${event.type}`,
+          { kind: SpanKind.CONSUMER, attributes: { 'messaging.destination.name': message.topic, 'kb.event_id': event.id } },
+          contextFromTraceparent(event.metadata?.trace),
+          () =>
+            options.store.transaction(async (tx) => {
+              if (!(await tx.markProcessed(options.groupId, event.id))) return;
+              await handler(tx, event);
+            }),
+        );
       } catch (err) {
         if (isAppError(err) && !err.retriable) {
           await deadLetter(message, `${err.code}: ${err.message}`);

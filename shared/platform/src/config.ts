@@ -102,3 +102,22 @@ export function checkAdapterSettings(c: { STORE: string; BUS: string; MONGODB_UR
   if (c.BUS === 'kafka' && !c.KAFKA_BROKERS) problems.push('KAFKA_BROKERS is required when BUS=kafka');
   return problems;
 }
+
+/**
+ * loadConfig for a process entry point: a wrong or missing value ends the
+ * process with exit code 1 and the message naming each variable (not a stack
+ * trace that buries it).
+ */
+export function loadConfigOrExit<T extends TProperties>(
+  spec: ConfigSpec<T>,
+  processName: string,
+  env: Record<string, string | undefined> = process.env,
+): Static<TObject<T>> {
+  try {
+    return loadConfig(spec, env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${processName} cannot start. ${err.message}\n`);
+    process.exit(1);
+  }
+}

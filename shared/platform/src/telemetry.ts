@@ -1,30 +1,69 @@
 import type { Logger } from 'pino';
+import type { tracing } from '@opentelemetry/sdk-node';
 
 export interface Telemetry {
+  /** Exports what is still buffered, then stops. */
   shutdown(): Promise<void>;
+}
+
+export type SpanExporter = tracing.SpanExporter;
+export type MemorySpanExporter = tracing.InMemorySpanExporter;
+
+export interface TelemetryOptions {
+  serviceName: string;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: telemetry is off when it is unset. */
+  endpoint: string | undefined;
+  logger: Logger;
+  /**
+   * Replaces the OTLP exporter, e.g. with `createMemorySpanExporter()` in tests.
+   * Spans then go out one by one as they end instead of in batches.
+   */
+  exporter?: SpanExporter;
 }
 
 /**
  * OpenTelemetry bootstrap: off unless OTEL_EXPORTER_OTLP_ENDPOINT is set. The SDK is
- * imported lazily so the embedded runtime pays nothing for it. HTTP and gRPC
- * instrumentation carry the trace context across the gateway -> service hops.
+ * imported lazily so the embedded runtime pays nothing for it.
+ *
+ * Only a tracer provider is registered (with the AsyncLocalStorage context manager
+ * and the W3C propagator); there is no monkey-patching auto-instrumentation. The
+ * services are ES modules whose transport libraries are imported before this runs,
+ * so patching would be hit and miss. Instead the kit makes the spans that matter
+ * itself, and carries the context explicitly: the gateway's HTTP span
+ * (@kb/gateway), gRPC client and server spans with `traceparent` in the call
+ * metadata (@kb/rpc), the event's `metadata.trace` stamped from the active span
+ * (@kb/eventsourcing), and a consumer span continuing that trace on the bus.
  */
-export async function startTelemetry(options: { serviceName: string; endpoint: string | undefined; logger: Logger }): Promise<Telemetry> {
+export async function startTelemetry(options: TelemetryOptions): Promise<Telemetry> {
   if (!options.endpoint) return { shutdown: async () => {} };
-  const [{ NodeSDK }, { OTLPTraceExporter }, { HttpInstrumentation }, { GrpcInstrumentation }, { resourceFromAttributes }] =
-    await Promise.all([
-      import('@opentelemetry/sdk-node'),
-      import('@opentelemetry/exporter-trace-otlp-http'),
-      import('@opentelemetry/instrumentation-http'),
-      import('@opentelemetry/instrumentation-grpc'),
-      import('@opentelemetry/resources'),
-    ]);
-  const sdk = new NodeSDK({
-    resource: resourceFromAttributes({ 'service.name': options.serviceName }),
-    traceExporter: new OTLPTraceExporter({ url: `${options.endpoint.replace(/\/$/, '')}/v1/traces` }),
-    instrumentations: [new HttpInstrumentation(), new GrpcInstrumentation()],
+  const { node, tracing, resources } = await import('@opentelemetry/sdk-node');
+  let processor: tracing.SpanProcessor;
+  if (options.exporter) processor = new tracing.SimpleSpanProcessor(options.exporter);
+  else {
+    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
+    const exporter = new OTLPTraceExporter({ url: `${options.endpoint.replace(/\/$/, '')}/v1/traces` });
+    processor = new tracing.BatchSpanProcessor(exporter as unknown as SpanExporter);
+  }
+  const provider = new node.NodeTracerProvider({
+    resource: resources.resourceFromAttributes({ 'service.name': options.serviceName }),
+    spanProcessors: [processor],
   });
-  sdk.start();
+  provider.register();
   options.logger.info({ endpoint: options.endpoint }, 'telemetry started');
-  return { shutdown: () => sdk.shutdown() };
+  return {
+    async shutdown() {
+      await provider.shutdown();
+      // Unregister, so a later start in the same process (tests) gets a fresh provider.
+      const api = await import('@opentelemetry/api');
+      api.trace.disable();
+      api.context.disable();
+      api.propagation.disable();
+    },
+  };
+}
+
+/** An exporter that keeps finished spans in memory, for tests that check what was traced. */
+export async function createMemorySpanExporter(): Promise<MemorySpanExporter> {
+  const { tracing } = await import('@opentelemetry/sdk-node');
+  return new tracing.InMemorySpanExporter();
 }

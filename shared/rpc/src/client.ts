@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { activeContext, contextFromTraceparent, endSpan, SpanKind, startSpan } from '@kb/platform';
 import { contextToMetadata, type CallContext } from './context.js';
 import { fromServiceError } from './status.js';
 
@@ -16,7 +17,11 @@ export interface RpcClient {
   close(): void;
 }
 
-/** A client whose calls carry the internal token and caller context, with deadlines. */
+/**
+ * A client whose calls carry the internal token and caller context, with
+ * deadlines. Each call is a client span, child of the caller's trace context
+ * (`ctx.trace`, else the active span), and its traceparent travels in metadata.
+ */
 export function createRpcClient(service: grpc.ServiceClientConstructor, options: RpcClientOptions): RpcClient {
   const client = new service(options.address, grpc.credentials.createInsecure());
   const deadlineMs = options.deadlineMs ?? 10_000;
@@ -27,10 +32,24 @@ export function createRpcClient(service: grpc.ServiceClientConstructor, options:
         | undefined;
       if (typeof fn !== 'function') return Promise.reject(new Error(`${options.name} has no method ${method}`));
       const deadline = new Date(Date.now() + (callOptions?.deadlineMs ?? deadlineMs));
+      const parent = ctx.trace ? contextFromTraceparent(ctx.trace) : activeContext();
+      const { span, traceparent } = startSpan(
+        `${options.name}/${method}`,
+        { kind: SpanKind.CLIENT, attributes: { 'rpc.system': 'grpc', 'rpc.method': method, 'kb.request_id': ctx.request_id } },
+        parent,
+      );
+      const sent: CallContext = traceparent ? { ...ctx, trace: traceparent } : ctx;
       return new Promise<Res>((resolve, reject) => {
-        fn.call(client, request, contextToMetadata(ctx, options.internalToken), { deadline }, (err, res) =>
-          err ? reject(fromServiceError(err, options.name)) : resolve(res as Res),
-        );
+        fn.call(client, request, contextToMetadata(sent, options.internalToken), { deadline }, (err, res) => {
+          if (err) {
+            const mapped = fromServiceError(err, options.name);
+            endSpan(span, mapped);
+            reject(mapped);
+          } else {
+            endSpan(span);
+            resolve(res as Res);
+          }
+        });
       });
     },
     close: () => client.close(),

@@ -13,6 +13,11 @@ export interface CallContext {
   /** null: the whole knowledge base; otherwise the only KB folders allowed (empty: none). */
   folder_scope: string[] | null;
   request_id: string;
+  /**
+   * W3C traceparent of the caller's current span, when telemetry is on. The
+   * client sends its own span's; the server hands its handler its server span's.
+   */
+  trace?: string;
 }
 
 const H = {
@@ -22,6 +27,7 @@ const H = {
   permissions: 'x-permissions',
   scope: 'x-folder-scope',
   requestId: 'x-request-id',
+  trace: 'traceparent',
 } as const;
 
 export function contextToMetadata(ctx: CallContext, internalToken: string): Metadata {
@@ -32,6 +38,7 @@ export function contextToMetadata(ctx: CallContext, internalToken: string): Meta
   md.set(H.permissions, ctx.permissions.join(','));
   md.set(H.scope, ctx.folder_scope === null ? '*' : JSON.stringify(ctx.folder_scope));
   md.set(H.requestId, ctx.request_id);
+  if (ctx.trace) md.set(H.trace, ctx.trace);
   return md;
 }
 
@@ -58,12 +65,14 @@ export function metadataToContext(md: Metadata, internalToken: string): CallCont
     folder_scope = parsed as string[];
   }
   const perms = first(md, H.permissions) ?? '';
+  const trace = first(md, H.trace);
   return {
     org_id: org,
     principal: { type, id: rest.join(':') },
     permissions: perms ? perms.split(',') : [],
     folder_scope,
     request_id: requestId,
+    ...(trace && { trace }),
   };
 }
 

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { isAppError } from '@kb/platform';
+import { contextFromTraceparent, inSpan, isAppError, SpanKind } from '@kb/platform';
 import { metadataToContext, type CallContext } from './context.js';
 import { toServiceError } from './status.js';
 
@@ -13,7 +13,10 @@ export interface RpcServerOptions {
 
 /**
  * A gRPC server whose every handler requires the internal token and receives the
- * caller context; thrown AppErrors become statuses through the one mapping.
+ * caller context; thrown AppErrors become statuses through the one mapping. Each
+ * call runs in a server span, child of the caller's `traceparent`, that is the
+ * active span for the handler (so events it appends carry it) and is the
+ * `trace` of the context the handler gets (so calls it makes continue it).
  */
 export function createRpcServer(options: RpcServerOptions) {
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
@@ -31,7 +34,13 @@ export function createRpcServer(options: RpcServerOptions) {
           callback(toServiceError(err));
           return;
         }
-        handler(call.request, ctx).then(
+        const caller = ctx;
+        inSpan(
+          definition.path.replace(/^\//, ''),
+          { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': method, 'kb.request_id': ctx.request_id } },
+          contextFromTraceparent(ctx.trace),
+          ({ traceparent }) => handler(call.request, traceparent ? { ...caller, trace: traceparent } : caller),
+        ).then(
           (response) => callback(null, response),
           (err: unknown) => {
             if (!isAppError(err) || err.httpStatus >= 500) {

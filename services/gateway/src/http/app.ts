@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRepl
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Logger } from 'pino';
+import { contextFromHeaders, endSpan, SpanKind, startSpan, type StartedSpan } from '@kb/platform';
 import type { IdentityService } from '../app/identity.js';
 import type { OrganizationService } from '../app/organizations.js';
 import type { ApiKeyService } from '../app/api-keys.js';
@@ -30,6 +31,13 @@ export interface HttpDeps {
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's server span (a no-op span when telemetry is off). */
+    traceSpan?: StartedSpan;
+  }
+}
 
 export interface RouteEntry {
   method: string;
@@ -71,8 +79,40 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
 
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
+    // The server span continues a client's W3C traceparent; with telemetry off
+    // nothing is read, recorded or passed on.
+    request.traceSpan = startSpan(
+      `${request.method} ${request.routeOptions.url ?? 'unmatched'}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': request.method, 'url.path': request.url.split('?')[0] ?? '', 'kb.request_id': request.id },
+      },
+      contextFromHeaders(request.headers),
+    );
   });
   app.addHook('onRequest', createAuthHook(deps.identity, deps.apiKeys));
+  // After authentication, before anything calls a service: internal calls carry the span.
+  app.addHook('preParsing', async (request) => {
+    const traceparent = request.traceSpan?.traceparent;
+    if (request.caller && traceparent) request.caller = { ...request.caller, trace: traceparent };
+  });
+  // Graceful shutdown: requests in flight when close() starts are answered, and
+  // their keep-alive connections end with them. Otherwise a client that honours
+  // the server's keep-alive timeout (72 s) would hold the process open that long.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) void reply.header('connection', 'close');
+    return payload;
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const span = request.traceSpan?.span;
+    if (!span) return;
+    span.setAttribute('http.response.status_code', reply.statusCode);
+    endSpan(span, reply.statusCode >= 500 ? new Error(`HTTP ${reply.statusCode}`) : undefined);
+  });
   registerMeter(app as unknown as FastifyInstance, deps.credits);
   app.setErrorHandler((err, request, reply) => sendError(request as FastifyRequest, reply as FastifyReply, err as Error));
   app.setNotFoundHandler((_request, reply) => reply.status(404).type('text/plain; charset=utf-8').send('Not Found'));

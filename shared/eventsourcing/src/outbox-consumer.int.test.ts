@@ -1,0 +1,231 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { AppError, errorKinds, randomIds, type ErrorKind } from '@kb/platform';
+import { categoryCreated, createCatalog, deadLetterTopic, type EventEnvelope } from '@kb/events';
+import type { EventBus, ReceivedMessage, Subscription } from '@kb/bus';
+import { createSqliteEventBus } from '@kb/bus/sqlite';
+import type { Store } from '@kb/store';
+import { createSqliteStore } from '@kb/store/sqlite';
+import { createCommandBus, type CommandBus } from './command-bus.js';
+import { createOutboxRelay, type OutboxRelay } from './outbox-relay.js';
+import { startEventConsumer } from './consumer.js';
+import type { Decider } from './decider.js';
+
+/** The outbox relay (publish after commit) and idempotent consumers (inbox, retry vs dead letter) on the embedded adapters. */
+
+const TOPIC = 'test.notes';
+// A real event schema on a test topic, and an internal twin that must never reach the bus.
+const catalog = createCatalog([
+  { ...categoryCreated, type: 'note.added', topic: TOPIC },
+  { ...categoryCreated, type: 'note.secret_set', topic: TOPIC, internal: true },
+]);
+
+type NoteCommand = { type: 'add' | 'secret'; org: string; text: string };
+const notes: Decider<NoteCommand, number> = {
+  initialState: () => 0,
+  evolve: (n) => n + 1,
+  decide: (c) => [
+    {
+      type: c.type === 'add' ? 'note.added' : 'note.secret_set',
+      data: { category_id: randomUUID(), org_id: c.org, name: c.text, at: new Date().toISOString() },
+    },
+  ],
+};
+
+let dir: string;
+let store: Store;
+let bus: EventBus;
+let commands: CommandBus;
+let relay: OutboxRelay;
+let received: ReceivedMessage[];
+let tap: Subscription;
+const subscriptions: Subscription[] = [];
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    assert.ok(Date.now() - start < timeoutMs, `timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+const texts = () => received.map((m) => (JSON.parse(m.value) as EventEnvelope).data.name as string);
+const add = (org: string, text: string) =>
+  commands.transaction({ metadata: { org_id: org } }, (s) => s.execute(notes, `note-${org}`, { type: 'add', org, text }));
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'kb-outbox-'));
+  store = createSqliteStore({ path: join(dir, 'service.db') });
+  bus = createSqliteEventBus({ path: join(dir, 'bus.db'), pollIntervalMs: 10, retryBackoffMs: { initial: 20, max: 100 } });
+  relay = createOutboxRelay({ store, bus, catalog, name: 'test', owner: 'me', pollIntervalMs: 20 });
+  commands = createCommandBus({ store, catalog, projections: [], ids: randomIds, onCommitted: () => relay.notify() });
+  await relay.start([TOPIC]);
+  received = [];
+  tap = await bus.subscribe({ groupId: 'tap', topics: [TOPIC], handler: async (m) => void received.push(m) });
+});
+after(async () => {
+  await tap.stop();
+  for (const s of subscriptions) await s.stop();
+  await relay.stop();
+  await bus.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('outbox relay', () => {
+  it('publishes an event only after its transaction commits, keyed by org, as the stored envelope', async () => {
+    const org = randomUUID();
+    let appended: EventEnvelope | undefined;
+    await commands.transaction({ metadata: { org_id: org, actor: 'test' } }, async (s) => {
+      const { events } = await s.execute(notes, `note-${org}`, { type: 'add', org, text: 'committed' });
+      appended = events[0] as unknown as EventEnvelope;
+      relay.notify();
+      await sleep(150); // several relay polls while the transaction is open
+      assert.deepEqual(texts(), [], 'nothing is published before the commit');
+    });
+    await eventually(() => received.length === 1, 'the committed event');
+    const [message] = received;
+    assert.equal(message!.key, org);
+    assert.equal(message!.headers.type, 'note.added');
+    const envelope = JSON.parse(message!.value) as EventEnvelope;
+    assert.equal(envelope.id, appended!.id);
+    assert.equal(envelope.position, appended!.position);
+    assert.deepEqual(envelope.metadata, { org_id: org, actor: 'test' });
+  });
+
+  it('never publishes the events of a rolled-back transaction, nor internal events', async () => {
+    const org = randomUUID();
+    await assert.rejects(
+      commands.transaction({ metadata: { org_id: org } }, async (s) => {
+        await s.execute(notes, `note-${org}`, { type: 'add', org, text: 'rolled back' });
+        throw new Error('abort');
+      }),
+    );
+    await commands.transaction({ metadata: { org_id: org } }, (s) =>
+      s.execute(notes, `secret-${org}`, { type: 'secret', org, text: 'secret' }),
+    );
+    await add(org, 'after');
+    await relay.flush();
+    await eventually(() => texts().includes('after'), 'the later event');
+    assert.ok(!texts().includes('rolled back'));
+    assert.ok(received.every((m) => m.headers.type === 'note.added'));
+  });
+
+  it('keeps each organization in commit order and does not republish after a restart from its checkpoint', async () => {
+    const orgs = [randomUUID(), randomUUID(), randomUUID()];
+    await Promise.all(
+      orgs.map(async (org) => {
+        for (let i = 0; i < 15; i++) await add(org, `${org}:${i}`);
+      }),
+    );
+    await eventually(() => orgs.every((org) => texts().includes(`${org}:14`)), 'every event');
+    for (const org of orgs) {
+      const mine = received.filter((m) => m.key === org).map((m) => JSON.parse(m.value) as EventEnvelope);
+      assert.deepEqual(
+        mine.map((e) => e.data.name),
+        Array.from({ length: 15 }, (_, i) => `${org}:${i}`),
+      );
+    }
+    const before = received.length;
+    const second = createOutboxRelay({ store, bus, catalog, name: 'test', owner: 'me', pollIntervalMs: 20 });
+    await second.start([TOPIC]);
+    await second.flush();
+    await second.stop();
+    await sleep(100);
+    assert.equal(received.length, before, 'the checkpoint survives a new relay');
+  });
+});
+
+describe('idempotent event consumer', () => {
+  const envelope = (type: string, text: string, id = randomUUID()): EventEnvelope =>
+    ({
+      id,
+      type,
+      schema: 1,
+      stream_id: 's',
+      version: 1,
+      position: 1,
+      data: { text },
+      metadata: { org_id: 'org' },
+      recorded_at: new Date().toISOString(),
+    }) as EventEnvelope;
+
+  it('handles a redelivered event once (inbox), and rolls back the writes of a failed attempt', async () => {
+    const topic = `consumer.${randomUUID()}`;
+    let attempts = 0;
+    subscriptions.push(
+      await startEventConsumer({
+        bus,
+        store,
+        groupId: `g-${topic}`,
+        topics: [topic],
+        handlers: {
+          'note.added': async (tx, event) => {
+            attempts++;
+            const current = await tx.get<{ id: string; n: number }>('counts', 'all');
+            await tx.put('counts', { id: 'all', n: (current?.n ?? 0) + 1, last: event.data.text });
+            if (attempts === 1) throw new Error('transient, after a write');
+          },
+        },
+      }),
+    );
+    const once = envelope('note.added', 'dup');
+    await bus.publish(topic, [{ key: 'org', value: JSON.stringify(once) }]);
+    await bus.publish(topic, [{ key: 'org', value: JSON.stringify(once) }]);
+    await bus.publish(topic, [{ key: 'org', value: JSON.stringify(envelope('note.added', 'other')) }]);
+    await eventually(() => attempts === 3, 'two successful attempts after one failure');
+    await sleep(150);
+    assert.equal(attempts, 3, 'the duplicate was skipped');
+    assert.deepEqual(await store.get('counts', 'all'), { id: 'all', n: 2, last: 'other' });
+  });
+
+  it('retries retriable errors and dead-letters the rest, for every kind of the taxonomy', async () => {
+    const topic = `consumer.${randomUUID()}`;
+    const kinds = Object.keys(errorKinds) as ErrorKind[];
+    const attempts = new Map<string, number>();
+    const handled = new Set<string>();
+    const dead: ReceivedMessage[] = [];
+    subscriptions.push(
+      await bus.subscribe({ groupId: `dlq-${topic}`, topics: [deadLetterTopic(topic)], handler: async (m) => void dead.push(m) }),
+    );
+    subscriptions.push(
+      await startEventConsumer({
+        bus,
+        store,
+        groupId: `g-${topic}`,
+        topics: [topic],
+        handlers: {
+          'note.added': async (_tx, event) => {
+            const kind = event.data.text as ErrorKind;
+            const n = (attempts.get(kind) ?? 0) + 1;
+            attempts.set(kind, n);
+            if (n === 1) throw new AppError(kind, `first attempt of ${kind}`, { code: `test_${kind}` });
+            handled.add(kind);
+          },
+        },
+      }),
+    );
+    // One key per kind: a retrying message holds back only its own partition.
+    for (const kind of kinds) await bus.publish(topic, [{ key: kind, value: JSON.stringify(envelope('note.added', kind)) }]);
+    await bus.publish(topic, [{ key: 'junk', value: 'not json' }]);
+
+    const retriable = kinds.filter((k) => errorKinds[k].retriable);
+    const terminal = kinds.filter((k) => !errorKinds[k].retriable);
+    assert.deepEqual(retriable.map((k) => errorKinds[k].http).sort(), [429, 500, 502, 503]);
+    await eventually(() => retriable.every((k) => handled.has(k)) && dead.length === terminal.length + 1, 'retries and dead letters');
+    assert.deepEqual([...handled].sort(), [...retriable].sort());
+    const reasons = dead.map((m) => m.headers['x-dead-letter-reason'] ?? '');
+    for (const kind of terminal)
+      assert.ok(
+        reasons.some((r) => r.startsWith(`test_${kind}:`)),
+        `${kind} dead-lettered: ${reasons.join(' | ')}`,
+      );
+    assert.ok(reasons.some((r) => r.startsWith('unparseable')));
+    assert.ok(dead.find((m) => m.key === 'junk')?.value === 'not json', 'the original message is kept');
+    for (const kind of terminal) assert.equal(attempts.get(kind), 1, `${kind} is not retried`);
+  });
+});
