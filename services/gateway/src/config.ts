@@ -44,6 +44,12 @@ export const gatewayConfigSpec = defineConfig(
     CREDIT_COST_INGEST: Type.Integer({ minimum: 0, default: 1, description: 'credits per ingested item (text or file)' }),
     CREDIT_COST_QUERY: Type.Integer({ minimum: 0, default: 1, description: 'credits per search or query' }),
     CREDIT_COST_GENERATION: Type.Integer({ minimum: 0, default: 10, description: 'credits per content generation' }),
+    CREDIT_HOLD_TTL_SECONDS: Type.Integer({
+      minimum: 60,
+      default: 3600,
+      description:
+        'a credit reservation older than this is released (its gateway died before settling it); longer than any metered request',
+    }),
   }),
   checkAdapterSettings,
 );

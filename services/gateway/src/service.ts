@@ -7,7 +7,7 @@ import type { GatewayConfig } from './config.js';
 import { createIdentityService } from './app/identity.js';
 import { createOrganizationService } from './app/organizations.js';
 import { createApiKeyService } from './app/api-keys.js';
-import { createCreditsService } from './app/credits.js';
+import { createCreditsService, type CreditsService } from './app/credits.js';
 import { identityProjection } from './projections/identity.js';
 import { creditsProjection } from './projections/credits.js';
 import { buildHttpApp, type RouteEntry } from './http/app.js';
@@ -21,6 +21,35 @@ export interface RunningGateway {
   routes: RouteEntry[];
   bootstrapOrgId?: string;
   stop(): Promise<void>;
+}
+
+/** How often abandoned credit reservations are looked for. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+/**
+ * Releases credit reservations a crashed gateway never settled, at start and then
+ * every minute. Every gateway replica may run it: a release is decided on the
+ * credits stream, so one already released is skipped.
+ */
+function startCreditSweeper(credits: CreditsService, ttlMs: number, logger: Logger) {
+  let running: Promise<void> = Promise.resolve();
+  const sweep = () => {
+    running = credits
+      .releaseAbandoned(ttlMs)
+      .then((n) => {
+        if (n > 0) logger.warn({ released: n }, 'released abandoned credit reservations');
+      })
+      .catch((err: unknown) => logger.error({ err }, 'credit reservation sweep failed'));
+  };
+  sweep();
+  const timer = setInterval(sweep, SWEEP_INTERVAL_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
 }
 
 export async function startGateway(options: {
@@ -69,6 +98,7 @@ export async function startGateway(options: {
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
   });
   await core.start();
+  const sweeper = startCreditSweeper(credits, config.CREDIT_HOLD_TTL_SECONDS * 1000, logger);
   await app.listen({ host: config.HOST, port: config.PORT });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
@@ -81,6 +111,7 @@ export async function startGateway(options: {
     ...(bootstrap.org_id && { bootstrapOrgId: bootstrap.org_id }),
     async stop() {
       await app.close();
+      await sweeper.stop();
       clients.close();
       await core.stop();
       await bus.close();

@@ -1,9 +1,17 @@
-import { ConcurrencyError, errors, type Clock, type IdGenerator } from '@kb/platform';
+import { AppError, ConcurrencyError, errors, type Clock, type IdGenerator } from '@kb/platform';
 import type { Store } from '@kb/store';
 import type { CommandBus } from '@kb/eventsourcing';
 import type { CallContext } from '@kb/rpc';
 import { creditsDecider, creditsStream, type CreditsCommand, type MeteredOperation } from '../domain/credits.js';
-import { CREDIT_BALANCES, CREDIT_EPOCHS, CREDIT_LEDGER, type CreditBalanceDoc, type CreditLedgerDoc } from '../projections/credits.js';
+import {
+  CREDIT_BALANCES,
+  CREDIT_EPOCHS,
+  CREDIT_HOLDS,
+  CREDIT_LEDGER,
+  type CreditBalanceDoc,
+  type CreditHoldDoc,
+  type CreditLedgerDoc,
+} from '../projections/credits.js';
 import { actorOf } from './organizations.js';
 
 /** Credits per unit of each metered operation (configuration). */
@@ -140,6 +148,27 @@ export function createCreditsService(deps: {
     /** The operation failed: the reservation goes back to the balance. */
     release: (r: Reservation) =>
       execute(r.org_id, 'system:meter', { type: 'release', org_id: r.org_id, reservation_id: r.reservation_id, at: now() }),
+
+    /**
+     * Gives back reservations held longer than `olderThanMs`: a gateway that died
+     * between reserve and settle would otherwise keep those credits out of reach for
+     * good. Safe with several gateways: a reservation already settled or released by
+     * the live request (or another sweeper) is skipped. Returns how many were released.
+     */
+    async releaseAbandoned(olderThanMs: number): Promise<number> {
+      const cutoff = clock.now().getTime() - olderThanMs;
+      const stale = (await store.find<CreditHoldDoc>(CREDIT_HOLDS)).filter((h) => Date.parse(h.at) < cutoff);
+      let released = 0;
+      for (const hold of stale) {
+        try {
+          await execute(hold.org_id, 'system:credit-sweeper', { type: 'release', org_id: hold.org_id, reservation_id: hold.id, at: now() });
+          released++;
+        } catch (err) {
+          if (!(err instanceof AppError && err.kind === 'not_found')) throw err;
+        }
+      }
+      return released;
+    },
   };
 }
 

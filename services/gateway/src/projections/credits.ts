@@ -7,6 +7,18 @@ export const CREDIT_BALANCES = 'credit_balances';
 export const CREDIT_LEDGER = 'credit_ledger';
 /** Which stream (epoch) of an organization's credits is the open one. */
 export const CREDIT_EPOCHS = 'credit_epochs';
+/** Reservations not yet settled or released: in-flight metered requests, or ones a crash abandoned. */
+export const CREDIT_HOLDS = 'credit_holds';
+
+export interface CreditHoldDoc {
+  /** The reservation id. */
+  id: string;
+  org_id: string;
+  operation: 'ingest' | 'query' | 'generation';
+  amount: number;
+  /** When it was reserved. */
+  at: string;
+}
 
 export interface CreditBalanceDoc {
   id: string;
@@ -48,7 +60,7 @@ async function balanceOf(tx: StoreTransaction, orgId: string): Promise<CreditBal
 /** Balances, the ledger and the open stream of each organization's credits. */
 export const creditsProjection: Projection = {
   name: 'credits',
-  collections: [CREDIT_BALANCES, CREDIT_LEDGER, CREDIT_EPOCHS],
+  collections: [CREDIT_BALANCES, CREDIT_LEDGER, CREDIT_EPOCHS, CREDIT_HOLDS],
   indexes: [{ collection: CREDIT_LEDGER, fields: ['org_id'] }],
   async apply(tx, event) {
     switch (event.type) {
@@ -82,12 +94,15 @@ export const creditsProjection: Projection = {
           month,
           spent_this_month: spent + d.amount,
         });
+        const hold: CreditHoldDoc = { id: d.reservation_id, org_id: d.org_id, operation: d.operation, amount: d.amount, at: d.at };
+        await tx.put(CREDIT_HOLDS, hold);
         return;
       }
       case 'credits.settled': {
         const d = event.data as CreditsReserved;
         const b = await balanceOf(tx, d.org_id);
         await tx.put(CREDIT_BALANCES, { ...b, reserved: b.reserved - d.amount });
+        await tx.delete(CREDIT_HOLDS, d.reservation_id);
         const entry: CreditLedgerDoc = {
           id: event.id,
           org_id: d.org_id,
@@ -111,6 +126,7 @@ export const creditsProjection: Projection = {
           reserved: b.reserved - d.amount,
           spent_this_month: reservedMonth ? Math.max(0, b.spent_this_month - d.amount) : b.spent_this_month,
         });
+        await tx.delete(CREDIT_HOLDS, d.reservation_id);
         return;
       }
       case 'credits.spend_limit_set': {
