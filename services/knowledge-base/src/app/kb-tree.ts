@@ -292,11 +292,14 @@ export function createKbTreeService(deps: KbTreeDeps) {
       const found = new Set<string>();
       let frontier = [...new Set(ctx.folder_scope)];
       while (frontier.length > 0) {
-        const nodes = await store.find<KbNodeDoc>(KB_NODES, { where: { org_id: ctx.org_id, kb_node_id: { $in: frontier } } });
-        const folders = nodes.filter((n) => n.type === 'folder' && !found.has(n.kb_node_id)).map((n) => n.kb_node_id);
+        // By id (primary key): the scope's own folders may name anything, so each is checked here.
+        const nodes = await Promise.all(frontier.map((id) => store.get<KbNodeDoc>(KB_NODES, id)));
+        const folders = nodes
+          .filter((n): n is KbNodeDoc => n !== undefined && n.org_id === ctx.org_id && n.type === 'folder' && !found.has(n.kb_node_id))
+          .map((n) => n.kb_node_id);
         for (const id of folders) found.add(id);
         if (folders.length === 0) break;
-        const kids = await store.find<KbNodeDoc>(KB_NODES, { where: { org_id: ctx.org_id, parent_id: { $in: folders }, type: 'folder' } });
+        const kids = await store.find<KbNodeDoc>(KB_NODES, { where: { parent_id: { $in: folders }, type: 'folder' } });
         frontier = kids.map((k) => k.kb_node_id);
       }
       return { folder_ids: [...found] };
