@@ -94,6 +94,40 @@ export async function checkFiling(
   );
 }
 
+/** Raw text (plain or Markdown) as a queued content item, on either surface: folder scope and filing checked first. */
+export async function createRawContent(
+  clients: ServiceClients,
+  ctx: CallContext,
+  body: {
+    title: string;
+    text: string;
+    summary?: string | undefined;
+    parent_id?: string | null | undefined;
+    tags?: string[] | undefined;
+    category_id?: string | undefined;
+    topic_id?: string | undefined;
+  },
+): Promise<ItemMessage> {
+  const { title, text, summary, parent_id, tags, category_id, topic_id } = body;
+  await checkFolder(clients.kbTree, ctx, parent_id);
+  await checkFiling(clients.categories, ctx, { category_id, topic_id });
+  return clients.ingest.call<ItemMessage>(
+    'CreateRaw',
+    {
+      title,
+      text,
+      ...(summary !== undefined && { summary }),
+      filing: {
+        ...(parent_id && { parent_id }),
+        ...(category_id && { category_id }),
+        ...(topic_id && { topic_id }),
+        tags: tags ?? [],
+      },
+    },
+    ctx,
+  );
+}
+
 /**
  * Ingest files content by its direct folder, so a scoped key's listing needs the
  * scope's subfolders too; the tree resolves them (403 for an empty scope).

@@ -10,6 +10,7 @@ import {
   ContentItem,
   FormFile,
   checkFiling,
+  createRawContent,
   checkFolder,
   field,
   multipartRouteValidation,
@@ -132,26 +133,7 @@ export function contentRoutes(clients: ServiceClients, maxUploadBytes: number): 
         },
       },
       async (req, reply) => {
-        const ctx = callerOf(req);
-        const { title, text, summary, category_id, topic_id, parent_id, tags: tagRefs } = req.body;
-        await checkFolder(clients.kbTree, ctx, parent_id);
-        await checkFiling(clients.categories, ctx, { category_id, topic_id });
-        const item = await clients.ingest.call<ItemMessage>(
-          'CreateRaw',
-          {
-            title,
-            text,
-            ...(summary !== undefined && { summary }),
-            filing: {
-              ...(parent_id && { parent_id }),
-              ...(category_id && { category_id }),
-              ...(topic_id && { topic_id }),
-              tags: tagRefs ?? [],
-            },
-          },
-          ctx,
-        );
-        return reply.status(202).send(itemJson(item));
+        return reply.status(202).send(itemJson(await createRawContent(clients, callerOf(req), req.body)));
       },
     );
 

@@ -11,6 +11,7 @@ import {
   ContentVersion,
   FormFile,
   checkFiling,
+  createRawContent,
   checkFolder,
   field,
   multipartRouteValidation,
@@ -103,26 +104,7 @@ export function intakeRoutes(clients: ServiceClients, maxUploadBytes: number): F
         },
       },
       async (req, reply) => {
-        const ctx = callerOf(req);
-        await checkFolder(clients.kbTree, ctx, req.body.parent_id);
-        const { title, text, summary, parent_id, tags: tagRefs, category_id, topic_id } = req.body;
-        await checkFiling(clients.categories, ctx, { category_id, topic_id });
-        const item = await clients.ingest.call<ItemMessage>(
-          'CreateRaw',
-          {
-            title,
-            text,
-            ...(summary !== undefined && { summary }),
-            filing: {
-              ...(parent_id && { parent_id }),
-              ...(category_id && { category_id }),
-              ...(topic_id && { topic_id }),
-              tags: tagRefs ?? [],
-            },
-          },
-          ctx,
-        );
-        return reply.status(202).send(itemJson(item));
+        return reply.status(202).send(itemJson(await createRawContent(clients, callerOf(req), req.body)));
       },
     );
 
