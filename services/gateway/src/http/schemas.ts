@@ -39,3 +39,31 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   for (const s of statuses) out[s] = Type.Ref('ErrorBody');
   return out;
 }
+
+/**
+ * Body and result of a batch import: `field` holds up to `max` entries, each validated on
+ * its own; the result reports every entry (created with `item` as `ref`, or rejected with
+ * its errors), so one bad entry never blocks the rest.
+ */
+export function batchImportSchemas<F extends string>(field: F, item: string, ref: string, max: number) {
+  const entries = Type.Array(Type.Unknown(), {
+    minItems: 1,
+    maxItems: max,
+    description: 'entries like the create body; each validated on its own',
+  });
+  return {
+    body: Type.Object({ [field]: entries } as { [K in F]: typeof entries }, { additionalProperties: false }),
+    result: Type.Object({
+      created: Type.Integer(),
+      rejected: Type.Integer(),
+      results: Type.Array(
+        Type.Object({
+          index: Type.Integer(),
+          status: Type.Union([Type.Literal('created'), Type.Literal('rejected')]),
+          [item]: Type.Optional(Type.Ref(ref)),
+          errors: Type.Array(Type.String()),
+        }),
+      ),
+    }),
+  };
+}

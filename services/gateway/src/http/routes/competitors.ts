@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RpcClient } from '@kb/rpc';
-import { Timestamp, Uuid, errorResponses, OrgPagination } from '../schemas.js';
+import { Timestamp, Uuid, errorResponses, OrgPagination, batchImportSchemas } from '../schemas.js';
 import { callerOf } from '../auth-hook.js';
 
 const Competitor = Type.Object(
@@ -25,28 +25,7 @@ const CompetitorInput = Type.Object(
   { additionalProperties: false },
 );
 const Params = Type.Object({ competitor_id: Uuid });
-const BatchBody = Type.Object(
-  {
-    competitors: Type.Array(Type.Unknown(), {
-      minItems: 1,
-      maxItems: 200,
-      description: 'entries like the create body; each validated on its own',
-    }),
-  },
-  { additionalProperties: false },
-);
-const BatchResult = Type.Object({
-  created: Type.Integer(),
-  rejected: Type.Integer(),
-  results: Type.Array(
-    Type.Object({
-      index: Type.Integer(),
-      status: Type.Union([Type.Literal('created'), Type.Literal('rejected')]),
-      competitor: Type.Optional(Type.Ref('Competitor')),
-      errors: Type.Array(Type.String()),
-    }),
-  ),
-});
+const { body: BatchBody, result: BatchResult } = batchImportSchemas('competitors', 'competitor', 'Competitor', 200);
 const SuggestBody = Type.Object(
   { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10 })) },
   { additionalProperties: false },

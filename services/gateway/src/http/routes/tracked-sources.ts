@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RpcClient } from '@kb/rpc';
-import { Timestamp, Uuid, errorResponses, OrgPagination } from '../schemas.js';
+import { Timestamp, Uuid, errorResponses, OrgPagination, batchImportSchemas } from '../schemas.js';
 import { callerOf } from '../auth-hook.js';
 
 const Tier = Type.Union([Type.Literal('primary'), Type.Literal('tracked'), Type.Literal('secondary')], {
@@ -37,28 +37,7 @@ const RuleInput = Type.Object(
   { additionalProperties: false },
 );
 const Params = Type.Object({ source_id: Uuid });
-const BatchBody = Type.Object(
-  {
-    sources: Type.Array(Type.Unknown(), {
-      minItems: 1,
-      maxItems: 500,
-      description: 'rules like the create body; each validated on its own',
-    }),
-  },
-  { additionalProperties: false },
-);
-const BatchResult = Type.Object({
-  created: Type.Integer(),
-  rejected: Type.Integer(),
-  results: Type.Array(
-    Type.Object({
-      index: Type.Integer(),
-      status: Type.Union([Type.Literal('created'), Type.Literal('rejected')]),
-      source: Type.Optional(Type.Ref('TrackedSource')),
-      errors: Type.Array(Type.String()),
-    }),
-  ),
-});
+const { body: BatchBody, result: BatchResult } = batchImportSchemas('sources', 'source', 'TrackedSource', 500);
 
 interface SourceMessage {
   source_id: string;
