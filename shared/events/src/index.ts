@@ -5,6 +5,7 @@ import { ingestEvents } from './ingest.js';
 import { analyticsEvents } from './analytics.js';
 import { promptEvents } from './prompts.js';
 import { searchEvents } from './search.js';
+import { generationEvents } from './generation.js';
 
 export * from './define.js';
 export * from './topics.js';
@@ -14,6 +15,7 @@ export * from './ingest.js';
 export * from './analytics.js';
 export * from './prompts.js';
 export * from './search.js';
+export * from './generation.js';
 
 /** Every event the system knows; validated on append and on publish. */
 export const eventCatalog = createCatalog([
@@ -23,6 +25,7 @@ export const eventCatalog = createCatalog([
   ...analyticsEvents,
   ...promptEvents,
   ...searchEvents,
+  ...generationEvents,
 ]);
 
 /** The envelope that travels on the bus (value of each message, as JSON). */
