@@ -7,3 +7,4 @@ export * from './grounded.js';
 export { createOpenAiEmbeddings } from './openai-embeddings.js';
 export { createOpenAiChat } from './openai-chat.js';
 export type { OpenAiHttpOptions } from './openai-http.js';
+export type * from './verify/port.js';

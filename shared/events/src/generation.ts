@@ -102,7 +102,13 @@ export const draftSourcesStale = defineEvent(
   generation,
   'draft.sources_stale',
   1,
-  Type.Object({ draft_id: Uuid, org_id: Uuid, revision: Type.Integer({ minimum: 1 }), stale_sources: Type.Array(StaleSource), at: Timestamp }),
+  Type.Object({
+    draft_id: Uuid,
+    org_id: Uuid,
+    revision: Type.Integer({ minimum: 1 }),
+    stale_sources: Type.Array(StaleSource),
+    at: Timestamp,
+  }),
 );
 export const draftDeleted = defineEvent(generation, 'draft.deleted', 1, Type.Object({ draft_id: Uuid, org_id: Uuid, at: Timestamp }));
 

@@ -1,0 +1,62 @@
+/**
+ * The fact checker's port: text in, a verdict per sentence with the spans that
+ * back it. Generation checks every draft with it before anything can be
+ * published, and POST /org/content/verify exposes it to users. The embedded
+ * checker needs no model; an LLM judge may add a second opinion.
+ */
+
+/** A passage of the knowledge base a sentence may be checked against. */
+export interface EvidencePassage {
+  content_id: string;
+  version_id: string;
+  /** `<version_id>:<chunk_index>`. */
+  chunk_id: string;
+  text: string;
+  title?: string;
+  /** Retrieval score, when the passage came from a search. */
+  score?: number;
+}
+
+export type FactVerdict = 'supported' | 'unsupported' | 'contradicted' | 'not_factual';
+
+export interface SentenceSupport {
+  content_id: string;
+  version_id: string;
+  chunk_id: string;
+  /** The span of the passage that backs the sentence (verbatim). */
+  quote: string;
+  /** 0..1: how strongly this passage backs the sentence. */
+  score: number;
+}
+
+export interface CheckedSentence {
+  index: number;
+  text: string;
+  /** Offsets of the sentence in the checked text (UTF-16 code units, end exclusive). */
+  start: number;
+  end: number;
+  verdict: FactVerdict;
+  /** Best passages first; empty for not_factual and for unsupported with nothing close. */
+  support: SentenceSupport[];
+  /** Why a sentence is not supported, in words a person reads (e.g. "number 12% differs from the source's 21%"). */
+  reason?: string;
+}
+
+/** Finds passages for a claim: the knowledge base's search, limited to the caller's scope. */
+export type RetrievePassages = (claim: string, limit: number) => Promise<EvidencePassage[]>;
+
+export interface FactCheckRequest {
+  text: string;
+  /**
+   * Passages the text cites with [n] markers (n is 1-based into this list).
+   * A sentence with markers is checked against what it cites first; one
+   * without markers (or whose cited passages do not back it) is checked against
+   * what `retrieve` finds.
+   */
+  cited?: EvidencePassage[];
+  retrieve?: RetrievePassages;
+}
+
+export interface FactChecker {
+  check(request: FactCheckRequest): Promise<CheckedSentence[]>;
+}
