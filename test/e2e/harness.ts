@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { silentLogger } from '@kb/platform';
+import { silentLogger, type Logger } from '@kb/platform';
 import { developmentDefaults, startSystem, type RunningSystem } from '@kb/all-in-one';
 
 export const API_KEY = developmentDefaults.BOOTSTRAP_API_KEY;
@@ -30,10 +30,11 @@ export type ApiClient = <T = any>(
 ) => Promise<ApiResponse<T>>;
 
 /** The whole system on random ports and a fresh data directory, driven over HTTP only. */
-export async function startTestSystem(env: Record<string, string> = {}): Promise<TestSystem> {
+export async function startTestSystem(env: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestSystem> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kb-e2e-'));
   const fullEnv = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env };
-  let system = await startSystem({ env: fullEnv, logger: silentLogger() });
+  const logger = options.logger ?? silentLogger();
+  let system = await startSystem({ env: fullEnv, logger });
   const handle: TestSystem = {
     get url() {
       return system.url;
@@ -44,7 +45,7 @@ export async function startTestSystem(env: Record<string, string> = {}): Promise
     },
     async restart() {
       await system.stop();
-      system = await startSystem({ env: fullEnv, logger: silentLogger() });
+      system = await startSystem({ env: fullEnv, logger });
     },
     async stop() {
       await system.stop();

@@ -25,6 +25,11 @@ export const gatewayConfigSpec = defineConfig(
       default: 52428800,
       description: 'largest uploaded file in bytes (a larger one ends failed)',
     }),
+    REQUEST_LOG: Type.Union([Type.Literal('changes'), Type.Literal('all')], {
+      default: 'changes',
+      description:
+        'requests logged at info: `changes` (writes and 4xx; successful reads at debug) or `all`; 5xx always at error; one line per request',
+    }),
     RPC_DEADLINE_MS: Type.Integer({ minimum: 100, default: 10000, description: 'deadline of each internal call' }),
     BOOTSTRAP_ORG_NAME: Type.Optional(Type.String({ minLength: 2, description: 'organization created on first start' })),
     BOOTSTRAP_ADMIN_EMAIL: Type.Optional(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', description: 'its admin user' })),

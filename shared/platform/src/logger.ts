@@ -1,4 +1,4 @@
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger };
 
@@ -6,6 +6,8 @@ export interface LoggerSettings {
   level: string;
   /** Omitted for a process that hosts several services (each adds its own child binding). */
   service?: string;
+  /** Where lines go; stdout when omitted (benchmarks pass a sink). */
+  destination?: DestinationStream;
 }
 
 /** Structured JSON logs; one child per service so every line names its origin. */
@@ -19,7 +21,7 @@ export function createLogger(settings: LoggerSettings): Logger {
       censor: '[redacted]',
     },
   };
-  return pino(options);
+  return settings.destination ? pino(options, settings.destination) : pino(options);
 }
 
 export const silentLogger = (): Logger => pino({ level: 'silent' });

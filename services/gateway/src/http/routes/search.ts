@@ -134,7 +134,7 @@ const common = (r: SearchResponseMessage) => ({
   processing_time_ms: r.processing_time_ms,
 });
 
-const metered = { auth: { credential: 'any', permission: 'read:kb' }, meter: { operation: 'query' } } as const;
+const metered = { auth: { credential: 'any', permission: 'read:kb' }, meter: { operation: 'query' }, readOnly: true } as const;
 const read = { auth: { credential: 'any', permission: 'read:kb' } } as const;
 
 /** Search on both surfaces (spec 2.5, 4.1 POST /org/search, 4.2 POST /search) and the record of org searches (spec 2.8). */
