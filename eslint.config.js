@@ -53,6 +53,34 @@ export default defineConfig(
     },
   },
   {
+    // The web console runs in a browser.
+    files: ['web/**/*.{ts,tsx}'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'document',
+          'window',
+          'location',
+          'sessionStorage',
+          'localStorage',
+          'Storage',
+          'FormData',
+          'File',
+          'XMLHttpRequest',
+          'HTMLInputElement',
+          'HTMLFormElement',
+          'HTMLSelectElement',
+          'HTMLDivElement',
+          'Event',
+          'Response',
+          'addEventListener',
+          'removeEventListener',
+          'alert',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     // Tests read JSON responses loosely; production code keeps the rule.
     files: ['**/*.test.ts', 'test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

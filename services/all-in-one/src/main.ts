@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Type } from '@sinclair/typebox';
 import { ConfigError, configFields, createLogger, createShutdown, defineConfig, loadConfig, startTelemetry } from '@kb/platform';
 import { developmentDefaults, startSystem } from './system.js';
@@ -11,6 +13,9 @@ try {
   const telemetry = await startTelemetry({ serviceName: 'kb-all-in-one', endpoint, logger });
   const shutdown = createShutdown(logger);
   shutdown.add('telemetry', () => telemetry.shutdown());
+  // The web console ships in this repository; `npm start` builds it first (scripts/build-console.mjs).
+  const consoleDir = fileURLToPath(new URL('../../../web/console/dist', import.meta.url));
+  if (!process.env.CONSOLE_DIR && existsSync(consoleDir)) process.env.CONSOLE_DIR = consoleDir;
   const system = await startSystem({ logger });
   shutdown.add('system', () => system.stop());
   shutdown.onSignals();
@@ -20,6 +25,9 @@ try {
     [
       '',
       `Knowledge base service ready at ${system.url}/api/v1  (data in ${process.env.DATA_DIR ?? './.data'})`,
+      ...(process.env.CONSOLE_DIR
+        ? [`Web console: ${system.url}/  (sign in as ${process.env.BOOTSTRAP_ADMIN_EMAIL || developmentDefaults.BOOTSTRAP_ADMIN_EMAIL})`]
+        : []),
       `OpenAPI description: ${system.url}/api/v1/openapi.json`,
       'Try it:',
       `  curl -s -X POST ${system.url}/api/v1/categories -H 'X-API-Key: ${shownKey}' -H 'Content-Type: application/json' -d '{"name":"Getting started"}'`,

@@ -30,6 +30,12 @@ export const gatewayConfigSpec = defineConfig(
       description:
         'requests logged at info: `changes` (writes and 4xx; successful reads at debug) or `all`; 5xx always at error; one line per request',
     }),
+    CONSOLE_DIR: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'folder of the built web console (web/console/dist), served at /; unset: no console (npm start sets it)',
+      }),
+    ),
     RPC_DEADLINE_MS: Type.Integer({ minimum: 100, default: 10000, description: 'deadline of each internal call' }),
     BOOTSTRAP_ORG_NAME: Type.Optional(Type.String({ minLength: 2, description: 'organization created on first start' })),
     BOOTSTRAP_ADMIN_EMAIL: Type.Optional(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', description: 'its admin user' })),

@@ -97,6 +97,7 @@ export async function startGateway(options: {
     bodyLimit: config.BODY_LIMIT_BYTES,
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
     requestLog: config.REQUEST_LOG,
+    ...(config.CONSOLE_DIR && { consoleDir: config.CONSOLE_DIR }),
   });
   await core.start();
   const sweeper = startCreditSweeper(credits, config.CREDIT_HOLD_TTL_SECONDS * 1000, logger);

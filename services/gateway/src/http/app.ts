@@ -15,6 +15,7 @@ import { ErrorBody } from './schemas.js';
 import { buildValidatorFactory } from './validation.js';
 import { registerRoutes } from './routes/index.js';
 import { registerRequestLog, type RequestLogMode } from './request-log.js';
+import { registerConsole } from './console.js';
 import type { ServiceClients } from '../clients.js';
 import type { RouteAuth } from './route-auth.js';
 
@@ -31,6 +32,8 @@ export interface HttpDeps {
   maxUploadBytes?: number;
   /** Which requests log at info (request-log.ts); default `changes`. */
   requestLog?: RequestLogMode;
+  /** Built web console to serve at / (static files; the console calls the public API only). */
+  consoleDir?: string;
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -120,6 +123,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
     endSpan(span, reply.statusCode >= 500 ? new Error(`HTTP ${reply.statusCode}`) : undefined);
   });
   registerRequestLog(app as unknown as FastifyInstance, deps.requestLog ?? 'changes');
+  if (deps.consoleDir) await registerConsole(app as unknown as FastifyInstance, deps.consoleDir);
   registerMeter(app as unknown as FastifyInstance, deps.credits);
   app.setErrorHandler((err, request, reply) => sendError(request as FastifyRequest, reply as FastifyReply, err as Error));
   app.setNotFoundHandler((_request, reply) => reply.status(404).type('text/plain; charset=utf-8').send('Not Found'));

@@ -1,0 +1,175 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { developmentDefaults } from '@kb/all-in-one';
+import { startTestSystem, type TestSystem } from './harness.js';
+
+/**
+ * The web console in a real browser (Debian's Chromium, driven by
+ * playwright-core; nothing is downloaded): the journeys a newcomer takes, an
+ * axe-core accessibility check on every screen, a narrow screen, and the size of
+ * the first load. Screenshots of each screen go to test/artifacts/console/.
+ */
+const root = new URL('../../', import.meta.url).pathname;
+const consoleDir = join(root, 'web/console/dist');
+const shots = join(root, 'test/artifacts/console');
+const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const skip = existsSync(executablePath) ? false : `no Chromium at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`;
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const pdf = join(root, 'test/fixtures/formats/sample.pdf');
+
+async function axe(page: Page, screen: string) {
+  await page.addScriptTag({ content: axeSource });
+  const violations = await page.evaluate(async () => {
+    const result = await (
+      globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }
+    ).axe.run();
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
+  });
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(serious, [], `${screen}: accessibility violations ${JSON.stringify(serious)}`);
+}
+
+const shot = (page: Page, name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+
+describe('web console in Chromium', { skip }, () => {
+  let t: TestSystem;
+  let browser: Browser;
+  let page: Page;
+
+  before(async () => {
+    execFileSync(process.execPath, [join(root, 'scripts/build-console.mjs')], { stdio: 'inherit' });
+    mkdirSync(shots, { recursive: true });
+    t = await startTestSystem({ CONSOLE_DIR: consoleDir });
+    browser = await chromium.launch({
+      executablePath,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    // bypassCSP lets the test inject axe-core; the console itself runs under its strict CSP.
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  it('keeps the first load under 200 KB of compressed JavaScript', () => {
+    const assets = join(consoleDir, 'assets');
+    const js = readdirSync(assets).filter((f) => f.endsWith('.js'));
+    const gz = js.reduce((n, f) => n + gzipSync(readFileSync(join(assets, f))).length, 0);
+    assert.ok(js.length > 0);
+    assert.ok(gz < 200 * 1024, `first load is ${gz} bytes of gzipped JavaScript`);
+  });
+
+  it('refuses a wrong password, then signs in with the bootstrap admin', async () => {
+    await page.goto(`${t.url}/`);
+    await page.getByLabel('Email').fill(developmentDefaults.BOOTSTRAP_ADMIN_EMAIL);
+    await page.getByLabel('Password').fill('not-the-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').waitFor();
+    await axe(page, 'sign in');
+    await shot(page, '01-sign-in');
+    await page.getByLabel('Password').fill(developmentDefaults.BOOTSTRAP_ADMIN_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('navigation', { name: 'Sections' }).waitFor();
+    assert.equal(await page.getByRole('link', { name: 'Knowledge base' }).getAttribute('aria-current'), 'page');
+  });
+
+  it('uploads a PDF, shows its progress and watches it complete, then opens its chunks', async () => {
+    await page.locator('input[type=file]').first().setInputFiles(pdf);
+    await page.getByText('Uploaded').waitFor({ timeout: 30_000 });
+    const row = page.getByRole('row', { name: /sample\.pdf/ });
+    await row.getByText('Completed').waitFor({ timeout: 60_000 });
+    await axe(page, 'knowledge base');
+    await shot(page, '02-knowledge-base');
+    await row.getByRole('link', { name: 'sample.pdf' }).click();
+    await page.getByText('The panels carry a twenty five year performance warranty.').first().waitFor();
+    await shot(page, '03-content-detail');
+  });
+
+  it('asks a question and opens the cited passage', async () => {
+    await page.getByRole('link', { name: 'Search' }).click();
+    await page.getByLabel('Question').fill('How long is the panel warranty?');
+    await page.getByRole('button', { name: 'Ask' }).click();
+    const cite = page.getByRole('button', { name: /^Source 1/ }).first();
+    await cite.waitFor({ timeout: 30_000 });
+    await cite.click();
+    const passage = page.getByRole('blockquote', { name: 'Cited passage 1' });
+    await passage.waitFor();
+    assert.match((await passage.textContent()) ?? '', /warranty/i);
+    await axe(page, 'search');
+    await shot(page, '04-search');
+  });
+
+  it('reads the analytics after importing answers: chart, ratios with their counts, latest answers by tier', async () => {
+    const prompt = await t.api('POST', '/org/prompts', { body: { name: 'Best solar panels', text: 'Which solar panels last longest?' } });
+    const day = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+    const answers = [0, 1, 2, 3].map((n) => ({
+      prompt_id: prompt.body.prompt_id,
+      model: 'gpt-4o',
+      run_at: `${day(n)}T10:00:00Z`,
+      text: n % 2 ? 'Development panels last longest, then Globex.' : 'Globex leads.',
+      citations: ['https://development.example/warranty', 'https://news.example.org/solar'],
+      brands: n % 2 ? ['Development', 'Globex'] : ['Globex'],
+    }));
+    assert.equal((await t.api('POST', '/org/analytics/answers/import', { body: answers })).status, 200);
+    await page.getByRole('link', { name: 'Analytics' }).click();
+    await page.getByRole('region', { name: 'Overview' }).waitFor();
+    await page.locator('.chart canvas').waitFor();
+    const ratio = page.locator('.metrics .ratio').nth(1); // citation rate
+    await ratio.hover();
+    assert.match((await ratio.locator('[role=tooltip]').textContent()) ?? '', /^4 \/ 4 answers$/);
+    await page
+      .getByRole('region', { name: /Latest answers/ })
+      .getByText('External')
+      .first()
+      .waitFor();
+    await axe(page, 'analytics');
+    await shot(page, '05-analytics');
+  });
+
+  it('creates an API key limited to a folder and shows it once', async () => {
+    await t.api('POST', '/org/kb/folders', { body: { name: 'Handbooks' } });
+    await page.getByRole('link', { name: 'Organization' }).click();
+    await page.getByLabel('New key name').fill('Handbook bot');
+    await page.getByLabel('Limit to folders').check();
+    await page.getByLabel('Handbooks', { exact: true }).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.getByTestId('new-key').textContent()) ?? '';
+    assert.match(key, /^kb_/);
+    await page
+      .getByRole('row', { name: /Handbook bot/ })
+      .getByText('1 folder(s)')
+      .waitFor();
+    // The key works on the public API and is limited to its folder.
+    const tree = await t.api('GET', '/org/kb/tree', { key });
+    assert.equal(tree.status, 403);
+    await axe(page, 'organization');
+    await shot(page, '06-organization');
+  });
+
+  it('works on a narrow screen without sideways scrolling', async () => {
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.getByRole('link', { name: 'Knowledge base' }).click();
+    await page.getByRole('region', { name: 'All content' }).waitFor();
+    const overflow = await page.evaluate(() => {
+      const g = globalThis as unknown as { document: { documentElement: { scrollWidth: number } }; innerWidth: number };
+      return g.document.documentElement.scrollWidth - g.innerWidth;
+    });
+    assert.ok(overflow <= 0, `page is ${overflow}px wider than the screen`);
+    await shot(page, '07-narrow');
+  });
+});
