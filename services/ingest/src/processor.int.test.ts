@@ -65,7 +65,7 @@ function flaky(blobs: BlobStore, failures: number): BlobStore & { reads: number 
   return wrapped;
 }
 
-function setup(blobs: BlobStore, owner = 'test') {
+function setup(blobs: BlobStore, owner = 'test', extra: { leaseMs?: number; isOwnerGone?: (owner: string) => boolean } = {}) {
   const commands = createCommandBus({ store, catalog: eventCatalog, projections: ingestProjections, ids: randomIds });
   const processor = createProcessor({
     store,
@@ -78,7 +78,8 @@ function setup(blobs: BlobStore, owner = 'test') {
     concurrency: 1,
     maxAttempts: 3,
     retryBaseMs: 20,
-    leaseMs: 60_000,
+    leaseMs: extra.leaseMs ?? 60_000,
+    ...(extra.isOwnerGone && { isOwnerGone: extra.isOwnerGone }),
     pollMs: 10,
     chunking: { targetChars: 500, overlapChars: 50 },
   });
@@ -157,6 +158,57 @@ describe('the ingest processing loop', () => {
       assert.equal(done.attempts, 2);
     } finally {
       await second.processor.stop();
+    }
+  });
+});
+
+describe('job leases held by a heartbeat', () => {
+  it('keeps a job whose work outlasts many lease periods: no other worker takes it while its worker lives', async () => {
+    const base = createFsBlobStore({ root: join(dir, 'b5') });
+    // Reading the file takes 1.5 s: five times the lease.
+    const slow: BlobStore = { ...base, get: async (key) => (await new Promise((r) => setTimeout(r, 1500)), base.get(key)) };
+    const a = setup(slow, 'worker-a', { leaseMs: 300 });
+    const b = setup(slow, 'worker-b', { leaseMs: 300 });
+    const item = await a.intake.createRaw(ctx, { title: 'Slow', text: 'Takes a while to read.', filing: { parent_id: null, tags: [] } });
+    a.processor.start();
+    try {
+      for (let i = 0; (await store.get<JobDoc>(JOBS, item.version_id))?.status !== 'running'; i++) {
+        assert.ok(i < 500, 'worker a claims the job');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      b.processor.start();
+      const done = await settled(item.id);
+      assert.equal(done.processing_status, 'completed');
+      assert.equal(done.attempts, 1, 'taken once: the heartbeat kept the lease alive');
+    } finally {
+      await a.processor.stop();
+      await b.processor.stop();
+    }
+  });
+
+  it('on start, takes the running jobs of a previous process at once instead of waiting for their lease', async () => {
+    const blobs = createFsBlobStore({ root: join(dir, 'b6') });
+    const first = setup(blobs, 'host:1:before-crash');
+    const item = await first.intake.createRaw(ctx, {
+      title: 'Crashed',
+      text: 'Held by a dead process.',
+      filing: { parent_id: null, tags: [] },
+    });
+    const job = (await store.get<JobDoc>(JOBS, item.version_id))!;
+    // A lease that would run for ten more minutes.
+    await store.transaction((tx) =>
+      tx.put(JOBS, { ...job, status: 'running', attempts: 1, lease_owner: 'host:1:before-crash', lease_expires_at: Date.now() + 600_000 }),
+    );
+    const restarted = setup(blobs, 'host:1:after-restart', { isOwnerGone: (owner) => owner === 'host:1:before-crash' });
+    const started = Date.now();
+    restarted.processor.start();
+    try {
+      const done = await settled(item.id);
+      assert.equal(done.processing_status, 'completed');
+      assert.equal(done.attempts, 2);
+      assert.ok(Date.now() - started < 10_000);
+    } finally {
+      await restarted.processor.stop();
     }
   });
 });
