@@ -21,9 +21,18 @@ export const ingestConfigSpec = defineConfig(
     MAX_UNCOMPRESSED_BYTES: Type.Integer({
       minimum: 1024,
       default: 209715200,
-      description: 'largest total unpacked size of a zip-based file (DOCX, XLSX, PPTX); more is treated as a decompression bomb',
+      description:
+        'largest total decompressed size of one file: all entries of a zip-based file (DOCX, XLSX, PPTX) or all Flate streams of a PDF; more is treated as a decompression bomb',
     }),
     MAX_COMPRESSION_RATIO: Type.Integer({ minimum: 10, default: 200, description: 'largest unpacked/packed ratio of a big zip entry' }),
+    MAX_STREAM_BYTES: Type.Integer({
+      minimum: 1024,
+      default: 67108864,
+      description: 'largest decompressed size of one stream: one zip entry (DOCX, XLSX, PPTX part) or one PDF stream',
+    }),
+    MAX_EXTRACTED_CHARS: Type.Integer({ minimum: 1000, default: 10000000, description: 'most characters of text one file may yield' }),
+    MAX_CHUNKS: Type.Integer({ minimum: 1, default: 20000, description: 'most chunks one file may be stored as' }),
+    MAX_PDF_PAGES: Type.Integer({ minimum: 1, default: 3000, description: 'most pages of one PDF' }),
     CHUNK_TARGET_CHARS: Type.Integer({ minimum: 100, default: 1200, description: 'target size of a chunk in characters' }),
     CHUNK_OVERLAP_CHARS: Type.Integer({
       minimum: 0,

@@ -16,6 +16,7 @@ import { createIntake } from './app/intake.js';
 import { createProcessor, isDue, retryDelay } from './app/processor.js';
 import { JOBS, type JobDoc } from './app/jobs.js';
 import { createExtractionPool, type ExtractionPool } from './extract/pool.js';
+import { DEFAULT_LIMITS } from './extract/types.js';
 import { CONTENT, type ContentDoc } from './projections/content.js';
 import { ingestProjections } from './projections/index.js';
 
@@ -42,7 +43,7 @@ before(async () => {
     size: 1,
     timeoutMs: 20_000,
     memoryMb: 256,
-    limits: { maxUncompressedBytes: 1e8, maxCompressionRatio: 200 },
+    limits: { ...DEFAULT_LIMITS, maxUncompressedBytes: 1e8, maxCompressionRatio: 200 },
   });
 });
 after(async () => {
@@ -65,7 +66,11 @@ function flaky(blobs: BlobStore, failures: number): BlobStore & { reads: number 
   return wrapped;
 }
 
-function setup(blobs: BlobStore, owner = 'test', extra: { leaseMs?: number; isOwnerGone?: (owner: string) => boolean } = {}) {
+function setup(
+  blobs: BlobStore,
+  owner = 'test',
+  extra: { leaseMs?: number; isOwnerGone?: (owner: string) => boolean; maxChunks?: number } = {},
+) {
   const commands = createCommandBus({ store, catalog: eventCatalog, projections: ingestProjections, ids: randomIds });
   const processor = createProcessor({
     store,
@@ -80,6 +85,7 @@ function setup(blobs: BlobStore, owner = 'test', extra: { leaseMs?: number; isOw
     retryBaseMs: 20,
     leaseMs: extra.leaseMs ?? 60_000,
     ...(extra.isOwnerGone && { isOwnerGone: extra.isOwnerGone }),
+    ...(extra.maxChunks !== undefined && { maxChunks: extra.maxChunks }),
     pollMs: 10,
     chunking: { targetChars: 500, overlapChars: 50 },
   });
@@ -162,6 +168,26 @@ describe('the ingest processing loop', () => {
   });
 });
 
+describe('caps on what one item becomes', () => {
+  it('fails an item that would be stored as more chunks than the cap, at once and with the reason', async () => {
+    const blobs = createFsBlobStore({ root: join(dir, 'b7') });
+    const { processor, intake } = setup(blobs, 'capped', { maxChunks: 3 });
+    const text = Array.from({ length: 20 }, (_, i) => `Paragraph ${i}. ${'Inverters convert direct current. '.repeat(20)}`).join('\n\n');
+    processor.start();
+    try {
+      const item = await intake.createRaw(ctx, { title: 'Long', text, filing: { parent_id: null, tags: [] } });
+      const done = await settled(item.id);
+      assert.equal(done.processing_status, 'failed');
+      assert.equal(done.attempts, 1, 'not retried: it would only fail again');
+      assert.match(done.failure_reason!, /would be stored as \d+ chunks, over the limit of 3 per file/);
+      const short = await intake.createRaw(ctx, { title: 'Short', text: 'One short paragraph.', filing: { parent_id: null, tags: [] } });
+      assert.equal((await settled(short.id)).processing_status, 'completed');
+    } finally {
+      await processor.stop();
+    }
+  });
+});
+
 describe('job leases held by a heartbeat', () => {
   it('keeps a job whose work outlasts many lease periods: no other worker takes it while its worker lives', async () => {
     const base = createFsBlobStore({ root: join(dir, 'b5') });
@@ -238,19 +264,19 @@ describe('deleting content', () => {
 });
 
 describe('the extraction pool', () => {
-  it('stops an extraction that runs past its time limit (transient) and keeps serving with a fresh worker', async () => {
+  it('stops an extraction that runs past its time limit (permanent: the same bytes would time out again) and keeps serving with a fresh worker', async () => {
     const slow = createExtractionPool({
       size: 1,
       timeoutMs: 1,
       memoryMb: 256,
-      limits: { maxUncompressedBytes: 1e8, maxCompressionRatio: 200 },
+      limits: { ...DEFAULT_LIMITS, maxUncompressedBytes: 1e8, maxCompressionRatio: 200 },
     });
     try {
       const big = Buffer.from(Array.from({ length: 20_000 }, (_, i) => `row ${i},value ${i}`).join('\n'));
       for (let i = 0; i < 2; i++) {
         await assert.rejects(
           slow.extract({ bytes: big, filename: 'big.csv' }),
-          (err: Error & { permanent?: boolean }) => /took longer than/.test(err.message) && err.permanent === false,
+          (err: Error & { permanent?: boolean }) => /took longer than/.test(err.message) && err.permanent === true,
         );
       }
     } finally {

@@ -88,7 +88,13 @@ export async function startIngest(options: {
     size: config.INGEST_WORKERS,
     timeoutMs: config.INGEST_TIMEOUT_MS,
     memoryMb: config.INGEST_WORKER_MEMORY_MB,
-    limits: { maxUncompressedBytes: config.MAX_UNCOMPRESSED_BYTES, maxCompressionRatio: config.MAX_COMPRESSION_RATIO },
+    limits: {
+      maxUncompressedBytes: config.MAX_UNCOMPRESSED_BYTES,
+      maxCompressionRatio: config.MAX_COMPRESSION_RATIO,
+      maxStreamBytes: config.MAX_STREAM_BYTES,
+      maxCharacters: config.MAX_EXTRACTED_CHARS,
+      maxPages: config.MAX_PDF_PAGES,
+    },
   });
   // Unique per start: a restarted process must not mistake its predecessor's leases for its own.
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -108,6 +114,7 @@ export async function startIngest(options: {
     leaseMs: config.INGEST_LEASE_MS,
     pollMs: config.INGEST_POLL_MS,
     chunking: { targetChars: config.CHUNK_TARGET_CHARS, overlapChars: config.CHUNK_OVERLAP_CHARS },
+    maxChunks: config.MAX_CHUNKS,
   });
   const intake = createIntake({
     store,

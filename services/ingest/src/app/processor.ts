@@ -32,6 +32,8 @@ export interface ProcessorOptions {
   isOwnerGone?: (owner: string) => boolean;
   pollMs: number;
   chunking: ChunkingOptions;
+  /** Most chunks one item may be stored as; more fails the item. */
+  maxChunks?: number;
   /** Most characters of chunk text per content.chunks_added event (200k stays under 1 MB even at 4 bytes a character). */
   batchChars?: number;
 }
@@ -207,6 +209,12 @@ export function createProcessor(options: ProcessorOptions) {
         throw new ExtractionError(`"${job.filename}" is ${FORMAT_NAMES[result.format]}, which is not accepted here`, true);
       }
       const chunks = chunkBlocks(result.blocks, options.chunking);
+      if (options.maxChunks !== undefined && chunks.length > options.maxChunks) {
+        throw new ExtractionError(
+          `The file would be stored as ${chunks.length.toLocaleString('en-US')} chunks, over the limit of ${options.maxChunks.toLocaleString('en-US')} per file; split it into smaller files`,
+          true,
+        );
+      }
       const characters = result.blocks.reduce((n, b) => n + b.text.length, 0);
       outcome = { chunks, characters, format: result.format };
     } catch (err) {
