@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { extractFile } from '@kb/ingest/extract';
+import { DEFAULT_LIMITS, extractFile } from '@kb/ingest/extract';
 import { API_KEY, startTestSystem } from '../e2e/harness.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 8);
@@ -50,7 +50,7 @@ const corpus = Array.from({ length: ROUNDS }, (_, n) =>
 ).flat();
 const totalBytes = corpus.reduce((sum, f) => sum + f.bytes.length, 0);
 const mb = totalBytes / (1024 * 1024);
-const limits = { maxUncompressedBytes: 200 * 1024 * 1024, maxCompressionRatio: 200 };
+const limits = { ...DEFAULT_LIMITS, maxUncompressedBytes: 200 * 1024 * 1024, maxCompressionRatio: 200 };
 
 // Baseline: the extraction libraries alone (one warm-up pass first, as the pipeline's workers also warm up).
 for (const f of corpus.slice(0, SAMPLES.length)) await extractFile({ bytes: f.bytes, filename: f.name }, limits);

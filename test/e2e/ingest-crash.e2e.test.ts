@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,13 +9,18 @@ import { fileURLToPath } from 'node:url';
 import { API_KEY } from './harness.js';
 
 /**
- * An accepted upload survives the process being killed mid-ingest (SIGKILL, no
- * shutdown): after a restart on the same data directory every file is processed,
- * the one that was being extracted included (its lease runs out and it is taken
- * again, attempt 2).
+ * Work never stalls after a crash (issue 13, item 1). The real process is
+ * killed with SIGKILL (no shutdown at all) at random points while uploads are
+ * being accepted and files extracted; after each restart on the same data
+ * directory, every upload that was acknowledged (202) must leave queued and
+ * processing within 60 s of the restart. With the default settings: the job
+ * leases are short and renewed by a heartbeat, and a process that starts takes
+ * over the jobs of its dead predecessor at once.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const main = join(root, 'services/all-in-one/src/main.ts');
+const ROUNDS = 3;
+const AFTER_RESTART_MS = 60_000;
 
 function start(dataDir: string) {
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', main], {
@@ -26,9 +32,6 @@ function start(dataDir: string) {
       PORT: '0',
       HOST: '127.0.0.1',
       INGEST_WORKERS: '1',
-      // Generous for a loaded machine; the lease (how long a dead worker's job waits) just above it.
-      INGEST_TIMEOUT_MS: '20000',
-      INGEST_LEASE_MS: '21000',
       INGEST_POLL_MS: '200',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -42,7 +45,7 @@ function start(dataDir: string) {
     for (;;) {
       const found = /ready at (http:\/\/[^\s]+)\/api\/v1/.exec(out)?.[1];
       if (found) return found;
-      if (Date.now() - startAt > 60_000) throw new Error(`no ready line:\n${out}`);
+      if (Date.now() - startAt > 90_000) throw new Error(`no ready line:\n${out}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   })();
@@ -52,62 +55,89 @@ function start(dataDir: string) {
 /** A CSV big enough that extracting it takes a noticeable moment, unique per call. */
 function bigCsv(label: string): Buffer {
   const rows = ['id,product,description,price'];
-  for (let i = 0; i < 20_000; i++)
+  for (let i = 0; i < 8_000; i++)
     rows.push(`${i},${label} item ${i},"A durable ${label} part number ${i} for solar installations",${i % 997}`);
   return Buffer.from(rows.join('\n'));
 }
 
-const status = async (url: string, id: string) => {
+type State = { processing_status: string; attempts: number; failure_reason?: string };
+const status = async (url: string, id: string): Promise<State> => {
   const res = await fetch(`${url}/api/v1/org/kb/content/${id}`, { headers: { 'x-api-key': API_KEY } });
   assert.equal(res.status, 200);
-  return (await res.json()) as { processing_status: string; attempts: number; failure_reason?: string };
+  return (await res.json()) as State;
 };
 
 describe('crash recovery of ingest', () => {
-  it('processes every accepted upload after the process is killed mid-ingest and restarted', { timeout: 300_000 }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'kb-crash-'));
-    let proc = start(dataDir);
-    try {
-      const url = await proc.url;
-      const form = new FormData();
-      for (let i = 0; i < 6; i++) form.append('files', new Blob([bigCsv(`batch-${i}-${Date.now()}`)]), `big-${i}.csv`);
-      const res = await fetch(`${url}/api/v1/org/kb/upload`, { method: 'POST', body: form, headers: { 'x-api-key': API_KEY } });
-      assert.equal(res.status, 202, await res.clone().text());
-      const ids = ((await res.json()) as { files: { content_id: string }[] }).files.map((f) => f.content_id);
+  it(
+    'after kill -9 at random points, every acknowledged upload leaves queued/processing within 60 s of the restart',
+    { timeout: 900_000 },
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'kb-crash-'));
+      const acknowledged: string[] = [];
+      let proc = start(dataDir);
+      let sawProcessingAtKill = false;
+      try {
+        for (let round = 0; round < ROUNDS; round++) {
+          const url = await proc.url;
+          // Keep uploading (two files a request) until the kill; only 202s count as acknowledged.
+          let killed = false;
+          const uploader = (async () => {
+            for (let n = 0; !killed; n++) {
+              const form = new FormData();
+              for (let i = 0; i < 2; i++)
+                form.append('files', new Blob([bigCsv(`r${round}-u${n}-f${i}-${Date.now()}`)]), `r${round}-${n}-${i}.csv`);
+              try {
+                const res = await fetch(`${url}/api/v1/org/kb/upload`, { method: 'POST', body: form, headers: { 'x-api-key': API_KEY } });
+                if (res.status !== 202) continue;
+                const body = (await res.json()) as { files: { content_id: string }[] };
+                acknowledged.push(...body.files.map((f) => f.content_id));
+              } catch {
+                return; // the connection died with the process: not acknowledged
+              }
+            }
+          })();
+          // A random point: during uploads, queueing, extraction or recording.
+          const delay = randomInt(300, 4_000);
+          await new Promise((r) => setTimeout(r, delay));
+          // The first round waits for a file being extracted, so at least one kill hits one.
+          for (const waitUntil = Date.now() + 60_000; ;) {
+            const states = await Promise.all(acknowledged.map((id) => status(url, id).catch(() => undefined)));
+            if (states.some((s) => s?.processing_status === 'processing')) sawProcessingAtKill = true;
+            if (round > 0 || sawProcessingAtKill || Date.now() > waitUntil) break;
+            await new Promise((r) => setTimeout(r, 20));
+          }
+          killed = true;
+          proc.child.kill('SIGKILL');
+          await proc.exited;
+          await uploader;
 
-      // Wait until one file is being extracted, then kill without any shutdown.
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        const states = await Promise.all(ids.map((id) => status(url, id)));
-        if (states.some((s) => s.processing_status === 'processing')) break;
-        assert.ok(Date.now() < deadline, `nothing started processing: ${JSON.stringify(states)}`);
-        await new Promise((r) => setTimeout(r, 20));
+          proc = start(dataDir);
+          const url2 = await proc.url;
+          const restartedAt = Date.now();
+          let states: State[] = [];
+          for (;;) {
+            states = await Promise.all(acknowledged.map((id) => status(url2, id)));
+            if (states.every((s) => s.processing_status === 'completed' || s.processing_status === 'failed')) break;
+            assert.ok(
+              Date.now() - restartedAt < AFTER_RESTART_MS,
+              `round ${round} (killed after ${delay} ms): still queued or processing ${AFTER_RESTART_MS / 1000} s after the restart: ` +
+                JSON.stringify(states.filter((s) => s.processing_status !== 'completed' && s.processing_status !== 'failed')),
+            );
+            await new Promise((r) => setTimeout(r, 200));
+          }
+          assert.deepEqual(
+            states.filter((s) => s.processing_status !== 'completed'),
+            [],
+            `round ${round}: every acknowledged file is processed`,
+          );
+        }
+        assert.ok(acknowledged.length > 0, 'some uploads were acknowledged');
+        assert.ok(sawProcessingAtKill, 'at least one kill hit a file being processed');
+      } finally {
+        proc.child.kill('SIGKILL');
+        await proc.exited;
+        rmSync(dataDir, { recursive: true, force: true });
       }
-      proc.child.kill('SIGKILL');
-      await proc.exited;
-
-      proc = start(dataDir);
-      const url2 = await proc.url;
-      const finalDeadline = Date.now() + 180_000;
-      let states: Awaited<ReturnType<typeof status>>[] = [];
-      for (;;) {
-        states = await Promise.all(ids.map((id) => status(url2, id)));
-        if (states.every((s) => s.processing_status === 'completed' || s.processing_status === 'failed')) break;
-        assert.ok(Date.now() < finalDeadline, `still not done after restart: ${JSON.stringify(states)}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      assert.deepEqual(
-        states.map((s) => [s.processing_status, s.failure_reason]),
-        ids.map(() => ['completed', undefined]),
-      );
-      assert.ok(
-        states.some((s) => s.attempts >= 2),
-        `the file being extracted at the kill was taken again: ${JSON.stringify(states.map((s) => s.attempts))}`,
-      );
-    } finally {
-      proc.child.kill('SIGKILL');
-      await proc.exited;
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 });

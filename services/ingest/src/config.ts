@@ -21,9 +21,18 @@ export const ingestConfigSpec = defineConfig(
     MAX_UNCOMPRESSED_BYTES: Type.Integer({
       minimum: 1024,
       default: 209715200,
-      description: 'largest total unpacked size of a zip-based file (DOCX, XLSX, PPTX); more is treated as a decompression bomb',
+      description:
+        'largest total decompressed size of one file: all entries of a zip-based file (DOCX, XLSX, PPTX) or all Flate streams of a PDF; more is treated as a decompression bomb',
     }),
     MAX_COMPRESSION_RATIO: Type.Integer({ minimum: 10, default: 200, description: 'largest unpacked/packed ratio of a big zip entry' }),
+    MAX_STREAM_BYTES: Type.Integer({
+      minimum: 1024,
+      default: 67108864,
+      description: 'largest decompressed size of one stream: one zip entry (DOCX, XLSX, PPTX part) or one PDF stream',
+    }),
+    MAX_EXTRACTED_CHARS: Type.Integer({ minimum: 1000, default: 10000000, description: 'most characters of text one file may yield' }),
+    MAX_CHUNKS: Type.Integer({ minimum: 1, default: 20000, description: 'most chunks one file may be stored as' }),
+    MAX_PDF_PAGES: Type.Integer({ minimum: 1, default: 3000, description: 'most pages of one PDF' }),
     CHUNK_TARGET_CHARS: Type.Integer({ minimum: 100, default: 1200, description: 'target size of a chunk in characters' }),
     CHUNK_OVERLAP_CHARS: Type.Integer({
       minimum: 0,
@@ -42,15 +51,14 @@ export const ingestConfigSpec = defineConfig(
     INGEST_RETRY_BASE_MS: Type.Integer({ minimum: 10, default: 2000, description: 'first retry delay; doubles on each attempt' }),
     INGEST_LEASE_MS: Type.Integer({
       minimum: 1000,
-      default: 300000,
-      description: 'how long a claimed job is reserved for its worker; a crashed worker’s job is taken again after it',
+      maximum: 600000,
+      default: 15000,
+      description:
+        'lease of a claimed job, renewed by a heartbeat every third of it while its worker lives; a dead worker’s job is taken again within it',
     }),
     INGEST_POLL_MS: Type.Integer({ minimum: 10, default: 1000, description: 'how often idle workers look for due jobs' }),
   }),
-  (c) => [
-    ...checkAdapterSettings(c),
-    ...(c.INGEST_LEASE_MS <= c.INGEST_TIMEOUT_MS ? ['INGEST_LEASE_MS must be longer than INGEST_TIMEOUT_MS'] : []),
-  ],
+  (c) => checkAdapterSettings(c),
 );
 
 export type IngestConfig = Static<typeof ingestConfigSpec.schema>;

@@ -16,6 +16,7 @@ import { createIntake } from './app/intake.js';
 import { createProcessor, isDue, retryDelay } from './app/processor.js';
 import { JOBS, type JobDoc } from './app/jobs.js';
 import { createExtractionPool, type ExtractionPool } from './extract/pool.js';
+import { DEFAULT_LIMITS } from './extract/types.js';
 import { CONTENT, type ContentDoc } from './projections/content.js';
 import { ingestProjections } from './projections/index.js';
 
@@ -42,7 +43,7 @@ before(async () => {
     size: 1,
     timeoutMs: 20_000,
     memoryMb: 256,
-    limits: { maxUncompressedBytes: 1e8, maxCompressionRatio: 200 },
+    limits: { ...DEFAULT_LIMITS, maxUncompressedBytes: 1e8, maxCompressionRatio: 200 },
   });
 });
 after(async () => {
@@ -65,7 +66,11 @@ function flaky(blobs: BlobStore, failures: number): BlobStore & { reads: number 
   return wrapped;
 }
 
-function setup(blobs: BlobStore, owner = 'test') {
+function setup(
+  blobs: BlobStore,
+  owner = 'test',
+  extra: { leaseMs?: number; isOwnerGone?: (owner: string) => boolean; maxChunks?: number } = {},
+) {
   const commands = createCommandBus({ store, catalog: eventCatalog, projections: ingestProjections, ids: randomIds });
   const processor = createProcessor({
     store,
@@ -78,7 +83,9 @@ function setup(blobs: BlobStore, owner = 'test') {
     concurrency: 1,
     maxAttempts: 3,
     retryBaseMs: 20,
-    leaseMs: 60_000,
+    leaseMs: extra.leaseMs ?? 60_000,
+    ...(extra.isOwnerGone && { isOwnerGone: extra.isOwnerGone }),
+    ...(extra.maxChunks !== undefined && { maxChunks: extra.maxChunks }),
     pollMs: 10,
     chunking: { targetChars: 500, overlapChars: 50 },
   });
@@ -161,6 +168,77 @@ describe('the ingest processing loop', () => {
   });
 });
 
+describe('caps on what one item becomes', () => {
+  it('fails an item that would be stored as more chunks than the cap, at once and with the reason', async () => {
+    const blobs = createFsBlobStore({ root: join(dir, 'b7') });
+    const { processor, intake } = setup(blobs, 'capped', { maxChunks: 3 });
+    const text = Array.from({ length: 20 }, (_, i) => `Paragraph ${i}. ${'Inverters convert direct current. '.repeat(20)}`).join('\n\n');
+    processor.start();
+    try {
+      const item = await intake.createRaw(ctx, { title: 'Long', text, filing: { parent_id: null, tags: [] } });
+      const done = await settled(item.id);
+      assert.equal(done.processing_status, 'failed');
+      assert.equal(done.attempts, 1, 'not retried: it would only fail again');
+      assert.match(done.failure_reason!, /would be stored as \d+ chunks, over the limit of 3 per file/);
+      const short = await intake.createRaw(ctx, { title: 'Short', text: 'One short paragraph.', filing: { parent_id: null, tags: [] } });
+      assert.equal((await settled(short.id)).processing_status, 'completed');
+    } finally {
+      await processor.stop();
+    }
+  });
+});
+
+describe('job leases held by a heartbeat', () => {
+  it('keeps a job whose work outlasts many lease periods: no other worker takes it while its worker lives', async () => {
+    const base = createFsBlobStore({ root: join(dir, 'b5') });
+    // Reading the file takes 1.5 s: five times the lease.
+    const slow: BlobStore = { ...base, get: async (key) => (await new Promise((r) => setTimeout(r, 1500)), base.get(key)) };
+    const a = setup(slow, 'worker-a', { leaseMs: 300 });
+    const b = setup(slow, 'worker-b', { leaseMs: 300 });
+    const item = await a.intake.createRaw(ctx, { title: 'Slow', text: 'Takes a while to read.', filing: { parent_id: null, tags: [] } });
+    a.processor.start();
+    try {
+      for (let i = 0; (await store.get<JobDoc>(JOBS, item.version_id))?.status !== 'running'; i++) {
+        assert.ok(i < 500, 'worker a claims the job');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      b.processor.start();
+      const done = await settled(item.id);
+      assert.equal(done.processing_status, 'completed');
+      assert.equal(done.attempts, 1, 'taken once: the heartbeat kept the lease alive');
+    } finally {
+      await a.processor.stop();
+      await b.processor.stop();
+    }
+  });
+
+  it('on start, takes the running jobs of a previous process at once instead of waiting for their lease', async () => {
+    const blobs = createFsBlobStore({ root: join(dir, 'b6') });
+    const first = setup(blobs, 'host:1:before-crash');
+    const item = await first.intake.createRaw(ctx, {
+      title: 'Crashed',
+      text: 'Held by a dead process.',
+      filing: { parent_id: null, tags: [] },
+    });
+    const job = (await store.get<JobDoc>(JOBS, item.version_id))!;
+    // A lease that would run for ten more minutes.
+    await store.transaction((tx) =>
+      tx.put(JOBS, { ...job, status: 'running', attempts: 1, lease_owner: 'host:1:before-crash', lease_expires_at: Date.now() + 600_000 }),
+    );
+    const restarted = setup(blobs, 'host:1:after-restart', { isOwnerGone: (owner) => owner === 'host:1:before-crash' });
+    const started = Date.now();
+    restarted.processor.start();
+    try {
+      const done = await settled(item.id);
+      assert.equal(done.processing_status, 'completed');
+      assert.equal(done.attempts, 2);
+      assert.ok(Date.now() - started < 10_000);
+    } finally {
+      await restarted.processor.stop();
+    }
+  });
+});
+
 describe('deleting content', () => {
   it('removes its original files and drops its pending job', async () => {
     const blobs = createFsBlobStore({ root: join(dir, 'b4') });
@@ -186,19 +264,19 @@ describe('deleting content', () => {
 });
 
 describe('the extraction pool', () => {
-  it('stops an extraction that runs past its time limit (transient) and keeps serving with a fresh worker', async () => {
+  it('stops an extraction that runs past its time limit (permanent: the same bytes would time out again) and keeps serving with a fresh worker', async () => {
     const slow = createExtractionPool({
       size: 1,
       timeoutMs: 1,
       memoryMb: 256,
-      limits: { maxUncompressedBytes: 1e8, maxCompressionRatio: 200 },
+      limits: { ...DEFAULT_LIMITS, maxUncompressedBytes: 1e8, maxCompressionRatio: 200 },
     });
     try {
       const big = Buffer.from(Array.from({ length: 20_000 }, (_, i) => `row ${i},value ${i}`).join('\n'));
       for (let i = 0; i < 2; i++) {
         await assert.rejects(
           slow.extract({ bytes: big, filename: 'big.csv' }),
-          (err: Error & { permanent?: boolean }) => /took longer than/.test(err.message) && err.permanent === false,
+          (err: Error & { permanent?: boolean }) => /took longer than/.test(err.message) && err.permanent === true,
         );
       }
     } finally {

@@ -20,6 +20,28 @@ import { KB_TREE_CONSUMER_GROUP, kbTreeHandlers } from './transport/kb-tree-even
 
 export const SERVICE_NAME = 'ingest';
 
+/** Lease owners of the ingest processors running in this process (several in tests). */
+const liveOwners = new Set<string>();
+
+/**
+ * Whether the process that held a lease is gone, as far as this host can tell:
+ * owners are `host:pid:random`; on the same host, a pid that no longer runs (or
+ * is this process, under an owner this process is not using: a container
+ * restarted with the same pid) is gone. Other hosts' leases run out by themselves.
+ */
+export function isOwnerGone(owner: string): boolean {
+  const [host, pidText] = owner.split(':');
+  const pid = Number(pidText);
+  if (host !== hostname() || !Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return !liveOwners.has(owner);
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as { code?: string }).code === 'ESRCH';
+  }
+}
+
 export interface RunningService {
   /** host:port of the gRPC server. */
   address: string;
@@ -66,8 +88,17 @@ export async function startIngest(options: {
     size: config.INGEST_WORKERS,
     timeoutMs: config.INGEST_TIMEOUT_MS,
     memoryMb: config.INGEST_WORKER_MEMORY_MB,
-    limits: { maxUncompressedBytes: config.MAX_UNCOMPRESSED_BYTES, maxCompressionRatio: config.MAX_COMPRESSION_RATIO },
+    limits: {
+      maxUncompressedBytes: config.MAX_UNCOMPRESSED_BYTES,
+      maxCompressionRatio: config.MAX_COMPRESSION_RATIO,
+      maxStreamBytes: config.MAX_STREAM_BYTES,
+      maxCharacters: config.MAX_EXTRACTED_CHARS,
+      maxPages: config.MAX_PDF_PAGES,
+    },
   });
+  // Unique per start: a restarted process must not mistake its predecessor's leases for its own.
+  const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  liveOwners.add(owner);
   const processor = createProcessor({
     store,
     commands: core.commands,
@@ -75,14 +106,15 @@ export async function startIngest(options: {
     pool,
     clock,
     logger,
-    // Unique per start: a restarted process must not mistake its predecessor's leases for its own.
-    owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    owner,
+    isOwnerGone,
     concurrency: config.INGEST_WORKERS,
     maxAttempts: config.INGEST_MAX_ATTEMPTS,
     retryBaseMs: config.INGEST_RETRY_BASE_MS,
     leaseMs: config.INGEST_LEASE_MS,
     pollMs: config.INGEST_POLL_MS,
     chunking: { targetChars: config.CHUNK_TARGET_CHARS, overlapChars: config.CHUNK_OVERLAP_CHARS },
+    maxChunks: config.MAX_CHUNKS,
   });
   const intake = createIntake({
     store,
@@ -117,6 +149,7 @@ export async function startIngest(options: {
       await server.shutdown();
       await treeConsumer.stop();
       await processor.stop();
+      liveOwners.delete(owner);
       await pool.close();
       await core.stop();
       await bus.close();

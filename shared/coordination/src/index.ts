@@ -1,1 +1,2 @@
 export * from './port.js';
+export * from './heartbeat.js';

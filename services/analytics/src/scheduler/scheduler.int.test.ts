@@ -72,8 +72,19 @@ async function setup() {
     tag_ids: [tag],
   });
   const answers = createAnswersService(deps);
-  const replica = (owner: string, leases: LeaseManager, engine: AnswerEngine) =>
-    createScheduler({ store, commands, answers, leases, engine, clock, logger: silentLogger(), owner, tickMs: 60_000 });
+  const replica = (owner: string, leases: LeaseManager, engine: AnswerEngine, claimTtlMs?: number) =>
+    createScheduler({
+      store,
+      commands,
+      answers,
+      leases,
+      engine,
+      clock,
+      logger: silentLogger(),
+      owner,
+      tickMs: 60_000,
+      ...(claimTtlMs !== undefined && { claimTtlMs }),
+    });
   return { store, commands, ctx, promptIds, replica, leases: createStoreLeaseManager({ store, clock }) };
 }
 
@@ -118,6 +129,32 @@ describe('scheduler', () => {
       await Promise.all([a.close(), la.close(), lb.close()]);
       await redis.stop();
     }
+  });
+
+  it('a run whose engine calls outlast its short claim keeps the claim (heartbeat); a dead holder loses it within the ttl', async () => {
+    const s = await setup();
+    // Leases on real time: the claim's 200 ms ttl runs out unless renewed.
+    const leases = createStoreLeaseManager({ store: s.store });
+    const asked: string[] = [];
+    const slow: AnswerEngine = {
+      async ask({ model, prompt }) {
+        asked.push(`a:${prompt}|${model}`);
+        await new Promise((r) => setTimeout(r, 500));
+        return { text: 'Acme', citations: [] };
+      },
+    };
+    const { engine, asked: askedByB } = countingEngine();
+    const aTick = s.replica('a', leases, slow, 200).tick();
+    await new Promise((r) => setTimeout(r, 700));
+    await s.replica('b', leases, engine, 200).tick();
+    assert.deepEqual(askedByB, [], 'b found the run claimed while a was alive');
+    await aTick;
+    assert.equal(asked.length, 4);
+    // A holder that died: its claim (not renewed) is free again after the ttl.
+    assert.equal(await leases.acquire('prompt-run:dead', 'dead-replica', 200), true);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(await leases.acquire('prompt-run:dead', 'successor', 200), true);
+    await s.store.close();
   });
 
   it('a replica that claims the run only after another finished it asks nothing again (not even failed items)', async () => {

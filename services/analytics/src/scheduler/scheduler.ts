@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { errors, type Clock } from '@kb/platform';
 import type { Store } from '@kb/store';
 import type { CommandBus } from '@kb/eventsourcing';
-import type { LeaseManager } from '@kb/coordination';
+import { holdLease, type LeaseManager } from '@kb/coordination';
 import type { AnswersService } from '../app/answers.js';
 import { answerStream, promptRunDecider, promptRunStream } from '../domain/aggregates.js';
 import type { AnswerEngine } from '../engines/port.js';
@@ -37,8 +37,12 @@ export interface Scheduler {
 export const NO_ENGINE = 'no answer engine configured (set ANSWER_ENGINE_BASE_URL)';
 export const RUNS_SWITCHED_OFF = 'runs were switched off for the organization during the run';
 const itemKey = (i: { prompt_id: string; model: string; location: string }) => JSON.stringify([i.prompt_id, i.model, i.location]);
-/** How long a replica holds a run's claim without renewing it (renewed after every item). */
-const CLAIM_TTL_MS = 5 * 60_000;
+/**
+ * A run's claim: short, and renewed by a heartbeat while the replica lives, so
+ * the run of a replica that died is taken over within this time (not after the
+ * slowest answer engine call).
+ */
+export const CLAIM_TTL_MS = 15_000;
 
 /**
  * Scheduled prompt runs: for each organization with an enabled run
@@ -57,8 +61,11 @@ export function createScheduler(deps: {
   logger: Logger;
   owner: string;
   tickMs: number;
+  /** Lease of a run's claim (default CLAIM_TTL_MS), renewed every third of it. */
+  claimTtlMs?: number;
 }): Scheduler {
   const { store, commands, answers, leases, engine, clock, logger, owner } = deps;
+  const claimTtlMs = deps.claimTtlMs ?? CLAIM_TTL_MS;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
@@ -89,13 +96,18 @@ export function createScheduler(deps: {
     const claim = `prompt-run:${run_id}`;
     // One holder per attempt, so two attempts inside one replica (a tick and a trigger) exclude each other too.
     const holder = `${owner}:${randomUUID()}`;
-    if (!(await leases.acquire(claim, holder, CLAIM_TTL_MS))) return { run: await current() };
+    const held = await holdLease(leases, claim, holder, {
+      ttlMs: claimTtlMs,
+      clock,
+      onError: (err) => logger.warn({ err, run_id }, 'prompt run claim renewal failed'),
+    });
+    if (!held) return { run: await current() };
     // Read again under the claim: another replica may have finished the run between
     // the check above and the claim (it releases the claim when done), and must not be
     // followed by a second pass that would ask its failed items again.
     const settled = await current();
     if (settled && settled.status !== 'running') {
-      await leases.release(claim, holder);
+      await held.release();
       return { run: settled };
     }
     const at = () => clock.now().toISOString();
@@ -109,7 +121,7 @@ export function createScheduler(deps: {
       );
       await inRun({ type: 'start', run_id, org_id: config.org_id, slot, planned: items.length, models: config.models, at: at() });
     } catch (err) {
-      await leases.release(claim, holder);
+      await held.release();
       throw err;
     }
     const work = async () => {
@@ -161,16 +173,16 @@ export function createScheduler(deps: {
               at: at(),
             });
           }
-          // Renew the claim; when it was lost (it expired and another replica took the run
-          // over), that replica carries on from the items recorded so far.
-          if (!(await leases.acquire(claim, holder, CLAIM_TTL_MS))) {
+          // The heartbeat renews the claim; when it was lost (it ran out and another replica
+          // took the run over), that replica carries on from the items recorded so far.
+          if (held.lost) {
             logger.warn({ run_id }, 'prompt run claim lost; another replica continues the run');
             return;
           }
         }
         await inRun({ type: 'finish', at: at() });
       } finally {
-        await leases.release(claim, holder);
+        await held.release();
       }
     };
     return { run: await current(), work };

@@ -3,6 +3,7 @@ import type { Clock } from '@kb/platform';
 import type { Store } from '@kb/store';
 import type { BlobStore } from '@kb/blob';
 import type { CommandBus } from '@kb/eventsourcing';
+import { startHeartbeat } from '@kb/coordination';
 import { contentDecider, contentStream } from '../domain/content.js';
 import { chunkBlocks, type ChunkingOptions } from '../domain/chunking.js';
 import type { ExtractionPool } from '../extract/pool.js';
@@ -21,9 +22,18 @@ export interface ProcessorOptions {
   concurrency: number;
   maxAttempts: number;
   retryBaseMs: number;
+  /** A job's lease: short, renewed by a heartbeat (a third of it) while its worker lives. */
   leaseMs: number;
+  /**
+   * Whether the process that owns a lease is known to be gone (a previous start of this
+   * process on the same host): its running jobs are taken at once on start instead of
+   * when their lease runs out.
+   */
+  isOwnerGone?: (owner: string) => boolean;
   pollMs: number;
   chunking: ChunkingOptions;
+  /** Most chunks one item may be stored as; more fails the item. */
+  maxChunks?: number;
   /** Most characters of chunk text per content.chunks_added event (200k stays under 1 MB even at 4 bytes a character). */
   batchChars?: number;
 }
@@ -42,8 +52,10 @@ export const retryDelay = (attempts: number, baseMs: number): number => baseMs *
  * extracts in the worker pool, chunks, and records the outcome (chunks_added +
  * extracted, or failed). Transient failures go back to the queue with
  * exponential backoff until the attempts run out; permanent ones fail at once.
- * A job whose worker died is taken again when its lease expires, so nothing
- * stays queued or processing for ever.
+ * A job's lease is short and renewed by a heartbeat while its worker lives, so
+ * a job whose worker died is taken again within one lease (by this process after
+ * a restart, or by another replica); on start, jobs of a previous start of this
+ * process are taken at once. Nothing stays queued or processing for ever.
  */
 export function createProcessor(options: ProcessorOptions) {
   const { store, commands, blobs, pool, clock, logger } = options;
@@ -143,7 +155,51 @@ export function createProcessor(options: ProcessorOptions) {
     });
   }
 
+  /** Extends the job's lease while this worker still holds this attempt of it. */
+  const renewLease = (job: JobDoc) => () =>
+    store.transaction(async (tx) => {
+      const current = await tx.get<JobDoc>(JOBS, job.id);
+      if (!current || current.status !== 'running' || current.lease_owner !== options.owner || current.attempts !== job.attempts)
+        return false;
+      await tx.put(JOBS, { ...current, lease_expires_at: clock.now().getTime() + options.leaseMs });
+      return true;
+    });
+
+  /** Makes the running jobs of owners known to be gone due now (called on start). */
+  async function recover(): Promise<number> {
+    if (!options.isOwnerGone) return 0;
+    const running = await store.find<JobDoc>(JOBS, { where: { status: 'running' } });
+    let taken = 0;
+    for (const job of running) {
+      if (!job.lease_owner || job.lease_owner === options.owner || !options.isOwnerGone(job.lease_owner)) continue;
+      const freed = await store.transaction(async (tx) => {
+        const current = await tx.get<JobDoc>(JOBS, job.id);
+        if (!current || current.status !== 'running' || current.lease_owner !== job.lease_owner) return false;
+        await tx.put(JOBS, { ...current, lease_expires_at: 0 });
+        return true;
+      });
+      if (freed) taken++;
+    }
+    if (taken > 0) logger.info({ jobs: taken }, 'ingest jobs of a previous process taken over');
+    return taken;
+  }
+
   async function process(job: JobDoc): Promise<void> {
+    const heartbeat = startHeartbeat({
+      renew: renewLease(job),
+      ttlMs: options.leaseMs,
+      clock,
+      onLost: () => logger.warn({ version_id: job.version_id }, 'ingest job lease lost; another worker has taken the job'),
+      onError: (err) => logger.warn({ err, version_id: job.version_id }, 'ingest job lease renewal failed'),
+    });
+    try {
+      await attempt(job);
+    } finally {
+      await heartbeat.stop();
+    }
+  }
+
+  async function attempt(job: JobDoc): Promise<void> {
     let outcome: Parameters<typeof settle>[1];
     try {
       const bytes = await blobs.get(job.blob_key);
@@ -153,6 +209,12 @@ export function createProcessor(options: ProcessorOptions) {
         throw new ExtractionError(`"${job.filename}" is ${FORMAT_NAMES[result.format]}, which is not accepted here`, true);
       }
       const chunks = chunkBlocks(result.blocks, options.chunking);
+      if (options.maxChunks !== undefined && chunks.length > options.maxChunks) {
+        throw new ExtractionError(
+          `The file would be stored as ${chunks.length.toLocaleString('en-US')} chunks, over the limit of ${options.maxChunks.toLocaleString('en-US')} per file; split it into smaller files`,
+          true,
+        );
+      }
       const characters = result.blocks.reduce((n, b) => n + b.text.length, 0);
       outcome = { chunks, characters, format: result.format };
     } catch (err) {
@@ -210,7 +272,9 @@ export function createProcessor(options: ProcessorOptions) {
     start() {
       if (running) return;
       running = true;
-      loop = run();
+      loop = recover()
+        .catch((err: unknown) => logger.error({ err }, 'ingest recovery of abandoned jobs failed'))
+        .then(() => run());
     },
     /** New work was queued: look now instead of at the next poll. */
     notify() {

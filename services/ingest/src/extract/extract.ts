@@ -8,7 +8,17 @@ import { extractSpreadsheet } from './formats/sheet.js';
 import { extractMarkdown, extractPlainText } from './formats/text.js';
 import { extractDoc, extractDocx } from './formats/word.js';
 import { extractXml } from './formats/xml.js';
-import { formatOfName, permanent, type Block, type ExtractionLimits, type ExtractionResult, type Format } from './types.js';
+import {
+  formatOfName,
+  permanent,
+  tooManyCharacters,
+  type Block,
+  type ExtractionLimits,
+  type ExtractionResult,
+  type Format,
+} from './types.js';
+
+export { DEFAULT_LIMITS, type ExtractionLimits } from './types.js';
 
 /**
  * Extracts one file: the format comes from its bytes (checked against its name),
@@ -21,7 +31,9 @@ export async function extractFile(
 ): Promise<ExtractionResult> {
   const claimed = input.format ?? formatOfName(input.filename);
   const { format, text } = sniff(input.bytes, input.filename, claimed, limits);
-  const blocks = await extractAs(format, input.bytes, text ?? '');
+  if (text !== undefined && text.length > limits.maxCharacters) throw tooManyCharacters(limits);
+  const blocks = await extractAs(format, input.bytes, text ?? '', limits);
+  if (blocks.reduce((n, b) => n + b.text.length, 0) > limits.maxCharacters) throw tooManyCharacters(limits);
   if (!blocks.some((b) => b.text.trim().length > 0)) {
     throw permanent(
       format === 'pdf'
@@ -32,10 +44,10 @@ export async function extractFile(
   return { format, blocks };
 }
 
-async function extractAs(format: Format, bytes: Buffer, text: string): Promise<Block[]> {
+async function extractAs(format: Format, bytes: Buffer, text: string, limits: ExtractionLimits): Promise<Block[]> {
   switch (format) {
     case 'pdf':
-      return extractPdf(bytes);
+      return extractPdf(bytes, limits);
     case 'docx':
       return extractDocx(bytes);
     case 'doc':

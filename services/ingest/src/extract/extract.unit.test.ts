@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { extractFile } from './extract.js';
-import { formatOfName } from './types.js';
+import { DEFAULT_LIMITS, formatOfName } from './types.js';
 
 const dir = fileURLToPath(new URL('../../../../test/fixtures/formats/', import.meta.url));
-const limits = { maxUncompressedBytes: 50 * 1024 * 1024, maxCompressionRatio: 200 };
+const limits = { ...DEFAULT_LIMITS, maxUncompressedBytes: 50 * 1024 * 1024, maxCompressionRatio: 200 };
 const extract = (name: string, bytes = readFileSync(dir + name), filename = name) => extractFile({ bytes, filename }, limits);
 
 describe('extractFile: the format comes from the bytes', () => {
@@ -68,7 +68,7 @@ describe('extractFile: the format comes from the bytes', () => {
   });
 
   it('a zip-based file over the unpacked total limit fails even when its entries are small', async () => {
-    const small = { maxUncompressedBytes: 4096, maxCompressionRatio: 200 };
+    const small = { ...DEFAULT_LIMITS, maxUncompressedBytes: 4096, maxCompressionRatio: 200 };
     await assert.rejects(
       extractFile({ bytes: readFileSync(dir + 'sample.docx'), filename: 'sample.docx' }, small),
       (err: Error & { permanent?: boolean }) =>

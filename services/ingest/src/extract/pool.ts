@@ -30,7 +30,8 @@ const spawnWorker = (options: { resourceLimits: { maxOldGenerationSizeMb: number
 /**
  * Extraction in worker threads with a time and memory limit per file: a file
  * that hangs a parser is stopped (the worker is terminated and replaced), and
- * one that exhausts memory kills only its worker.
+ * one that exhausts memory kills only its worker. Both fail the item for good:
+ * the same bytes would hit the same limit again.
  */
 export function createExtractionPool(options: {
   size: number;
@@ -84,7 +85,14 @@ export function createExtractionPool(options: {
     const timer = setTimeout(
       () =>
         finish(
-          () => task.reject(new ExtractionError(`Extraction took longer than ${Math.round(options.timeoutMs / 1000)} s`, false)),
+          () =>
+            task.reject(
+              // The same bytes would take as long again: retrying only holds a worker for longer.
+              new ExtractionError(
+                `Extraction took longer than ${Math.round(options.timeoutMs / 1000)} s, the limit per file; split it into smaller files`,
+                true,
+              ),
+            ),
           true,
         ),
       options.timeoutMs,

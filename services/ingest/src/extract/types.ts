@@ -75,12 +75,41 @@ export class ExtractionError extends Error {
 
 export const permanent = (message: string) => new ExtractionError(message, true);
 
+/**
+ * What one item may become (issue 13): each cap fails the item with a reason
+ * instead of letting a small hostile file take memory, disk, or a worker for minutes.
+ */
 export interface ExtractionLimits {
-  /** Largest total uncompressed size of a zip container (OOXML). */
+  /** Largest total decompressed size of one file: all zip entries (OOXML), or all Flate streams of a PDF. */
   maxUncompressedBytes: number;
   /** Largest uncompressed/compressed ratio accepted for a big zip entry. */
   maxCompressionRatio: number;
+  /** Largest decompressed size of one stream: one zip entry, or one PDF stream. */
+  maxStreamBytes: number;
+  /** Most characters of text one file may yield. */
+  maxCharacters: number;
+  /** Most pages of a PDF. */
+  maxPages: number;
 }
+
+/** The defaults of the ingest service's settings (config.ts), for tools and tests. */
+export const DEFAULT_LIMITS: ExtractionLimits = {
+  maxUncompressedBytes: 209715200,
+  maxCompressionRatio: 200,
+  maxStreamBytes: 67108864,
+  maxCharacters: 10_000_000,
+  maxPages: 3000,
+};
+
+/** The reason an item fails when its text is over maxCharacters. */
+export const tooManyCharacters = (limits: Pick<ExtractionLimits, 'maxCharacters'>) =>
+  permanent(
+    `The file holds more than ${limits.maxCharacters.toLocaleString('en-US')} characters of text, over the limit per file; split it into smaller files`,
+  );
+
+/** A size for people: MB from 1 MB up, else KB. */
+export const humanSize = (bytes: number) =>
+  bytes >= 1048576 ? `${Math.round((bytes / 1048576) * 10) / 10} MB` : `${Math.round((bytes / 1024) * 10) / 10} KB`;
 
 export interface ExtractionResult {
   format: Format;

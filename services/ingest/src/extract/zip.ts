@@ -1,5 +1,5 @@
 import { inflateRawSync } from 'node:zlib';
-import { permanent, type ExtractionLimits } from './types.js';
+import { humanSize as size, permanent, type ExtractionLimits } from './types.js';
 
 export interface ZipEntry {
   name: string;
@@ -10,10 +10,6 @@ export interface ZipEntry {
   /** Offset of the entry's local header. */
   localOffset: number;
 }
-
-/** A size for people: MB from 1 MB up, else KB. */
-const size = (bytes: number) =>
-  bytes >= 1048576 ? `${Math.round((bytes / 1048576) * 10) / 10} MB` : `${Math.round((bytes / 1024) * 10) / 10} KB`;
 
 /**
  * Reads a zip's central directory without inflating anything: the entry names
@@ -61,6 +57,11 @@ export function checkZipBomb(entries: ZipEntry[], limits: ExtractionLimits): voi
     );
   }
   for (const e of entries) {
+    if (e.uncompressedSize > limits.maxStreamBytes) {
+      throw permanent(
+        `The file's part ${e.name} unpacks to ${size(e.uncompressedSize)}, over the ${size(limits.maxStreamBytes)} limit for one part`,
+      );
+    }
     // Small entries compress extremely well legitimately; only big ones matter.
     if (e.uncompressedSize > 1048576 && e.uncompressedSize / Math.max(1, e.compressedSize) > limits.maxCompressionRatio) {
       throw permanent(
@@ -96,7 +97,7 @@ export function checkInflatedSizes(bytes: Buffer, entries: ZipEntry[], limits: E
     }
     const start = dataStart(bytes, entry);
     const packed = bytes.subarray(start, start + entry.compressedSize);
-    const cap = Math.max(1, Math.min(entry.uncompressedSize, limits.maxUncompressedBytes - total));
+    const cap = Math.max(1, Math.min(entry.uncompressedSize, limits.maxStreamBytes, limits.maxUncompressedBytes - total));
     let inflated: number;
     try {
       inflated = inflateRawSync(packed, { maxOutputLength: cap }).length;

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LeaseManager, RateLimiter } from '../port.js';
+import { holdLease } from '../heartbeat.js';
 
 export interface CoordinationUnderTest {
   leases: LeaseManager;
@@ -61,6 +62,45 @@ export function describeCoordinationContract(label: string, factory: () => Promi
         const lease = name('lease');
         const won = await Promise.all(Array.from({ length: 12 }, (_, i) => leases.acquire(lease, `owner-${i}`, 10_000)));
         assert.equal(won.filter(Boolean).length, 1);
+      });
+    });
+
+    describe('heartbeat leases', () => {
+      test('a held lease outlives its ttl while the heartbeat runs', async ({ leases }) => {
+        const lease = name('held');
+        const held = await holdLease(leases, lease, 'a', { ttlMs: 300, everyMs: 60 });
+        assert.ok(held);
+        await sleep(900);
+        assert.equal(held.lost, false);
+        assert.equal(await leases.acquire(lease, 'b', 10_000), false);
+        await held.release();
+        assert.equal(await leases.acquire(lease, 'b', 10_000), true);
+      });
+      test('when the holder dies (heartbeat stops, no release) another takes it within one ttl', async ({ leases }) => {
+        const lease = name('held');
+        const held = await holdLease(leases, lease, 'a', { ttlMs: 300, everyMs: 60 });
+        assert.ok(held);
+        assert.equal(await holdLease(leases, lease, 'b', { ttlMs: 300 }), null);
+        await held.stop();
+        await sleep(400);
+        const taker = await holdLease(leases, lease, 'b', { ttlMs: 300, everyMs: 60 });
+        assert.ok(taker, 'taken over after the ttl');
+        await taker.release();
+      });
+      test('a holder whose lease was taken over learns it has lost it', async ({ leases }) => {
+        const lease = name('held');
+        let lostCalls = 0;
+        // A renewal period longer than the ttl: the lease runs out between beats and another owner takes it.
+        const held = await holdLease(leases, lease, 'a', { ttlMs: 100, everyMs: 300, onLost: () => lostCalls++ });
+        assert.ok(held);
+        await sleep(150);
+        assert.equal(await leases.acquire(lease, 'b', 10_000), true);
+        await sleep(300);
+        assert.equal(held.lost, true);
+        assert.equal(held.signal.aborted, true);
+        assert.equal(lostCalls, 1);
+        await held.release();
+        assert.equal(await leases.acquire(lease, 'a', 10_000), false, 'the loser does not release the new holder');
       });
     });
 

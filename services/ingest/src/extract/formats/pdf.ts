@@ -1,5 +1,6 @@
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { ExtractionError, permanent, type Block } from '../types.js';
+import { ExtractionError, permanent, tooManyCharacters, type Block, type ExtractionLimits } from '../types.js';
+import { checkPdfStreams } from '../pdf-streams.js';
 
 interface TextItem {
   str: string;
@@ -24,7 +25,8 @@ const CELL_GAP_EMS = 1.5;
  * lines whose runs stand in columns apart are table rows, their cells joined
  * with " | ".
  */
-export async function extractPdf(bytes: Buffer): Promise<Block[]> {
+export async function extractPdf(bytes: Buffer, limits: ExtractionLimits): Promise<Block[]> {
+  checkPdfStreams(bytes, limits);
   let pdf;
   try {
     pdf = await getDocument({
@@ -44,7 +46,13 @@ export async function extractPdf(bytes: Buffer): Promise<Block[]> {
     throw new ExtractionError(`The PDF could not be read: ${(err as Error).message}`, false);
   }
   try {
+    if (pdf.numPages > limits.maxPages) {
+      throw permanent(
+        `The PDF has ${pdf.numPages} pages, over the limit of ${limits.maxPages} pages per file; split it into smaller files`,
+      );
+    }
     const lines: { text: string; size: number; page: number; cells: number }[] = [];
+    let characters = 0;
     for (let n = 1; n <= pdf.numPages; n++) {
       const page = await pdf.getPage(n);
       const content = await page.getTextContent();
@@ -57,6 +65,7 @@ export async function extractPdf(bytes: Buffer): Promise<Block[]> {
       const push = () => {
         const clean = line.replace(/\s+/g, ' ').trim();
         if (clean) lines.push({ text: clean, size, page: n, cells });
+        characters += clean.length;
         line = '';
         size = 0;
         cells = 1;
@@ -83,6 +92,8 @@ export async function extractPdf(bytes: Buffer): Promise<Block[]> {
       }
       push();
       page.cleanup();
+      // Stop reading as soon as the text is over the cap, not after the last page.
+      if (characters > limits.maxCharacters) throw tooManyCharacters(limits);
     }
     const sizes = lines.map((l) => l.size).sort((a, b) => a - b);
     const body = sizes[Math.floor(sizes.length / 2)] ?? 0;
