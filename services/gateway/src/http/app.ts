@@ -13,6 +13,7 @@ import { createAuthHook } from './auth-hook.js';
 import { sendError } from './errors.js';
 import { ErrorBody } from './schemas.js';
 import { buildValidatorFactory } from './validation.js';
+import { boundJsonDepth, checkWindow, hardenRouteSchema, hasWindow } from './hardening.js';
 import { registerRoutes } from './routes/index.js';
 import type { ServiceClients } from '../clients.js';
 import type { RouteAuth } from './route-auth.js';
@@ -69,6 +70,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
       for (const method of [route.method].flat()) routes.push({ method, url: route.url, auth });
       // The requirement is part of the published description.
       const schema = (route.schema ??= {}) as Record<string, unknown>;
+      hardenRouteSchema(schema, route.url);
+      if (hasWindow(schema)) route.preHandler = [checkWindow, ...[route.preHandler ?? []].flat()];
       if (auth.credential === 'none') schema.security = [];
       else {
         schema.security = auth.credential === 'user' ? [{ BearerSession: [] }] : [{ ApiKey: [] }, { BearerSession: [] }];
@@ -91,6 +94,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
     );
   });
   app.addHook('onRequest', createAuthHook(deps.identity, deps.apiKeys));
+  app.addHook('preValidation', boundJsonDepth);
   // After authentication, before anything calls a service: internal calls carry the span.
   app.addHook('preParsing', async (request) => {
     const traceparent = request.traceSpan?.traceparent;
