@@ -8,6 +8,7 @@ import type { IdentityService } from '../app/identity.js';
 import type { OrganizationService } from '../app/organizations.js';
 import type { ApiKeyService } from '../app/api-keys.js';
 import type { CreditsService } from '../app/credits.js';
+import type { LoginThrottle } from '../app/login-throttle.js';
 import { registerMeter } from './meter.js';
 import { createAuthHook } from './auth-hook.js';
 import { sendError } from './errors.js';
@@ -23,6 +24,7 @@ export interface HttpDeps {
   organizations: OrganizationService;
   apiKeys: ApiKeyService;
   credits: CreditsService;
+  loginThrottle: LoginThrottle;
   clients: ServiceClients;
   logger: Logger;
   /** Largest accepted request body in bytes. */
@@ -152,6 +154,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
         organizations: deps.organizations,
         apiKeys: deps.apiKeys,
         credits: deps.credits,
+        loginThrottle: deps.loginThrottle,
         maxUploadBytes: deps.maxUploadBytes ?? 52428800,
       });
     },

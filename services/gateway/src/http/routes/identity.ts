@@ -12,7 +12,7 @@ import { creditRoutes } from './credits.js';
 export function identityRoutes(deps: RouteDeps): FastifyPluginAsync {
   return async (app) => {
     for (const schema of identitySchemas) app.addSchema(schema);
-    await app.register(authRoutes(deps.identity));
+    await app.register(authRoutes(deps.identity, deps.loginThrottle));
     await app.register(organizationRoutes(deps.organizations));
     await app.register(orgUserRoutes(deps.organizations));
     await app.register(roleRoutes(deps.organizations));
