@@ -16,7 +16,7 @@ export function identityRoutes(deps: RouteDeps): FastifyPluginAsync {
     await app.register(organizationRoutes(deps.organizations));
     await app.register(orgUserRoutes(deps.organizations));
     await app.register(roleRoutes(deps.organizations));
-    await app.register(apiKeyRoutes(deps.apiKeys));
+    await app.register(apiKeyRoutes(deps.apiKeys, deps.clients.kbTree));
     await app.register(creditRoutes(deps.credits));
   };
 }
