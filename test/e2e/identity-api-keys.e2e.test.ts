@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { silentLogger } from '@kb/platform';
 import { startSystem } from '@kb/all-in-one';
 import { startTestSystem, type TestSystem } from './harness.js';
-import { newApiKey, newMember, newOrgAdmin } from './identity-fixtures.js';
+import { logIn, newApiKey, newMember, newOrgAdmin } from './identity-fixtures.js';
 
 let t: TestSystem;
 before(async () => {
@@ -40,7 +40,9 @@ describe('POST /org/api-keys', () => {
 
   it('keeps a folder scope and deduplicates it; keys work on non-KB endpoints whatever their scope', async () => {
     const admin = await newOrgAdmin(t, 'scoped');
-    const folder = randomUUID();
+    const made = await admin.call('POST', '/org/kb/folders', { name: 'Scoped folder' });
+    assert.equal(made.status, 201, made.text);
+    const folder = made.body.kb_node_id as string;
     const scoped = await admin.call('POST', '/org/api-keys', { name: 'Scoped', folder_scope: [folder, folder] });
     assert.equal(scoped.status, 201);
     assert.deepEqual(scoped.body.folder_scope, [folder]);
@@ -51,6 +53,46 @@ describe('POST /org/api-keys', () => {
       assert.equal((await t.api('GET', '/org/credits/balance', { key })).status, 200);
       assert.equal((await t.api('GET', '/categories', { key })).status, 200);
     }
+  });
+
+  it('answers a folder scope naming unknown ids or documents with 400 naming them, and creates no key', async () => {
+    // The bootstrap organization: it has credits for the document.
+    const admin = await logIn(t, 'admin@example.com', 'development-password');
+    const keysBefore = (await admin.call('GET', '/org/api-keys')).body;
+    const folder = await admin.call('POST', '/org/kb/folders', { name: 'Real folder' });
+    assert.equal(folder.status, 201, folder.text);
+    const doc = await admin.call('POST', '/org/kb/raw', {
+      title: 'A document',
+      text: 'Not a folder at all.',
+      parent_id: folder.body.kb_node_id,
+    });
+    assert.equal(doc.status, 202, doc.text);
+    // The document's node appears in the tree once the knowledge base has it.
+    let documentId: string | undefined;
+    for (let i = 0; i < 100 && !documentId; i++) {
+      const children = (await admin.call('GET', `/org/kb/nodes/${folder.body.kb_node_id}`)).body.children as {
+        content_id?: string;
+        kb_node_id: string;
+      }[];
+      documentId = children.find((c) => c.content_id === doc.body.id)?.kb_node_id;
+      if (!documentId) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(documentId, 'the document node');
+    const unknown = randomUUID();
+    const other = await newOrgAdmin(t, 'otherorg');
+    const foreign = await other.call('POST', '/org/kb/folders', { name: 'Their folder' });
+
+    const res = await admin.call('POST', '/org/api-keys', {
+      name: 'Bad scope',
+      folder_scope: [folder.body.kb_node_id, unknown, documentId, foreign.body.kb_node_id],
+    });
+    assert.equal(res.status, 400, res.text);
+    assert.equal(res.body.error.details.field, 'folder_scope');
+    assert.deepEqual(res.body.error.details.unknown_ids.sort(), [unknown, foreign.body.kb_node_id].sort());
+    assert.deepEqual(res.body.error.details.not_folder_ids, [documentId]);
+    for (const id of [unknown, documentId, foreign.body.kb_node_id]) assert.match(res.body.error.message, new RegExp(id));
+    assert.doesNotMatch(res.body.error.message, new RegExp(folder.body.kb_node_id));
+    assert.deepEqual((await admin.call('GET', '/org/api-keys')).body, keysBefore, 'no key was created');
   });
 
   it('answers bad bodies with 400, an API key with 401, a collaborator with 403', async () => {

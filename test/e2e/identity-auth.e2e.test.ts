@@ -10,21 +10,35 @@ before(async () => {
 after(async () => t.stop());
 
 describe('POST /auth/signup', () => {
-  it('creates a user (201) without revealing the password', async () => {
+  it('creates a user (202) who can then log in, without revealing the password', async () => {
     const email = uniqueEmail('signup');
     const res = await t.api('POST', '/auth/signup', { key: null, body: { email, password: PASSWORD, name: 'Sign Up' } });
-    assert.equal(res.status, 201);
+    assert.equal(res.status, 202);
+    assert.equal(res.body.status, 'accepted');
     assert.equal(res.body.email, email);
-    assert.equal(res.body.name, 'Sign Up');
-    assert.match(res.body.user_id, /^[0-9a-f-]{36}$/);
-    assert.doesNotMatch(res.text, /password/);
+    assert.equal(typeof res.body.message, 'string');
+    assert.doesNotMatch(res.text, /correct horse/);
+    const login = await t.api('POST', '/auth/login', { key: null, body: { email, password: PASSWORD } });
+    assert.equal(login.status, 200);
+    assert.equal(login.body.user.name, 'Sign Up');
   });
 
-  it('answers a taken email with 409, whatever its case', async () => {
+  it('answers a taken email exactly as a new one (no 409: signup does not reveal accounts), and changes nothing', async () => {
     const email = uniqueEmail('dup');
-    assert.equal((await t.api('POST', '/auth/signup', { key: null, body: { email, password: PASSWORD, name: 'A' } })).status, 201);
-    const again = await t.api('POST', '/auth/signup', { key: null, body: { email: email.toUpperCase(), password: PASSWORD, name: 'B' } });
-    assert.equal(again.status, 409);
+    const first = await t.api('POST', '/auth/signup', { key: null, body: { email, password: PASSWORD, name: 'A' } });
+    const other = 'another password entirely';
+    const again = await t.api('POST', '/auth/signup', { key: null, body: { email, password: other, name: 'B' } });
+    assert.equal(again.status, first.status);
+    assert.deepEqual(again.body, first.body);
+    const upper = await t.api('POST', '/auth/signup', { key: null, body: { email: email.toUpperCase(), password: other, name: 'B' } });
+    assert.equal(upper.status, 202);
+    assert.deepEqual(Object.keys(upper.body).sort(), Object.keys(first.body).sort());
+    assert.equal(upper.body.message, first.body.message);
+    // The account kept its password and name.
+    assert.equal((await t.api('POST', '/auth/login', { key: null, body: { email, password: other } })).status, 401);
+    const login = await t.api('POST', '/auth/login', { key: null, body: { email, password: PASSWORD } });
+    assert.equal(login.status, 200);
+    assert.equal(login.body.user.name, 'A');
   });
 
   it('rejects a short password, a bad email, a missing name and unknown fields with 400', async () => {
@@ -39,7 +53,8 @@ describe('POST /auth/signup', () => {
       assert.equal(res.status, 400, JSON.stringify(body));
     }
     // Nothing was created by the rejected attempts.
-    assert.equal((await t.api('POST', '/auth/signup', { key: null, body: { email, password: PASSWORD, name: 'ok' } })).status, 201);
+    assert.equal((await t.api('POST', '/auth/signup', { key: null, body: { email, password: PASSWORD, name: 'ok' } })).status, 202);
+    assert.equal((await t.api('POST', '/auth/login', { key: null, body: { email, password: PASSWORD } })).body.user.name, 'ok');
   });
 });
 

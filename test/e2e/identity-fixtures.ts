@@ -25,7 +25,7 @@ export function asSession(t: TestSystem, token: string): SignedIn['call'] {
 export async function signUpAndLogIn(t: TestSystem, label = 'user'): Promise<SignedIn> {
   const email = uniqueEmail(label);
   const signup = await t.api('POST', '/auth/signup', { key: null, body: { email, password: PASSWORD, name: `${label} person` } });
-  assert.equal(signup.status, 201, signup.text);
+  assert.equal(signup.status, 202, signup.text);
   return logIn(t, email);
 }
 

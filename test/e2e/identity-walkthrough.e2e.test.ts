@@ -17,7 +17,7 @@ describe('a newcomer from a fresh start', () => {
       key: null,
       body: { email: 'founder@acme.test', password: PASSWORD, name: 'Founder' },
     });
-    assert.equal(signup.status, 201);
+    assert.equal(signup.status, 202);
     const login = await t.api('POST', '/auth/login', { key: null, body: { email: 'founder@acme.test', password: PASSWORD } });
     assert.equal(login.status, 200);
     const founder = asSession(t, login.body.token);

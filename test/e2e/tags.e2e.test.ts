@@ -194,7 +194,7 @@ describe('permissions: a signed-in viewer (read:kb without write:kb)', () => {
   it('reads tags and the tree but gets 403 on every write', async () => {
     const password = 'viewer-password-123';
     const signup = await t.api('POST', '/auth/signup', { key: null, body: { email: 'viewer@example.com', password, name: 'Viewer' } });
-    assert.equal(signup.status, 201, signup.text);
+    assert.equal(signup.status, 202, signup.text);
     const admin = await t.api('POST', '/auth/login', { key: null, body: { email: 'admin@example.com', password: 'development-password' } });
     const asAdmin = { key: null, headers: { authorization: `Bearer ${admin.body.token}` } };
     const roles = await t.api('GET', '/org/roles', asAdmin);

@@ -55,6 +55,28 @@ export const gatewayConfigSpec = defineConfig(
     CREDIT_COST_INGEST: Type.Integer({ minimum: 0, default: 1, description: 'credits per ingested item (text or file)' }),
     CREDIT_COST_QUERY: Type.Integer({ minimum: 0, default: 1, description: 'credits per search or query' }),
     CREDIT_COST_GENERATION: Type.Integer({ minimum: 0, default: 10, description: 'credits per content generation' }),
+    COORDINATION: Type.Union([Type.Literal('store'), Type.Literal('redis')], {
+      default: 'store',
+      description: 'where login rate limits are counted: the service store (one machine) or Redis (replicas)',
+    }),
+    REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis for COORDINATION=redis' })),
+    LOGIN_FAILURES_PER_ACCOUNT: Type.Integer({
+      minimum: 1,
+      default: 5,
+      description: 'failed logins per account and address before the backoff starts',
+    }),
+    LOGIN_FAILURES_PER_ADDRESS: Type.Integer({
+      minimum: 1,
+      default: 20,
+      description: 'failed logins per address before the backoff starts',
+    }),
+    LOGIN_FAILURES_PER_ACCOUNT_ANY_ADDRESS: Type.Integer({
+      minimum: 1,
+      default: 50,
+      description: 'failed logins per account, from addresses it never signed in from, before the backoff starts',
+    }),
+    LOGIN_BACKOFF_BASE_SECONDS: Type.Integer({ minimum: 1, default: 30, description: 'first login backoff window; each tier doubles it' }),
+    LOGIN_BACKOFF_MAX_SECONDS: Type.Integer({ minimum: 1, default: 3840, description: 'longest login backoff window' }),
     CREDIT_HOLD_TTL_SECONDS: Type.Integer({
       minimum: 60,
       default: 3600,
@@ -62,7 +84,10 @@ export const gatewayConfigSpec = defineConfig(
         'a credit reservation older than this is released (its gateway died before settling it); longer than any metered request',
     }),
   }),
-  checkAdapterSettings,
+  (config) => [
+    ...checkAdapterSettings(config),
+    ...(config.COORDINATION === 'redis' && !config.REDIS_URL ? ['REDIS_URL is required when COORDINATION=redis'] : []),
+  ],
 );
 
 export type GatewayConfig = Static<typeof gatewayConfigSpec.schema>;

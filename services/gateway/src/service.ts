@@ -11,6 +11,19 @@ import { createCreditsService, type CreditsService } from './app/credits.js';
 import { identityProjection } from './projections/identity.js';
 import { creditsProjection } from './projections/credits.js';
 import { buildHttpApp, type RouteEntry } from './http/app.js';
+import { createLoginThrottle } from './app/login-throttle.js';
+import type { RateLimiter } from '@kb/coordination';
+import type { Store } from '@kb/store';
+
+/** The login rate limits' counters: the gateway's store, or Redis shared by replicas. */
+async function openRateLimiter(config: GatewayConfig, store: Store, clock: Clock): Promise<RateLimiter> {
+  if (config.COORDINATION === 'redis') {
+    const { createRedisRateLimiter } = await import('@kb/coordination/redis');
+    return createRedisRateLimiter({ url: config.REDIS_URL!, prefix: 'gateway' });
+  }
+  const { createStoreRateLimiter } = await import('@kb/coordination/store');
+  return createStoreRateLimiter({ store, clock });
+}
 
 export const SERVICE_NAME = 'gateway';
 export const gatewayProjections = [identityProjection, creditsProjection];
@@ -84,6 +97,14 @@ export async function startGateway(options: {
     costs: { ingest: config.CREDIT_COST_INGEST, query: config.CREDIT_COST_QUERY, generation: config.CREDIT_COST_GENERATION },
   });
   const bootstrap = await identity.bootstrap(config);
+  const limiter = await openRateLimiter(config, store, clock);
+  const loginThrottle = createLoginThrottle(limiter, {
+    perAccount: config.LOGIN_FAILURES_PER_ACCOUNT,
+    perAddress: config.LOGIN_FAILURES_PER_ADDRESS,
+    perAccountAnyAddress: config.LOGIN_FAILURES_PER_ACCOUNT_ANY_ADDRESS,
+    backoffBaseSeconds: config.LOGIN_BACKOFF_BASE_SECONDS,
+    backoffMaxSeconds: Math.max(config.LOGIN_BACKOFF_BASE_SECONDS, config.LOGIN_BACKOFF_MAX_SECONDS),
+  });
 
   const clients = createServiceClients(config);
 
@@ -92,6 +113,7 @@ export async function startGateway(options: {
     organizations,
     apiKeys,
     credits,
+    loginThrottle,
     clients,
     logger,
     bodyLimit: config.BODY_LIMIT_BYTES,
@@ -115,6 +137,7 @@ export async function startGateway(options: {
       await app.close();
       await sweeper.stop();
       clients.close();
+      await limiter.close();
       await core.stop();
       await bus.close();
       await store.close();

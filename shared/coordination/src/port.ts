@@ -29,6 +29,12 @@ export interface RateLimiter {
    * it is within `limit`. Denied hits are not counted.
    */
   hit(key: string, limit: number, windowMs: number): Promise<RateLimitDecision>;
+  /**
+   * Decides as hit would, without counting: whether one more hit of `key` would
+   * be allowed now (for checks before an outcome is known, like a login that
+   * counts only failures).
+   */
+  peek(key: string, limit: number, windowMs: number): Promise<RateLimitDecision>;
   close(): Promise<void>;
 }
 

@@ -205,11 +205,12 @@ export function createIdentityService(deps: {
 
     async signup(input: { email: string; password: string; name: string }): Promise<PublicUser> {
       const email = input.email.trim();
+      // Hashed first, so a taken email costs as much time as a new one (signup does not reveal it).
+      const password_hash = await hashPassword(input.password);
       if (await store.get(USER_EMAILS, email.toLowerCase()))
         throw errors.conflict('A user with this email exists', { code: 'email_taken' });
       const userId = ids.uuid();
       const at = clock.now().toISOString();
-      const password_hash = await hashPassword(input.password);
       await commands
         .transaction({ metadata: { org_id: NO_ORG, actor: `user:${userId}` } }, (s) =>
           s.execute(userDecider, userStream(userId), {

@@ -8,11 +8,13 @@ import type { IdentityService } from '../app/identity.js';
 import type { OrganizationService } from '../app/organizations.js';
 import type { ApiKeyService } from '../app/api-keys.js';
 import type { CreditsService } from '../app/credits.js';
+import type { LoginThrottle } from '../app/login-throttle.js';
 import { registerMeter } from './meter.js';
 import { createAuthHook } from './auth-hook.js';
 import { sendError } from './errors.js';
 import { ErrorBody } from './schemas.js';
 import { buildValidatorFactory } from './validation.js';
+import { boundJsonDepth, checkWindow, hardenRouteSchema, hasWindow } from './hardening.js';
 import { registerRoutes } from './routes/index.js';
 import { registerRequestLog, type RequestLogMode } from './request-log.js';
 import { registerConsole } from './console.js';
@@ -24,6 +26,7 @@ export interface HttpDeps {
   organizations: OrganizationService;
   apiKeys: ApiKeyService;
   credits: CreditsService;
+  loginThrottle: LoginThrottle;
   clients: ServiceClients;
   logger: Logger;
   /** Largest accepted request body in bytes. */
@@ -78,6 +81,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
       for (const method of [route.method].flat()) routes.push({ method, url: route.url, auth });
       // The requirement is part of the published description.
       const schema = (route.schema ??= {}) as Record<string, unknown>;
+      hardenRouteSchema(schema, route.url);
+      if (hasWindow(schema)) route.preHandler = [checkWindow, ...[route.preHandler ?? []].flat()];
       if (auth.credential === 'none') schema.security = [];
       else {
         schema.security = auth.credential === 'user' ? [{ BearerSession: [] }] : [{ ApiKey: [] }, { BearerSession: [] }];
@@ -100,6 +105,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
     );
   });
   app.addHook('onRequest', createAuthHook(deps.identity, deps.apiKeys));
+  app.addHook('preValidation', boundJsonDepth);
   // After authentication, before anything calls a service: internal calls carry the span.
   app.addHook('preParsing', async (request) => {
     const traceparent = request.traceSpan?.traceparent;
@@ -159,6 +165,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
         organizations: deps.organizations,
         apiKeys: deps.apiKeys,
         credits: deps.credits,
+        loginThrottle: deps.loginThrottle,
         maxUploadBytes: deps.maxUploadBytes ?? 52428800,
       });
     },

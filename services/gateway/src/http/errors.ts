@@ -15,6 +15,8 @@ function fieldOf(issue: ValidationIssue): string {
   return path || '(body)';
 }
 
+const MALFORMED_MULTIPART = /^(Multipart: |Unexpected end of (form|file)|Malformed part header|Part terminated early|Boundary not found)/;
+
 /** Maps every failure to the taxonomy; this is the only place HTTP errors are shaped. */
 export function toAppError(err: FastifyError | Error): AppError {
   if (isAppError(err)) return err;
@@ -29,6 +31,9 @@ export function toAppError(err: FastifyError | Error): AppError {
       details: { field, location: where },
     });
   }
+  // A malformed or truncated multipart body (busboy's parse errors carry no status).
+  if (!fe.statusCode && MALFORMED_MULTIPART.test(err.message))
+    return new AppError('validation', `Malformed multipart body: ${err.message}`, { code: 'malformed_multipart' });
   const status = fe.statusCode ?? 500;
   if (status === 413) return new AppError('validation', 'Request body is too large', { code: 'body_too_large' });
   // Spec section 7 has no 415: an unsupported body type is a malformed request.

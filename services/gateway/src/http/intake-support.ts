@@ -5,6 +5,7 @@ import { errors } from '@kb/platform';
 import type { CallContext, RpcClient } from '@kb/rpc';
 import type { ServiceClients } from '../clients.js';
 import { Timestamp, Uuid } from './schemas.js';
+import { stripControlChars } from './hardening.js';
 import { buildValidatorFactory } from './validation.js';
 
 /** Files per upload call (spec 8). */
@@ -198,7 +199,7 @@ export async function registerMultipart(
       const data = await part.toBuffer();
       const tooLarge = part.file.truncated;
       upload.files.push({
-        filename: part.filename,
+        filename: stripControlChars(part.filename),
         data: tooLarge ? Buffer.alloc(0) : data,
         too_large: tooLarge,
         size_bytes: tooLarge ? options.maxUploadBytes + 1 : data.length,

@@ -70,6 +70,17 @@ export function createRedisRateLimiter(options: RedisCoordinationOptions): RateL
       if (allowed === 1) return { allowed: true, remaining: Math.max(0, limit - count), retryAfterSeconds: 0 };
       return { allowed: false, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((pttl > 0 ? pttl : ttl) / 1000)) };
     },
+    async peek(key, limit, windowMs) {
+      const [seconds, micros] = await redis.time();
+      const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+      const index = Math.floor(now / windowMs);
+      const ttl = (index + 1) * windowMs - now;
+      const name = `${prefix}:rate:${key}:${index}`;
+      const [count, pttl] = await Promise.all([redis.get(name), redis.pttl(name)]);
+      const n = Number(count ?? '0');
+      if (n < limit) return { allowed: true, remaining: limit - n - 1, retryAfterSeconds: 0 };
+      return { allowed: false, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((pttl > 0 ? pttl : ttl) / 1000)) };
+    },
     close: async () => {
       await redis.quit();
     },

@@ -54,6 +54,14 @@ export function createStoreRateLimiter(deps: { store: Store; clock?: Clock }): R
         await tx.put(LIMITS, { id: key, count: count + 1, ends_at: window.endsAt });
         return { allowed: true, remaining: limit - count - 1, retryAfterSeconds: 0 };
       }),
+    peek: async (key, limit, windowMs) => {
+      const now = clock.now().getTime();
+      const window = fixedWindow(now, windowMs);
+      const current = await deps.store.get<WindowDoc>(LIMITS, key);
+      const count = current && current.ends_at === window.endsAt ? current.count : 0;
+      if (count >= limit) return { allowed: false, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((window.endsAt - now) / 1000)) };
+      return { allowed: true, remaining: limit - count - 1, retryAfterSeconds: 0 };
+    },
     close: async () => {},
   };
 }

@@ -140,6 +140,18 @@ export function describeCoordinationContract(label: string, factory: () => Promi
         await sleep(450);
         assert.equal((await limiter.hit(key, 1, 400)).allowed, true);
       });
+      test('peek decides as a hit would, without counting', async ({ limiter }) => {
+        const key = name('key');
+        assert.deepEqual(await limiter.peek(key, 2, 60_000), { allowed: true, remaining: 1, retryAfterSeconds: 0 });
+        assert.deepEqual(await limiter.peek(key, 2, 60_000), { allowed: true, remaining: 1, retryAfterSeconds: 0 });
+        await limiter.hit(key, 2, 60_000);
+        assert.equal((await limiter.peek(key, 2, 60_000)).remaining, 0);
+        await limiter.hit(key, 2, 60_000);
+        const denied = await limiter.peek(key, 2, 60_000);
+        assert.equal(denied.allowed, false);
+        assert.ok(denied.retryAfterSeconds >= 1 && denied.retryAfterSeconds <= 60, `retry after ${denied.retryAfterSeconds}`);
+        assert.equal((await limiter.hit(key, 2, 60_000)).allowed, false);
+      });
       test('concurrent hits never exceed the limit', async ({ limiter }) => {
         const key = name('key');
         const decisions = await Promise.all(Array.from({ length: 20 }, () => limiter.hit(key, 5, 60_000)));

@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { isAppError } from '@kb/platform';
 import type { IdentityService } from '../../app/identity.js';
+import type { LoginThrottle } from '../../app/login-throttle.js';
 import { sessionOf } from '../auth-hook.js';
 import { Timestamp, Uuid, errorResponses } from '../schemas.js';
 import { Email, OrgName, Password, PersonName, Slug } from '../identity-schemas.js';
@@ -15,12 +17,24 @@ const Me = Type.Object({
   session_expires_at: Timestamp,
 });
 
+const SignupAccepted = Type.Object(
+  {
+    status: Type.Literal('accepted'),
+    email: Type.String(),
+    message: Type.String(),
+  },
+  { description: 'The same answer whether the email had an account or not' },
+);
+const SIGNUP_MESSAGE =
+  'If this email had no account, one was created with this password: log in with it. ' +
+  'If it had one, nothing was changed: log in with that account’s password.';
+
 const tags = ['Auth'];
 const open = { auth: { credential: 'none' } } as const;
 const signedIn = { auth: { credential: 'user', permission: null, orgOptional: true } } as const;
 
 /** Users and their sessions (DESIGN section 6): sign up, log in, log out, who am I, switch organization, create one. */
-export function authRoutes(identity: IdentityService): FastifyPluginAsyncTypebox {
+export function authRoutes(identity: IdentityService, throttle: LoginThrottle): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/auth/signup',
@@ -29,12 +43,22 @@ export function authRoutes(identity: IdentityService): FastifyPluginAsyncTypebox
         schema: {
           tags,
           summary: 'Sign up',
-          description: 'Creates a user. The email is unique (409); the password has at least 12 characters.',
+          description:
+            'Creates a user when the email has no account yet; the password has at least 12 characters. The answer is 202 with the ' +
+            'same body (and the same time) whether the email already had an account or not, so signup never tells anyone which ' +
+            'addresses have accounts: an existing account is left unchanged. Then log in (POST /auth/login).',
           body: Type.Object({ email: Email, password: Password, name: PersonName }, { additionalProperties: false }),
-          response: { 201: Type.Ref('User'), ...errorResponses(400, 409) },
+          response: { 202: SignupAccepted, ...errorResponses(400) },
         },
       },
-      async (req, reply) => reply.status(201).send(await identity.signup(req.body)),
+      async (req, reply) => {
+        try {
+          await identity.signup(req.body);
+        } catch (err) {
+          if (!(isAppError(err) && err.code === 'email_taken')) throw err;
+        }
+        return reply.status(202).send({ status: 'accepted' as const, email: req.body.email.trim(), message: SIGNUP_MESSAGE });
+      },
     );
 
     app.post(
@@ -46,7 +70,9 @@ export function authRoutes(identity: IdentityService): FastifyPluginAsyncTypebox
           summary: 'Log in',
           description:
             'Returns a session token for `Authorization: Bearer <token>`, its expiry, the user and their current organization ' +
-            '(their first one, or null when they belong to none yet). Wrong email or password: 401.',
+            '(their first one, or null when they belong to none yet). Wrong email or password: 401. Failed logins are limited per ' +
+            'account and address and per address, with a backoff that doubles; over the limit: 429 with Retry-After (a correct ' +
+            'password is never counted, and failures elsewhere never hold up an address the account signed in from).',
           body: Type.Object(
             { email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 1024 }) },
             {
@@ -61,11 +87,21 @@ export function authRoutes(identity: IdentityService): FastifyPluginAsyncTypebox
               user: Type.Ref('User'),
               organization: Type.Union([Type.Ref('OrgDetailResponse'), Type.Null()]),
             }),
-            ...errorResponses(400, 401),
+            ...errorResponses(400, 401, 429),
           },
         },
       },
-      async (req) => identity.login(req.body),
+      async (req) => {
+        await throttle.check(req.body.email, req.ip);
+        try {
+          const session = await identity.login(req.body);
+          await throttle.succeeded(req.body.email, req.ip);
+          return session;
+        } catch (err) {
+          if (isAppError(err) && err.kind === 'unauthenticated') await throttle.failed(req.body.email, req.ip);
+          throw err;
+        }
+      },
     );
 
     app.post(

@@ -12,11 +12,11 @@ import { creditRoutes } from './credits.js';
 export function identityRoutes(deps: RouteDeps): FastifyPluginAsync {
   return async (app) => {
     for (const schema of identitySchemas) app.addSchema(schema);
-    await app.register(authRoutes(deps.identity));
+    await app.register(authRoutes(deps.identity, deps.loginThrottle));
     await app.register(organizationRoutes(deps.organizations));
     await app.register(orgUserRoutes(deps.organizations));
     await app.register(roleRoutes(deps.organizations));
-    await app.register(apiKeyRoutes(deps.apiKeys));
+    await app.register(apiKeyRoutes(deps.apiKeys, deps.clients.kbTree));
     await app.register(creditRoutes(deps.credits));
   };
 }

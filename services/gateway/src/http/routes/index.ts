@@ -4,6 +4,7 @@ import type { IdentityService } from '../../app/identity.js';
 import type { OrganizationService } from '../../app/organizations.js';
 import type { ApiKeyService } from '../../app/api-keys.js';
 import type { CreditsService } from '../../app/credits.js';
+import type { LoginThrottle } from '../../app/login-throttle.js';
 import { identityRoutes } from './identity.js';
 import { categoryRoutes } from './categories.js';
 import { analyticsReportRoutes } from './analytics-reports.js';
@@ -25,6 +26,7 @@ export interface RouteDeps {
   organizations: OrganizationService;
   apiKeys: ApiKeyService;
   credits: CreditsService;
+  loginThrottle: LoginThrottle;
   /** Largest uploaded file in bytes. */
   maxUploadBytes: number;
 }
