@@ -2,11 +2,12 @@ import type { StoreTransaction, StoredEvent } from '@kb/store';
 import type { Projection } from '@kb/eventsourcing';
 import type { AnswerCollected, PromptRunItemFailed, PromptRunStarted } from '@kb/events';
 import { addFacts, addSourceFacts, emptyCounts, emptySourceCounts } from '../domain/counts.js';
-import { answerFacts, type AnswerFacts } from '../domain/facts.js';
+import { answerFacts, factsOfEvent, type AnswerBody, type AnswerFacts } from '../domain/facts.js';
 import { normalizeUrl } from '../domain/urls.js';
 import { loadFoldContext } from './fold-context.js';
 import {
   ALL,
+  ANSWER_BODIES,
   BRAND_TALLIES,
   DAILY_COUNTS,
   DAILY_SOURCES,
@@ -20,6 +21,7 @@ import {
   type BrandTallyDoc,
   type CountDoc,
   type CountRowKey,
+  type AnswerBodyDoc,
   type LatestAnswerDoc,
   type PromptRunDoc,
   type SourceDoc,
@@ -79,9 +81,29 @@ export async function addToRows(tx: Pick<StoreTransaction, 'get' | 'put'>, orgId
   }
 }
 
-async function foldAnswer(tx: StoreTransaction, answer: AnswerCollected): Promise<void> {
-  const context = await loadFoldContext(tx, answer.org_id);
-  const facts = answerFacts(answer, context);
+/** A schema-1 answer.collected event: it carried the text, cited URLs and brands itself (folded on replay). */
+type LegacyAnswerCollected = AnswerBody & { org_id: string; origin: AnswerCollected['origin']; run_id?: string };
+
+/**
+ * The facts to add up, the brand names they refer to, and the answer's body
+ * (text, URLs as cited, brands) when it is still kept: in the event for schema
+ * 1; for schema 2 in ANSWER_BODIES, which holds it only while the answer is the
+ * latest of its combination (on replay, a superseded answer's body is gone; it
+ * is superseded again later in the same replay).
+ */
+async function factsOf(tx: StoreTransaction, event: StoredEvent) {
+  if (event.schema === 1) {
+    const legacy = event.data as unknown as LegacyAnswerCollected;
+    const context = await loadFoldContext(tx, legacy.org_id);
+    return { answer: legacy, facts: answerFacts(legacy, context), names: new Map(context.names.map((n) => [n.key, n.name])), body: legacy };
+  }
+  const answer = event.data as AnswerCollected;
+  const body = await tx.get<AnswerBodyDoc>(ANSWER_BODIES, answer.answer_id);
+  return { answer, facts: factsOfEvent(answer), names: new Map(answer.tracked_mentions.map((m) => [m.key, m.name])), body };
+}
+
+async function foldAnswer(tx: StoreTransaction, event: StoredEvent): Promise<void> {
+  const { answer, facts, names, body } = await factsOf(tx, event);
 
   await addToRows(tx, answer.org_id, facts);
 
@@ -89,12 +111,15 @@ async function foldAnswer(tx: StoreTransaction, answer: AnswerCollected): Promis
   const lid = latestId(answer);
   const current = await tx.get<LatestAnswerDoc>(LATEST_ANSWERS, lid);
   if (!current || isNewer(answer, current)) {
-    const nameOf = new Map(context.names.map((n) => [n.key, n.name]));
     const citations: LatestAnswerDoc['citations'] = [];
-    for (const raw of answer.citations) {
-      const n = normalizeUrl(raw);
-      const fact = n && facts.citations.find((c) => c.page === n.key);
-      if (n && fact) citations.push({ url: raw, normalized_url: n.key, domain: n.host, tier: fact.tier });
+    if (body) {
+      for (const raw of body.citations) {
+        const n = normalizeUrl(raw);
+        const fact = n && facts.citations.find((c) => c.page === n.key);
+        if (n && fact) citations.push({ url: raw, normalized_url: n.key, domain: n.host, tier: fact.tier });
+      }
+    } else {
+      for (const c of facts.citations) citations.push({ url: c.page, normalized_url: c.page, domain: c.domain, tier: c.tier });
     }
     const doc: LatestAnswerDoc = {
       id: lid,
@@ -104,11 +129,11 @@ async function foldAnswer(tx: StoreTransaction, answer: AnswerCollected): Promis
       model: answer.model,
       location: answer.location,
       run_at: answer.run_at,
-      text: answer.text,
+      text: body?.text ?? '',
       citations,
       mentions: Object.entries(facts.tracked_mentions).map(([key, count]) => ({
         brand_id: key === 'org' ? null : key,
-        name: nameOf.get(key) ?? key,
+        name: names.get(key) ?? key,
         is_organization: key === 'org',
         count,
       })),
@@ -118,6 +143,11 @@ async function foldAnswer(tx: StoreTransaction, answer: AnswerCollected): Promis
       origin: answer.origin,
     };
     await tx.put(LATEST_ANSWERS, doc);
+    // The answer it supersedes keeps no text anywhere (its counts stay in the rows).
+    if (current && current.answer_id !== answer.answer_id) await tx.delete(ANSWER_BODIES, current.answer_id);
+  } else if (current.answer_id !== answer.answer_id) {
+    // Older than the latest answer: counted, never shown, its body not kept.
+    await tx.delete(ANSWER_BODIES, answer.answer_id);
   }
 
   // Candidates for competitor suggestions: brands named that are not tracked.
@@ -160,7 +190,7 @@ export const answersProjection: Projection = {
   async apply(tx, event: StoredEvent) {
     switch (event.type) {
       case 'answer.collected':
-        await foldAnswer(tx, event.data as AnswerCollected);
+        await foldAnswer(tx, event);
         return;
       case 'prompt_run.started': {
         const d = event.data as PromptRunStarted;
