@@ -27,6 +27,54 @@ import {
   type SourceDoc,
 } from './collections.js';
 
+type RowStore = Pick<StoreTransaction, 'get' | 'put'>;
+
+/**
+ * The count rows one transaction touches (daily and month counts, sources,
+ * prompt outcomes, brand tallies), read once and written once at its end
+ * (flush): a batch of answers that add to the same month roll-ups parses and
+ * writes each row once, not once per answer. Only this projection reads or
+ * writes these collections inside a command transaction.
+ */
+interface RowCache {
+  docs: Map<string, Map<string, unknown>>;
+  dirty: Map<string, Set<string>>;
+}
+const rowCaches = new WeakMap<StoreTransaction, RowCache>();
+
+function cachedRows(tx: StoreTransaction): RowStore {
+  let cache = rowCaches.get(tx);
+  if (!cache) {
+    cache = { docs: new Map(), dirty: new Map() };
+    rowCaches.set(tx, cache);
+  }
+  const { docs, dirty } = cache;
+  const of = (c: string) => docs.get(c) ?? docs.set(c, new Map()).get(c)!;
+  return {
+    async get<T extends { id: string }>(collection: string, id: string): Promise<T | undefined> {
+      const m = of(collection);
+      if (m.has(id)) return m.get(id) as T | undefined;
+      const doc = await tx.get<T>(collection, id);
+      m.set(id, doc);
+      return doc;
+    },
+    async put<T extends { id: string }>(collection: string, doc: T): Promise<void> {
+      of(collection).set(doc.id, doc);
+      (dirty.get(collection) ?? dirty.set(collection, new Set()).get(collection)!).add(doc.id);
+    },
+  };
+}
+
+async function flushRows(tx: StoreTransaction): Promise<void> {
+  const cache = rowCaches.get(tx);
+  if (!cache) return;
+  rowCaches.delete(tx);
+  for (const [collection, ids] of cache.dirty) {
+    const docs = cache.docs.get(collection)!;
+    for (const id of ids) await tx.put(collection, docs.get(id) as { id: string });
+  }
+}
+
 /** The eight rows an answer adds to: its own (prompt, model, location) and every roll-up of them. */
 export function rowKeys(orgId: string, f: Pick<AnswerFacts, 'day' | 'prompt_id' | 'model' | 'location'>): CountRowKey[] {
   const keys: CountRowKey[] = [];
@@ -54,7 +102,7 @@ const isNewer = (a: { run_at: string; answer_id: string }, b: { run_at: string; 
  * 12 to 72 reads per key instead of 365, whatever the filter: a tag over a
  * hundred prompts, or a model filter on the large source maps, stays interactive.
  */
-export async function addToRows(tx: Pick<StoreTransaction, 'get' | 'put'>, orgId: string, facts: AnswerFacts): Promise<void> {
+export async function addToRows(tx: RowStore, orgId: string, facts: AnswerFacts): Promise<void> {
   const figures = seriesFigures(addFacts(emptyCounts(), facts));
   for (const key of rowKeys(orgId, facts)) {
     for (const period of [key, { ...key, day: monthOf(key.day) }]) {
@@ -105,7 +153,8 @@ async function factsOf(tx: StoreTransaction, event: StoredEvent) {
 async function foldAnswer(tx: StoreTransaction, event: StoredEvent): Promise<void> {
   const { answer, facts, names, body } = await factsOf(tx, event);
 
-  await addToRows(tx, answer.org_id, facts);
+  const rows = cachedRows(tx);
+  await addToRows(rows, answer.org_id, facts);
 
   // Rule 6: text, citations and mentions only for the latest answer per prompt, model and location.
   const lid = latestId(answer);
@@ -154,7 +203,7 @@ async function foldAnswer(tx: StoreTransaction, event: StoredEvent): Promise<voi
   for (const other of facts.other_mentions) {
     const key = other.name.toLowerCase().replace(/\s+/g, ' ');
     const id = JSON.stringify([answer.org_id, key]);
-    const tally = (await tx.get<BrandTallyDoc>(BRAND_TALLIES, id)) ?? {
+    const tally = (await rows.get<BrandTallyDoc>(BRAND_TALLIES, id)) ?? {
       id,
       org_id: answer.org_id,
       name: other.name,
@@ -162,7 +211,7 @@ async function foldAnswer(tx: StoreTransaction, event: StoredEvent): Promise<voi
       mentions: 0,
       answer_count: 0,
     };
-    await tx.put(BRAND_TALLIES, { ...tally, mentions: tally.mentions + other.count, answer_count: tally.answer_count + 1 });
+    await rows.put(BRAND_TALLIES, { ...tally, mentions: tally.mentions + other.count, answer_count: tally.answer_count + 1 });
   }
 
   if (answer.run_id) await bumpRun(tx, answer.run_id, answer.model, 'collected', null);
@@ -187,6 +236,7 @@ export const answersProjection: Projection = {
     { collection: BRAND_TALLIES, fields: ['org_id'] },
     { collection: PROMPT_RUNS, fields: ['org_id', 'slot'] },
   ],
+  flush: flushRows,
   async apply(tx, event: StoredEvent) {
     switch (event.type) {
       case 'answer.collected':
