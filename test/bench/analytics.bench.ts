@@ -112,6 +112,13 @@ const time = async <T>(fn: () => Promise<T> | T): Promise<[T, number]> => {
   const out = await fn();
   return [out, performance.now() - t0];
 };
+/** Wall time and this process's CPU time (user + system): on a shared machine the CPU time is the steadier figure. */
+const timeCpu = async <T>(fn: () => Promise<T> | T): Promise<[T, number, number]> => {
+  const c0 = process.cpuUsage();
+  const [out, ms] = await time(fn);
+  const c = process.cpuUsage(c0);
+  return [out, ms, (c.user + c.system) / 1000];
+};
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;
 
@@ -439,14 +446,16 @@ async function importYear() {
     };
     const perDay = PROMPTS * 15;
     let storeMs = 0;
+    let storeCpuMs = 0;
     let pureMs = 0;
+    let pureCpuMs = 0;
     let n = 0;
     const direct = { answers: 0, cited: 0, citations: 0, won: 0, pages: new Set<string>() };
     for (let day = 0; day < days; day++) {
       const items: ReturnType<typeof syntheticAnswer>[] = [];
       for (let p = 0; p < PROMPTS; p++)
         for (let m = 0; m < 5; m++) for (let l = 0; l < 3; l++) items.push(syntheticAnswer(rand, w.ctx.org_id, promptIds, p, m, l, day));
-      const [, ms] = await time(async () => {
+      const [, ms, cpuMs] = await timeCpu(async () => {
         for (let i = 0; i < items.length; i += 1000) {
           const res = await answers.importAnswers(
             w.ctx,
@@ -456,9 +465,10 @@ async function importYear() {
         }
       });
       storeMs += ms;
+      storeCpuMs += cpuMs;
       // Baseline: the pure in-memory fold of the same answers (facts and every row update), fresh rows per day.
       const memory = memoryDocs();
-      const [facts, pure] = await time(async () => {
+      const [facts, pure, pureCpu] = await timeCpu(async () => {
         const out = [];
         for (const a of items) {
           const f = answerFacts(a, context);
@@ -468,6 +478,7 @@ async function importYear() {
         return out;
       });
       pureMs += pure;
+      pureCpuMs += pureCpu;
       for (const f of facts) {
         direct.answers++;
         if (f.citations.length) direct.cited++;
@@ -482,6 +493,9 @@ async function importYear() {
     const size = statSync(join(dir, 'analytics.db')).size;
     console.log(
       `\nimport: ${n} answers (${days} days x ${perDay}) in ${(storeMs / 1000).toFixed(1)} s = ${Math.round(rate)} answers/s end to end (pure in-memory fold: ${Math.round(n / (pureMs / 1000))} answers/s, ratio ${(storeMs / pureMs).toFixed(1)}x); store ${(size / 1e6).toFixed(0)} MB`,
+    );
+    console.log(
+      `        CPU time: ${Math.round(n / (storeCpuMs / 1000))} answers per CPU-second end to end, pure fold ${Math.round(n / (pureCpuMs / 1000))} (ratio ${(storeCpuMs / pureCpuMs).toFixed(1)}x)`,
     );
     console.log(
       `        a year of ${PROMPTS * 15 * 365} answers at that rate: ${((PROMPTS * 15 * 365) / rate / 60).toFixed(0)} min (${(perDay / rate).toFixed(1)} s per daily slot)`,

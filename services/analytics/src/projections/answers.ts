@@ -1,7 +1,7 @@
 import type { StoreTransaction, StoredEvent } from '@kb/store';
 import type { Projection } from '@kb/eventsourcing';
 import type { AnswerCollected, PromptRunItemFailed, PromptRunStarted } from '@kb/events';
-import { addFacts, addSourceFacts, emptyCounts, emptySourceCounts } from '../domain/counts.js';
+import { addFacts, addSourceFacts, dict, emptyCounts, emptySourceCounts } from '../domain/counts.js';
 import { answerFacts, factsOfEvent, type AnswerBody, type AnswerFacts } from '../domain/facts.js';
 import { normalizeUrl } from '../domain/urls.js';
 import { loadFoldContext } from './fold-context.js';
@@ -55,6 +55,10 @@ function cachedRows(tx: StoreTransaction): RowStore {
       const m = of(collection);
       if (m.has(id)) return m.get(id) as T | undefined;
       const doc = await tx.get<T>(collection, id);
+      // Its maps (domains, pages, brands, prompts) become dictionaries: see dict().
+      if (doc)
+        for (const [k, v] of Object.entries(doc))
+          if (v && typeof v === 'object' && !Array.isArray(v)) (doc as Record<string, unknown>)[k] = dict(v);
       m.set(id, doc);
       return doc;
     },
@@ -111,7 +115,7 @@ export async function addToRows(tx: RowStore, orgId: string, facts: AnswerFacts)
       addFacts(counts, facts);
       if (period.day !== key.day) {
         // A month row also keeps the day's time-series figures (see SERIES_FIELDS).
-        const series = (counts.series ??= {});
+        const series = (counts.series ??= dict());
         const day = (series[key.day] ??= figures.map(() => 0));
         figures.forEach((n, i) => (day[i] = (day[i] ?? 0) + n));
       }
@@ -121,7 +125,7 @@ export async function addToRows(tx: RowStore, orgId: string, facts: AnswerFacts)
         await tx.put(DAILY_SOURCES, addSourceFacts(sources, facts));
       }
       if (key.prompt_id !== ALL) continue;
-      const outcomes = (await tx.get<PromptOutcomeDoc>(PROMPT_OUTCOMES, id)) ?? { id, ...period, prompts: {} };
+      const outcomes = (await tx.get<PromptOutcomeDoc>(PROMPT_OUTCOMES, id)) ?? { id, ...period, prompts: dict() };
       const [n, won, lost] = outcomes.prompts[facts.prompt_id] ?? [0, 0, 0];
       outcomes.prompts[facts.prompt_id] = [n + 1, won + (facts.won ? 1 : 0), lost + (facts.lost ? 1 : 0)];
       await tx.put(PROMPT_OUTCOMES, outcomes);
