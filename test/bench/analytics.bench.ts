@@ -12,7 +12,15 @@
  *    the raw answers (a compact in-memory array of every answer's facts) that
  *    computes the same totals in the same run.
  *
- *   npm run bench:analytics            (PROMPTS, DAYS and FOLD_ANSWERS to scale down)
+ * 3. Import of a year end to end (ONLY=import, IMPORT_DAYS days of it, default
+ *    all of DAYS): every answer of every day, in time order, through the import
+ *    use case in batches of 1,000 (one transaction each), then the overview,
+ *    domains and prompts reports over the imported days checked against a
+ *    direct scan of the same answers; the rate is printed against the pure
+ *    in-memory fold of the same answers, measured in the same run.
+ *
+ *   npm run bench:analytics            (PROMPTS, DAYS, FOLD_ANSWERS, IMPORT_DAYS to scale down;
+ *                                       ONLY=fold|reports|import to run one part)
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -103,6 +111,13 @@ const time = async <T>(fn: () => Promise<T> | T): Promise<[T, number]> => {
   const t0 = performance.now();
   const out = await fn();
   return [out, performance.now() - t0];
+};
+/** Wall time and this process's CPU time (user + system): on a shared machine the CPU time is the steadier figure. */
+const timeCpu = async <T>(fn: () => Promise<T> | T): Promise<[T, number, number]> => {
+  const c0 = process.cpuUsage();
+  const [out, ms] = await time(fn);
+  const c = process.cpuUsage(c0);
+  return [out, ms, (c.user + c.system) / 1000];
 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;
@@ -405,6 +420,111 @@ async function reports() {
   }
 }
 
+/** A year (or IMPORT_DAYS of it) imported in time order through the import use case, then checked against a direct scan. */
+async function importYear() {
+  const days = Number(process.env.IMPORT_DAYS ?? DAYS);
+  const dir = mkdtempSync(join(tmpdir(), 'kb-bench-import-'));
+  try {
+    const w = await world(dir);
+    const answers = createAnswersService(w.deps);
+    const reportsSvc = createReportsService({ store: w.store, clock: w.clock });
+    const rand = prng(3);
+    const promptIds = Array.from({ length: PROMPTS }, () => randomUUID());
+    const context = {
+      rules: DOMAINS.slice(0, 10).map((d, i) => ({
+        source_id: randomUUID(),
+        match_type: 'domain' as const,
+        pattern: d,
+        tier: 'primary' as const,
+        seq: i,
+      })),
+      brands: [
+        { key: 'org', names: ['Acme'] },
+        { key: 'c1', names: ['Globex'] },
+        { key: 'c2', names: ['Initech'] },
+      ],
+    };
+    const perDay = PROMPTS * 15;
+    let storeMs = 0;
+    let storeCpuMs = 0;
+    let pureMs = 0;
+    let pureCpuMs = 0;
+    let n = 0;
+    const direct = { answers: 0, cited: 0, citations: 0, won: 0, pages: new Set<string>() };
+    for (let day = 0; day < days; day++) {
+      const items: ReturnType<typeof syntheticAnswer>[] = [];
+      for (let p = 0; p < PROMPTS; p++)
+        for (let m = 0; m < 5; m++) for (let l = 0; l < 3; l++) items.push(syntheticAnswer(rand, w.ctx.org_id, promptIds, p, m, l, day));
+      const [, ms, cpuMs] = await timeCpu(async () => {
+        for (let i = 0; i < items.length; i += 1000) {
+          const res = await answers.importAnswers(
+            w.ctx,
+            items.slice(i, i + 1000).map(({ org_id: _o, origin: _g, ...rest }) => rest),
+          );
+          if (res.rejected > 0) throw new Error(`rejected: ${JSON.stringify(res.results.find((r) => r.status === 'rejected'))}`);
+        }
+      });
+      storeMs += ms;
+      storeCpuMs += cpuMs;
+      // Baseline: the pure in-memory fold of the same answers (facts and every row update), fresh rows per day.
+      const memory = memoryDocs();
+      const [facts, pure, pureCpu] = await timeCpu(async () => {
+        const out = [];
+        for (const a of items) {
+          const f = answerFacts(a, context);
+          await addToRows(memory, a.org_id, f);
+          out.push(f);
+        }
+        return out;
+      });
+      pureMs += pure;
+      pureCpuMs += pureCpu;
+      for (const f of facts) {
+        direct.answers++;
+        if (f.citations.length) direct.cited++;
+        direct.citations += f.citations.length;
+        if (f.won) direct.won++;
+        for (const c of f.citations) direct.pages.add(c.page);
+      }
+      n += items.length;
+      process.stdout.write(`  imported ${day + 1}/${days} days (${n} answers, ${Math.round(n / (storeMs / 1000))} answers/s)\r`);
+    }
+    const rate = n / (storeMs / 1000);
+    const size = statSync(join(dir, 'analytics.db')).size;
+    console.log(
+      `\nimport: ${n} answers (${days} days x ${perDay}) in ${(storeMs / 1000).toFixed(1)} s = ${Math.round(rate)} answers/s end to end (pure in-memory fold: ${Math.round(n / (pureMs / 1000))} answers/s, ratio ${(storeMs / pureMs).toFixed(1)}x); store ${(size / 1e6).toFixed(0)} MB`,
+    );
+    console.log(
+      `        CPU time: ${Math.round(n / (storeCpuMs / 1000))} answers per CPU-second end to end, pure fold ${Math.round(n / (pureCpuMs / 1000))} (ratio ${(storeCpuMs / pureCpuMs).toFixed(1)}x)`,
+    );
+    console.log(
+      `        a year of ${PROMPTS * 15 * 365} answers at that rate: ${((PROMPTS * 15 * 365) / rate / 60).toFixed(0)} min (${(perDay / rate).toFixed(1)} s per daily slot)`,
+    );
+    const from = new Date(DAY0).toISOString().slice(0, 10);
+    const to = new Date(DAY0 + (days - 1) * DAY_MS).toISOString().slice(0, 10);
+    const [overview, overviewMs] = await time(() => reportsSvc.overview(w.ctx, { from, to }));
+    const [pages, pagesMs] = await time(() => reportsSvc.sources(w.ctx, 'page', { from, to }));
+    const [prompts, promptsMs] = await time(() => reportsSvc.prompts(w.ctx, { from, to }));
+    const t = overview.totals;
+    const same =
+      t.answer_count === direct.answers &&
+      t.cited_run_count === direct.cited &&
+      t.cited_total === direct.citations &&
+      t.won_count === direct.won &&
+      pages.total_count === direct.pages.size &&
+      prompts.total_count === PROMPTS;
+    console.log(
+      `        reports over the imported days: overview ${fmt(overviewMs)}, pages ${fmt(pagesMs)}, prompts ${fmt(promptsMs)}; totals against a direct scan of the answers: ${same ? 'equal' : 'DIFFER'}`,
+    );
+    if (!same) process.exitCode = 1;
+    await w.store.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 console.log(`analytics bench: ${PROMPTS} prompts x 5 models x 3 locations x ${DAYS} days`);
-if (process.env.ONLY !== 'reports') await foldRate();
-if (process.env.ONLY !== 'fold') await reports();
+const only = process.env.ONLY;
+if (!only || only === 'fold') await foldRate();
+if (!only || only === 'import') await importYear();
+if (!only || only === 'reports') await reports();

@@ -12,14 +12,18 @@ const LocationName = Type.String({ minLength: 1, maxLength: 100 });
 const Tier = Type.Union([Type.Literal('primary'), Type.Literal('tracked'), Type.Literal('secondary')]);
 
 /**
- * One AI answer to one prompt, from one model, asked from one location. The
- * answer stream analytics folds into daily additive counts and the latest answer
- * per prompt, model and location.
+ * One AI answer to one prompt, from one model, asked from one location, as the
+ * facts analytics counts (schema 2). The answer's full text, its cited URLs as
+ * spelled and in order, and the producer's brand list are not in the event: the
+ * analytics service keeps them apart, keyed by answer id, only while the answer
+ * is the latest of its prompt, model and location (spec rule 6), so neither the
+ * event store nor the bus log holds the text of superseded answers. Schema 1
+ * events (which carried text, citations and brands) are still folded on replay.
  */
 export const answerCollected = defineEvent(
   topics.answers,
   'answer.collected',
-  1,
+  2,
   Type.Object({
     answer_id: Uuid,
     org_id: Uuid,
@@ -28,14 +32,33 @@ export const answerCollected = defineEvent(
     location: LocationName,
     /** Collection time. */
     run_at: Timestamp,
-    text: Type.String({ maxLength: 200000 }),
-    /** Cited URLs in the order the answer cites them (repeats allowed: each is an instance). */
-    citations: Type.Array(Type.String({ minLength: 1, maxLength: 4096 }), { maxItems: 500 }),
-    /**
-     * Brands the answer names, in order, as the producer saw them. Absent: the
-     * documented extraction method finds them in the text.
-     */
-    brands: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 200 })),
+    /** Distinct cited pages (normalised URLs) with their instance counts and the tier and rule that won them at collection. */
+    cited: Type.Array(
+      Type.Object({
+        page: Type.String({ minLength: 1, maxLength: 4096 }),
+        domain: Type.String({ minLength: 1, maxLength: 300 }),
+        tier: Tier,
+        /** The tracked-source rule that decided the tier; absent when none matched (secondary). */
+        source_id: Type.Optional(Uuid),
+        count: Type.Integer({ minimum: 1, maximum: 500 }),
+      }),
+      { maxItems: 500 },
+    ),
+    /** Mention instances per tracked brand ('org' or a competitor id) named, with the name it had then, in order of first mention. */
+    tracked_mentions: Type.Array(
+      Type.Object({
+        key: Type.String({ minLength: 1, maxLength: 100 }),
+        name: Type.String({ maxLength: 1000 }),
+        count: Type.Integer({ minimum: 1 }),
+      }),
+      { maxItems: 500 },
+    ),
+    /** Mention instances of brands neither the organization nor tracked. */
+    other_mentions: Type.Array(Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), count: Type.Integer({ minimum: 1 }) }), {
+      maxItems: 200,
+    }),
+    won: Type.Boolean(),
+    lost: Type.Boolean(),
     origin: Type.Union([Type.Literal('scheduled'), Type.Literal('import')]),
     /** The scheduled run that collected it. */
     run_id: Type.Optional(Uuid),

@@ -2,7 +2,7 @@ import { systemClock, traceparentOf, type Clock, type IdGenerator } from '@kb/pl
 import type { EventCatalog } from '@kb/events';
 import type { EventMetadata, Store, StoreTransaction, StoredEvent } from '@kb/store';
 import { fold, type Decider } from './decider.js';
-import { applyProjections, type Projection } from './projection.js';
+import { applyProjections, flushProjections, type Projection } from './projection.js';
 
 export interface CommandContext {
   metadata: EventMetadata;
@@ -69,7 +69,9 @@ export function createCommandBus(deps: EventSourcingDeps) {
     let appended = 0;
     const result = await deps.store.transaction(async (tx) => {
       appended = 0;
-      return fn(openSession(tx, context, (n) => (appended += n)));
+      const out = await fn(openSession(tx, context, (n) => (appended += n)));
+      await flushProjections(deps.projections, tx);
+      return out;
     });
     if (appended > 0) deps.onCommitted?.();
     return result;
@@ -80,8 +82,10 @@ export function createCommandBus(deps: EventSourcingDeps) {
    * consumer's (whose inbox mark must commit with the appends). The relay is not
    * woken here (the caller has not committed yet); its poll picks the events up.
    */
-  function within<T>(tx: StoreTransaction, context: CommandContext, fn: (session: CommandSession) => Promise<T>): Promise<T> {
-    return fn(openSession(tx, context, () => undefined));
+  async function within<T>(tx: StoreTransaction, context: CommandContext, fn: (session: CommandSession) => Promise<T>): Promise<T> {
+    const out = await fn(openSession(tx, context, () => undefined));
+    await flushProjections(deps.projections, tx);
+    return out;
   }
 
   return { transaction, within, clock };

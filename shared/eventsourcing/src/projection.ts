@@ -12,10 +12,21 @@ export interface Projection {
   /** Indexes to declare on start. */
   indexes?: { collection: string; fields: string[] }[];
   apply(tx: StoreTransaction, event: StoredEvent): Promise<void>;
+  /**
+   * Writes what `apply` kept in memory for this transaction (a projection that
+   * batches its document writes). Called once before the transaction commits:
+   * at the end of a command transaction and of each rebuild page.
+   */
+  flush?(tx: StoreTransaction): Promise<void>;
 }
 
 export async function applyProjections(projections: Projection[], tx: StoreTransaction, events: StoredEvent[]): Promise<void> {
   for (const event of events) {
     for (const projection of projections) await projection.apply(tx, event);
   }
+}
+
+/** Lets every projection write what it batched in this transaction (see Projection.flush). */
+export async function flushProjections(projections: Projection[], tx: StoreTransaction): Promise<void> {
+  for (const projection of projections) await projection.flush?.(tx);
 }

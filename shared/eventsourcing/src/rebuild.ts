@@ -1,5 +1,5 @@
 import type { Store } from '@kb/store';
-import { applyProjections, type Projection } from './projection.js';
+import { applyProjections, flushProjections, type Projection } from './projection.js';
 
 export interface RebuildProgress {
   events: number;
@@ -22,7 +22,10 @@ export async function rebuildReadModels(
   for (;;) {
     const page = await store.readAll(progress.position, pageSize);
     if (page.length === 0) break;
-    await store.transaction((tx) => applyProjections(projections, tx, page));
+    await store.transaction(async (tx) => {
+      await applyProjections(projections, tx, page);
+      await flushProjections(projections, tx);
+    });
     progress.events += page.length;
     progress.position = page[page.length - 1]!.position;
     options.onProgress?.({ ...progress });

@@ -1,9 +1,13 @@
 import { errors, type Clock, type IdGenerator } from '@kb/platform';
-import type { CommandBus } from '@kb/eventsourcing';
+import type { CommandBus, CommandSession } from '@kb/eventsourcing';
 import type { CallContext } from '@kb/rpc';
 import type { AnswerCollected } from '@kb/events';
 import { answerDecider, answerStream } from '../domain/aggregates.js';
 import { validateAnswerInput, type AnswerInput } from '../domain/answer-input.js';
+import { answerFacts, eventFacts, type FoldContext } from '../domain/facts.js';
+import type { BrandName } from '../domain/reports.js';
+import { loadFoldContext } from '../projections/fold-context.js';
+import { ANSWER_BODIES, type AnswerBodyDoc } from '../projections/collections.js';
 import { metadataOf } from './context.js';
 
 export const MAX_IMPORT = 1000;
@@ -25,25 +29,43 @@ export interface AnswersDeps {
 export function createAnswersService(deps: AnswersDeps) {
   const { commands, ids, clock } = deps;
 
-  const eventData = (
+  /**
+   * Appends one answer: its counted facts (tiers, rules and brands as they are
+   * in force now, in this transaction) go into the event; its text, URLs as
+   * cited and brand list go into ANSWER_BODIES, which keeps them only while the
+   * answer is the latest of its combination (rule 6).
+   */
+  async function append(
+    session: CommandSession,
     orgId: string,
+    context: FoldContext & { names: BrandName[] },
     input: AnswerInput,
     answerId: string,
     origin: AnswerCollected['origin'],
     runId?: string,
-  ): AnswerCollected => ({
-    answer_id: answerId,
-    org_id: orgId,
-    prompt_id: input.prompt_id,
-    model: input.model,
-    location: input.location,
-    run_at: input.run_at,
-    text: input.text,
-    citations: input.citations,
-    ...(input.brands !== undefined && { brands: input.brands }),
-    origin,
-    ...(runId !== undefined && { run_id: runId }),
-  });
+  ): Promise<void> {
+    const body: AnswerBodyDoc = {
+      id: answerId,
+      org_id: orgId,
+      text: input.text,
+      citations: input.citations,
+      ...(input.brands !== undefined && { brands: input.brands }),
+    };
+    const facts = answerFacts({ ...input, answer_id: answerId }, context);
+    const data: AnswerCollected = {
+      answer_id: answerId,
+      org_id: orgId,
+      prompt_id: input.prompt_id,
+      model: input.model,
+      location: input.location,
+      run_at: input.run_at,
+      ...eventFacts(facts, new Map(context.names.map((n) => [n.key, n.name]))),
+      origin,
+      ...(runId !== undefined && { run_id: runId }),
+    };
+    await session.tx.put(ANSWER_BODIES, body);
+    await session.execute(answerDecider, answerStream(answerId), { type: 'collect', data });
+  }
 
   return {
     /**
@@ -75,16 +97,15 @@ export function createAnswersService(deps: AnswersDeps) {
       });
 
       await commands.transaction(metadataOf(ctx), async (session) => {
+        // Rules and brands do not change inside the batch's transaction: read them once.
+        const context = valid.length > 0 ? await loadFoldContext(session.tx, ctx.org_id) : undefined;
         for (const v of valid) {
           const { version } = await session.load(answerDecider, answerStream(v.answer_id));
           if (version > 0) {
             results.push({ index: v.index, status: 'rejected', errors: ['answer_id was already imported'] });
             continue;
           }
-          await session.execute(answerDecider, answerStream(v.answer_id), {
-            type: 'collect',
-            data: eventData(ctx.org_id, v.input, v.answer_id, 'import'),
-          });
+          await append(session, ctx.org_id, context!, v.input, v.answer_id, 'import');
           results.push({ index: v.index, status: 'accepted', answer_id: v.answer_id, errors: [] });
         }
       });
@@ -105,10 +126,7 @@ export function createAnswersService(deps: AnswersDeps) {
       return commands.transaction({ metadata: { org_id: orgId, actor: 'system:scheduler' } }, async (session) => {
         const { version } = await session.load(answerDecider, answerStream(input.answer_id));
         if (version > 0) return false;
-        await session.execute(answerDecider, answerStream(input.answer_id), {
-          type: 'collect',
-          data: eventData(orgId, input, input.answer_id, 'scheduled', runId),
-        });
+        await append(session, orgId, await loadFoldContext(session.tx, orgId), input, input.answer_id, 'scheduled', runId);
         return true;
       });
     },

@@ -1,12 +1,14 @@
 import { errors, type Clock } from '@kb/platform';
 import type { Store, Where } from '@kb/store';
 import type { CallContext } from '@kb/rpc';
-import { emptyCounts, emptySourceCounts, mergeCounts, mergeSourceCounts, type Counts } from '../domain/counts.js';
-import { glossary } from '../domain/glossary.js';
+import { emptyCounts, emptySourceCounts, mergeCounts, mergeSourceCounts, type Counts, type SourceCounts } from '../domain/counts.js';
+import { glossaryReport } from '../domain/glossary.js';
 import {
   envelope,
   overviewReport,
   promptsReport,
+  registrableDomainReport,
+  ruleReport,
   shareOfVoiceReport,
   sortRows,
   sourceReport,
@@ -16,7 +18,7 @@ import {
   type LatestWindow,
   type ReportWindow,
 } from '../domain/reports.js';
-import { loadFoldContext } from '../projections/fold-context.js';
+import { loadFoldContext, sourceRules } from '../projections/fold-context.js';
 import {
   ALL,
   DAILY_COUNTS,
@@ -220,6 +222,11 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     return out;
   }
 
+  /** The source maps summed; legacy when a row predates per-rule and registrable-domain counts. */
+  const mergeSources = (docs: SourceCounts[]) => ({
+    merged: docs.reduce<Required<SourceCounts>>((acc, d) => mergeSourceCounts(acc, d), emptySourceCounts()),
+    legacy: docs.some((d) => d.site_citations === undefined && Object.keys(d.page_citations).length > 0),
+  });
   const sum = (docs: CountDoc[]) => docs.reduce((acc, d) => mergeCounts(acc, d), emptyCounts());
   const order = (q: ReportQuery, fallback: Order): Order => q.order ?? fallback;
   const page = (q: ReportQuery): Page => ({ limit: q.limit ?? 50, offset: q.offset ?? 0 });
@@ -241,8 +248,31 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
         rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w),
         rows<SourceDoc>(DAILY_SOURCES, ctx.org_id, w),
       ]);
-      const s = sources.reduce((acc, d) => mergeSourceCounts(acc, d), emptySourceCounts());
+      const s = sources.reduce<Required<SourceCounts>>((acc, d) => mergeSourceCounts(acc, d), emptySourceCounts());
       return sourceReport(kind, w, sum(counts), s, q.sort ?? 'citations', order(q, 'desc'), page(q));
+    },
+
+    /** Rule 4 per tracked-source rule: coverage over D and share over S of the citations each rule won. */
+    async sourceRules(ctx: CallContext, q: ReportQuery) {
+      const w = windowOf(q);
+      const [counts, sources, rules] = await Promise.all([
+        rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w),
+        rows<SourceDoc>(DAILY_SOURCES, ctx.org_id, w),
+        sourceRules(store, ctx.org_id),
+      ]);
+      const { merged, legacy } = mergeSources(sources);
+      return ruleReport(w, sum(counts), merged, rules, legacy, q.sort ?? 'citations', order(q, 'desc'), page(q));
+    },
+
+    /** Coverage and share per registrable domain (hosts rolled up by the public suffix list). */
+    async registrableDomains(ctx: CallContext, q: ReportQuery) {
+      const w = windowOf(q);
+      const [counts, sources] = await Promise.all([
+        rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w),
+        rows<SourceDoc>(DAILY_SOURCES, ctx.org_id, w),
+      ]);
+      const { merged, legacy } = mergeSources(sources);
+      return registrableDomainReport(w, sum(counts), merged, legacy, q.sort ?? 'citations', order(q, 'desc'), page(q));
     },
 
     async shareOfVoice(ctx: CallContext, q: ReportQuery) {
@@ -337,7 +367,11 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
       );
     },
 
-    glossary: () => glossary,
+    /** The vocabulary in the envelope of rule 8: the default window and the organization's totals over it. */
+    async glossary(ctx: CallContext) {
+      const w = windowOf({});
+      return glossaryReport(w, sum(await rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w)));
+    },
   };
 }
 

@@ -37,9 +37,26 @@ export interface SourceCounts {
   domain_citations: Record<string, number>;
   page_runs: Record<string, number>;
   page_citations: Record<string, number>;
+  /** Per registrable domain (hosts rolled up by the public suffix list). Absent on rows folded before it existed. */
+  site_runs?: Record<string, number>;
+  site_citations?: Record<string, number>;
+  /** Per tracked-source rule that won the citation (source id; NO_RULE when none matched). Absent on rows folded before it existed. */
+  rule_runs?: Record<string, number>;
+  rule_citations?: Record<string, number>;
 }
 
+/** The rule key of citations no tracked-source rule matched (they are secondary). */
+export const NO_RULE = 'none';
+
 const perTier = (): Record<TierName, number> => ({ primary: 0, tracked: 0, secondary: 0 });
+
+/**
+ * A map keyed by data (domains, pages, brands): a prototype-less object, which
+ * V8 keeps in dictionary mode. Plain objects that gain many different keys get
+ * a hidden class per key set, and adding to them was the fold's largest cost.
+ */
+export const dict = <V = number>(from?: Record<string, V>): Record<string, V> =>
+  from ? Object.assign(Object.create(null) as Record<string, V>, from) : (Object.create(null) as Record<string, V>);
 
 export const emptyCounts = (): Counts => ({
   answer_count: 0,
@@ -51,12 +68,21 @@ export const emptyCounts = (): Counts => ({
   mention_total: 0,
   brand_mention_total: 0,
   tracked_mention_total: 0,
-  brand_mentions: {},
+  brand_mentions: dict(),
   won_count: 0,
   lost_count: 0,
 });
 
-export const emptySourceCounts = (): SourceCounts => ({ domain_runs: {}, domain_citations: {}, page_runs: {}, page_citations: {} });
+export const emptySourceCounts = (): Required<SourceCounts> => ({
+  domain_runs: dict(),
+  domain_citations: dict(),
+  page_runs: dict(),
+  page_citations: dict(),
+  site_runs: dict(),
+  site_citations: dict(),
+  rule_runs: dict(),
+  rule_citations: dict(),
+});
 
 const bump = (map: Record<string, number>, key: string, by = 1) => {
   map[key] = (map[key] ?? 0) + by;
@@ -91,14 +117,27 @@ export function addFacts<C extends Counts>(c: C, f: AnswerFacts): C {
 export function addSourceFacts<S extends SourceCounts>(s: S, f: AnswerFacts): S {
   const domains = new Set<string>();
   const pages = new Set<string>();
+  const sites = new Set<string>();
+  const rules = new Set<string>();
+  const siteCitations = (s.site_citations ??= dict());
+  const ruleCitations = (s.rule_citations ??= dict());
   for (const cit of f.citations) {
+    const rule = cit.source_id ?? NO_RULE;
     bump(s.domain_citations, cit.domain);
     bump(s.page_citations, cit.page);
+    bump(siteCitations, cit.site);
+    bump(ruleCitations, rule);
     domains.add(cit.domain);
     pages.add(cit.page);
+    sites.add(cit.site);
+    rules.add(rule);
   }
   for (const d of domains) bump(s.domain_runs, d);
   for (const p of pages) bump(s.page_runs, p);
+  const siteRuns = (s.site_runs ??= dict());
+  for (const x of sites) bump(siteRuns, x);
+  const ruleRuns = (s.rule_runs ??= dict());
+  for (const r of rules) bump(ruleRuns, r);
   return s;
 }
 
@@ -125,11 +164,15 @@ export function mergeCounts(into: Counts, from: Counts): Counts {
   return into;
 }
 
-export function mergeSourceCounts(into: SourceCounts, from: SourceCounts): SourceCounts {
+export function mergeSourceCounts(into: Required<SourceCounts>, from: SourceCounts): Required<SourceCounts> {
   addMap(into.domain_runs, from.domain_runs);
   addMap(into.domain_citations, from.domain_citations);
   addMap(into.page_runs, from.page_runs);
   addMap(into.page_citations, from.page_citations);
+  if (from.site_runs) addMap(into.site_runs, from.site_runs);
+  if (from.site_citations) addMap(into.site_citations, from.site_citations);
+  if (from.rule_runs) addMap(into.rule_runs, from.rule_runs);
+  if (from.rule_citations) addMap(into.rule_citations, from.rule_citations);
   return into;
 }
 

@@ -1,7 +1,19 @@
 import type { AnswerCollected } from '@kb/events';
 import { findMentions, type TrackedBrand } from './brands.js';
-import { tierOf, type SourceRule, type TierName } from './sources.js';
-import { normalizeUrl } from './urls.js';
+import { winningRule, type SourceRule, type TierName } from './sources.js';
+import { normalizeUrl, registrableDomain } from './urls.js';
+
+/** What an answer's producer hands in: the answer with its full text, citations as spelled and brands. */
+export interface AnswerBody {
+  answer_id: string;
+  prompt_id: string;
+  model: string;
+  location: string;
+  run_at: string;
+  text: string;
+  citations: string[];
+  brands?: string[];
+}
 
 /** What the fold needs to know about the organization when the answer arrives. */
 export interface FoldContext {
@@ -14,7 +26,11 @@ export interface CitationFact {
   /** Normalised URL (the page). */
   page: string;
   domain: string;
+  /** Registrable domain of the host (public suffix list): docs.example.co.uk -> example.co.uk. */
+  site: string;
   tier: TierName;
+  /** The tracked-source rule that decided the tier; null when none matched. */
+  source_id: string | null;
 }
 
 /** One answer reduced to the facts the daily counts add up. */
@@ -39,11 +55,19 @@ export interface AnswerFacts {
 
 export const dayOf = (timestamp: string): string => new Date(timestamp).toISOString().slice(0, 10);
 
-export function answerFacts(answer: AnswerCollected, context: FoldContext): AnswerFacts {
+export function answerFacts(answer: AnswerBody, context: FoldContext): AnswerFacts {
   const citations: CitationFact[] = [];
   for (const raw of answer.citations) {
     const url = normalizeUrl(raw);
-    if (url) citations.push({ page: url.key, domain: url.host, tier: tierOf(context.rules, url) });
+    if (!url) continue;
+    const rule = winningRule(context.rules, url);
+    citations.push({
+      page: url.key,
+      domain: url.host,
+      site: registrableDomain(url.host),
+      tier: rule?.tier ?? 'secondary',
+      source_id: rule?.source_id ?? null,
+    });
   }
   const mentions = findMentions(answer.text, context.brands, answer.brands);
   const tracked_mentions: Record<string, number> = {};
@@ -65,5 +89,63 @@ export function answerFacts(answer: AnswerCollected, context: FoldContext): Answ
     other_mentions: mentions.others.map(({ name, count }) => ({ name, count })),
     won: org !== undefined && org.first < firstOther,
     lost: org === undefined && mentions.tracked.some((m) => m.key !== 'org'),
+  };
+}
+
+type EventFacts = Pick<AnswerCollected, 'cited' | 'tracked_mentions' | 'other_mentions' | 'won' | 'lost'>;
+
+/**
+ * The facts as the answer.collected event carries them: distinct pages with
+ * instance counts (not the URLs as spelled, nor their order) and mention counts
+ * with the tracked brands' names, never the text.
+ */
+export function eventFacts(f: AnswerFacts, names: ReadonlyMap<string, string>): EventFacts {
+  const cited = new Map<string, EventFacts['cited'][number]>();
+  for (const c of f.citations) {
+    const row = cited.get(c.page);
+    if (row) row.count += 1;
+    else
+      cited.set(c.page, {
+        page: c.page,
+        domain: c.domain,
+        tier: c.tier,
+        ...(c.source_id !== null && { source_id: c.source_id }),
+        count: 1,
+      });
+  }
+  return {
+    cited: [...cited.values()],
+    tracked_mentions: Object.entries(f.tracked_mentions).map(([key, count]) => ({ key, name: names.get(key) ?? key, count })),
+    other_mentions: f.other_mentions.map((o) => ({ ...o })),
+    won: f.won,
+    lost: f.lost,
+  };
+}
+
+/** The facts of a schema-2 answer.collected event (what folding and replay add up). */
+export function factsOfEvent(e: AnswerCollected): AnswerFacts {
+  const citations: CitationFact[] = [];
+  for (const c of e.cited) {
+    const fact: CitationFact = {
+      page: c.page,
+      domain: c.domain,
+      site: registrableDomain(c.domain),
+      tier: c.tier,
+      source_id: c.source_id ?? null,
+    };
+    for (let i = 0; i < c.count; i++) citations.push(fact);
+  }
+  return {
+    answer_id: e.answer_id,
+    prompt_id: e.prompt_id,
+    model: e.model,
+    location: e.location,
+    run_at: e.run_at,
+    day: dayOf(e.run_at),
+    citations,
+    tracked_mentions: Object.fromEntries(e.tracked_mentions.map((m) => [m.key, m.count])),
+    other_mentions: e.other_mentions.map((o) => ({ ...o })),
+    won: e.won,
+    lost: e.lost,
   };
 }

@@ -1,7 +1,8 @@
-import { definitions } from './reports.js';
+import type { Counts } from './counts.js';
+import { definitions, envelope, type ReportWindow } from './reports.js';
 
-/** GET /org/analytics/glossary: the vocabulary every report uses (rule 10). */
-export const glossary = {
+/** The vocabulary every report uses (rule 10). */
+export const vocabulary = {
   terms: [
     {
       term: 'answer',
@@ -34,6 +35,8 @@ export const glossary = {
     { term: 'citation share', definition: definitions.citation_share },
     { term: 'citation coverage', definition: definitions.coverage },
     { term: 'source share', definition: definitions.source_share },
+    { term: 'registrable domain', definition: definitions.registrable_domain },
+    { term: 'source rule', definition: definitions.source_rule },
     {
       term: 'mention',
       definition:
@@ -89,3 +92,23 @@ export const glossary = {
     'Only analytics endpoints accept sort and order; an unknown sort key is 400.',
   ],
 };
+
+/**
+ * GET /org/analytics/glossary (rules 8 and 10): the vocabulary, in the envelope
+ * every analytics response carries. A vocabulary has no window of its own, so
+ * the envelope is the one every report uses when from and to are omitted (the
+ * default window, no filter) with the organization's totals over it: the terms
+ * can be checked against real figures, and the fields are never missing.
+ */
+export function glossaryReport(window: ReportWindow, totals: Counts) {
+  return envelope(
+    window,
+    totals,
+    [
+      'The glossary is a vocabulary, not a report over a window: window is the default window every report uses when from and to are omitted (the last 30 UTC days ending today, no filter), and totals and data_quality are the organization\u2019s counts over it.',
+      'definitions maps each term to its definition; terms lists the same pairs in reading order, and rules the ten analytics rules.',
+    ],
+    Object.fromEntries(vocabulary.terms.map((t) => [t.term, t.definition])),
+    vocabulary,
+  );
+}

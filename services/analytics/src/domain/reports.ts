@@ -1,7 +1,8 @@
 import { errors } from '@kb/platform';
-import type { Counts, SourceCounts } from './counts.js';
+import { NO_RULE, type Counts, type SourceCounts } from './counts.js';
 import { ratio, shares, type Ratio } from './ratios.js';
-import { TIERS, TIER_LABELS } from './sources.js';
+import { TIERS, TIER_LABELS, type MatchType, type TierName } from './sources.js';
+import { registrableDomain } from './urls.js';
 
 /** The effective window and filters of a report (rule 8). */
 export interface ReportWindow {
@@ -107,8 +108,12 @@ export const definitions = {
   share_of_voice: 'mention_total / brand_mention_total (mention instances of every brand named, tracked or not).',
   citation_rate: 'Per tier: distinct answers citing the tier / D (cited_run_count). Tiers overlap, so rates can sum above 100%.',
   citation_share: 'Per tier: citation instances in the tier / S (cited_total). Shares sum to exactly 100%.',
-  coverage: 'Per domain or page: distinct answers citing it / D (cited_run_count).',
-  source_share: 'Per domain or page: citation instances of it / S (cited_total).',
+  coverage: 'Per source (domain, registrable domain, page or tracked-source rule): distinct answers citing it / D (cited_run_count).',
+  source_share: 'Per source (domain, registrable domain, page or tracked-source rule): citation instances of it / S (cited_total).',
+  registrable_domain:
+    'A host rolled up to its registrable domain by the public suffix list: its public suffix plus one label (docs.example.com -> example.com, news.example.co.uk -> example.co.uk).',
+  source_rule:
+    'The tracked-source rule that decided a citation\u2019s tier (the most specific match, rule precedence); none when no rule matched (External).',
   tracked_share: 'Per tracked brand: its mention instances / tracked_mention_total.',
   win_rate: 'won_count / answer_count.',
   loss_rate: 'lost_count / answer_count.',
@@ -384,5 +389,173 @@ export function timeseriesReport(window: ReportWindow, c: Counts, days: { day: s
       owned_citation_rate: 'Answers citing an Owned URL that day / that day\u2019s cited_run_count.',
     },
     { days: sorted },
+  );
+}
+
+/** Rows folded before per-rule and registrable-domain counts existed lack them (replay adds them). */
+const legacyNote = (legacy: boolean) =>
+  legacy
+    ? [
+        'Some days of this window were folded before per-rule and registrable-domain counts were kept; their citations are missing here until the read models are rebuilt (npm run admin -- rebuild-read-models analytics).',
+      ]
+    : [];
+
+/** A tracked-source rule as the per-rule report names it; null fields for a rule deleted since. */
+export interface RuleInfo {
+  source_id: string;
+  match_type: MatchType;
+  pattern: string;
+  tier: TierName;
+  label?: string;
+  source_origin: string;
+}
+
+/**
+ * Rule 4 per source: for each tracked-source rule, the citations it won (its
+ * tier decided by it): coverage over D (distinct answers) and share over S
+ * (instances). Rules in force are listed even when nothing cited them; rules
+ * deleted since are listed while the window holds citations they won.
+ */
+export function ruleReport(
+  window: ReportWindow,
+  c: Counts,
+  s: Required<SourceCounts>,
+  rules: RuleInfo[],
+  legacy: boolean,
+  sort: string,
+  order: Order,
+  page: { limit: number; offset: number },
+) {
+  const byId = new Map(rules.map((r) => [r.source_id, r]));
+  const ids = new Set([...rules.map((r) => r.source_id), ...Object.keys(s.rule_citations).filter((k) => k !== NO_RULE)]);
+  const all = [...ids].map((id) => {
+    const rule = byId.get(id);
+    const runs = s.rule_runs[id] ?? 0;
+    const cites = s.rule_citations[id] ?? 0;
+    return {
+      source_id: id,
+      status: rule ? ('active' as const) : ('deleted' as const),
+      match_type: rule?.match_type ?? null,
+      pattern: rule?.pattern ?? null,
+      tier: rule?.tier ?? null,
+      label: rule?.label ?? null,
+      source_origin: rule?.source_origin ?? null,
+      answers_citing: runs,
+      citations: cites,
+      coverage: ratio(runs, c.cited_run_count),
+      share: ratio(cites, c.cited_total),
+    };
+  });
+  const sorted = sortRows(
+    all,
+    {
+      answers_citing: (r) => r.answers_citing,
+      citations: (r) => r.citations,
+      coverage: (r) => r.coverage,
+      share: (r) => r.share,
+      pattern: (r) => r.pattern ?? '',
+      tier: (r) => (r.tier === null ? 3 : TIERS.indexOf(r.tier)),
+    },
+    sort,
+    order,
+    (r) => r.source_id,
+  );
+  const unmatchedRuns = s.rule_runs[NO_RULE] ?? 0;
+  const unmatchedCites = s.rule_citations[NO_RULE] ?? 0;
+  return envelope(
+    window,
+    c,
+    [
+      'Each citation counts for the one rule that decided its tier when its answer was folded (rule precedence); a rule changed since keeps its id and its counts, and shows its current pattern and tier.',
+      'Coverage counts distinct answers and can sum above 100% across rules; shares of the rules plus unmatched sum to 100% of S.',
+      ...legacyNote(legacy),
+    ],
+    {
+      source_rule: definitions.source_rule,
+      coverage: definitions.coverage,
+      share: definitions.source_share,
+      cited_run_count: definitions.cited_run_count,
+      cited_total: definitions.cited_total,
+      unmatched: 'Citations no tracked-source rule matched (External, secondary).',
+    },
+    {
+      unmatched: {
+        answers_citing: unmatchedRuns,
+        citations: unmatchedCites,
+        coverage: ratio(unmatchedRuns, c.cited_run_count),
+        share: ratio(unmatchedCites, c.cited_total),
+      },
+      total_count: all.length,
+      limit: page.limit,
+      offset: page.offset,
+      sources: sorted.slice(page.offset, page.offset + page.limit),
+    },
+  );
+}
+
+/**
+ * Coverage and share per registrable domain: every host cited (docs.example.com,
+ * example.com) rolled up under example.com by the public suffix list, with the
+ * hosts seen in the window. Coverage counts an answer once per registrable
+ * domain, however many of its hosts it cites.
+ */
+export function registrableDomainReport(
+  window: ReportWindow,
+  c: Counts,
+  s: Required<SourceCounts>,
+  legacy: boolean,
+  sort: string,
+  order: Order,
+  page: { limit: number; offset: number },
+) {
+  const hosts = new Map<string, string[]>();
+  for (const host of Object.keys(s.domain_citations)) {
+    const site = registrableDomain(host);
+    const list = hosts.get(site) ?? [];
+    list.push(host);
+    hosts.set(site, list);
+  }
+  const all = Object.keys(s.site_citations).map((site) => ({
+    registrable_domain: site,
+    answers_citing: s.site_runs[site] ?? 0,
+    citations: s.site_citations[site]!,
+    coverage: ratio(s.site_runs[site] ?? 0, c.cited_run_count),
+    share: ratio(s.site_citations[site]!, c.cited_total),
+    hosts: (hosts.get(site) ?? []).sort((a, b) => s.domain_citations[b]! - s.domain_citations[a]! || (a < b ? -1 : a > b ? 1 : 0)),
+  }));
+  const sorted = sortRows(
+    all,
+    {
+      registrable_domain: (r) => r.registrable_domain,
+      answers_citing: (r) => r.answers_citing,
+      citations: (r) => r.citations,
+      coverage: (r) => r.coverage,
+      share: (r) => r.share,
+    },
+    sort,
+    order,
+    (r) => r.registrable_domain,
+  );
+  return envelope(
+    window,
+    c,
+    [
+      'Hosts are rolled up by the public suffix list (ICANN and private sections, from the tldts package): example.co.uk is a registrable domain, co.uk is not. A host without one (an IP address, localhost) is its own.',
+      'hosts lists the cited hosts under each registrable domain, most cited first.',
+      ...legacyNote(legacy),
+    ],
+    {
+      registrable_domain: definitions.registrable_domain,
+      coverage: definitions.coverage,
+      share: definitions.source_share,
+      cited_run_count: definitions.cited_run_count,
+      cited_total: definitions.cited_total,
+    },
+    {
+      total_count: all.length,
+      limit: page.limit,
+      offset: page.offset,
+      registrable_domains: sorted.slice(page.offset, page.offset + page.limit),
+    },
   );
 }

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { normalizeHost, normalizeUrl } from './urls.js';
+import { normalizeHost, normalizeUrl, registrableDomain } from './urls.js';
 import { normalizePattern, tierOf, winningRule, type MatchType, type SourceRule, type TierName } from './sources.js';
 
 describe('normalizeUrl', () => {
@@ -139,5 +139,17 @@ describe('rule 2 and the precedence, for random rules and URLs (fast-check)', ()
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('registrableDomain', () => {
+  it('rolls a host up by the public suffix list; a host without one is its own', () => {
+    assert.equal(registrableDomain('docs.example.com'), 'example.com');
+    assert.equal(registrableDomain('example.com'), 'example.com');
+    assert.equal(registrableDomain('news.example.co.uk'), 'example.co.uk');
+    assert.equal(registrableDomain('a.b.example.com.au'), 'example.com.au');
+    assert.equal(registrableDomain('someone.github.io'), 'someone.github.io');
+    assert.equal(registrableDomain('localhost'), 'localhost');
+    assert.equal(registrableDomain('127.0.0.1'), '127.0.0.1');
   });
 });

@@ -1,3 +1,4 @@
+import { getDomain } from 'tldts';
 /**
  * URL normalisation (glossary: "normalised URL"). Two citations of the same page
  * must land on the same key whatever their spelling: the scheme is dropped
@@ -20,6 +21,16 @@ const TRACKING_PARAMS = new Set([
   'ref_src',
   'srsltid',
 ]);
+
+/**
+ * The registrable domain of a host (its public suffix plus one label, by the
+ * public suffix list in tldts, private suffixes included): docs.example.com ->
+ * example.com, news.bbc.co.uk -> bbc.co.uk. A host without one (an IP address,
+ * localhost, a bare suffix) is its own.
+ */
+export function registrableDomain(host: string): string {
+  return getDomain(host, { allowPrivateDomains: true }) ?? host;
+}
 
 export interface NormalizedUrl {
   /** host + path + sorted query, e.g. example.com/blog/post?id=2 */

@@ -1,12 +1,13 @@
 import type { StoreTransaction, StoredEvent } from '@kb/store';
 import type { Projection } from '@kb/eventsourcing';
 import type { AnswerCollected, PromptRunItemFailed, PromptRunStarted } from '@kb/events';
-import { addFacts, addSourceFacts, emptyCounts, emptySourceCounts } from '../domain/counts.js';
-import { answerFacts, type AnswerFacts } from '../domain/facts.js';
+import { addFacts, addSourceFacts, dict, emptyCounts, emptySourceCounts } from '../domain/counts.js';
+import { answerFacts, factsOfEvent, type AnswerBody, type AnswerFacts } from '../domain/facts.js';
 import { normalizeUrl } from '../domain/urls.js';
 import { loadFoldContext } from './fold-context.js';
 import {
   ALL,
+  ANSWER_BODIES,
   BRAND_TALLIES,
   DAILY_COUNTS,
   DAILY_SOURCES,
@@ -20,10 +21,63 @@ import {
   type BrandTallyDoc,
   type CountDoc,
   type CountRowKey,
+  type AnswerBodyDoc,
   type LatestAnswerDoc,
   type PromptRunDoc,
   type SourceDoc,
 } from './collections.js';
+
+type RowStore = Pick<StoreTransaction, 'get' | 'put'>;
+
+/**
+ * The count rows one transaction touches (daily and month counts, sources,
+ * prompt outcomes, brand tallies), read once and written once at its end
+ * (flush): a batch of answers that add to the same month roll-ups parses and
+ * writes each row once, not once per answer. Only this projection reads or
+ * writes these collections inside a command transaction.
+ */
+interface RowCache {
+  docs: Map<string, Map<string, unknown>>;
+  dirty: Map<string, Set<string>>;
+}
+const rowCaches = new WeakMap<StoreTransaction, RowCache>();
+
+function cachedRows(tx: StoreTransaction): RowStore {
+  let cache = rowCaches.get(tx);
+  if (!cache) {
+    cache = { docs: new Map(), dirty: new Map() };
+    rowCaches.set(tx, cache);
+  }
+  const { docs, dirty } = cache;
+  const of = (c: string) => docs.get(c) ?? docs.set(c, new Map()).get(c)!;
+  return {
+    async get<T extends { id: string }>(collection: string, id: string): Promise<T | undefined> {
+      const m = of(collection);
+      if (m.has(id)) return m.get(id) as T | undefined;
+      const doc = await tx.get<T>(collection, id);
+      // Its maps (domains, pages, brands, prompts) become dictionaries: see dict().
+      if (doc)
+        for (const [k, v] of Object.entries(doc))
+          if (v && typeof v === 'object' && !Array.isArray(v)) (doc as Record<string, unknown>)[k] = dict(v);
+      m.set(id, doc);
+      return doc;
+    },
+    async put<T extends { id: string }>(collection: string, doc: T): Promise<void> {
+      of(collection).set(doc.id, doc);
+      (dirty.get(collection) ?? dirty.set(collection, new Set()).get(collection)!).add(doc.id);
+    },
+  };
+}
+
+async function flushRows(tx: StoreTransaction): Promise<void> {
+  const cache = rowCaches.get(tx);
+  if (!cache) return;
+  rowCaches.delete(tx);
+  for (const [collection, ids] of cache.dirty) {
+    const docs = cache.docs.get(collection)!;
+    for (const id of ids) await tx.put(collection, docs.get(id) as { id: string });
+  }
+}
 
 /** The eight rows an answer adds to: its own (prompt, model, location) and every roll-up of them. */
 export function rowKeys(orgId: string, f: Pick<AnswerFacts, 'day' | 'prompt_id' | 'model' | 'location'>): CountRowKey[] {
@@ -52,7 +106,7 @@ const isNewer = (a: { run_at: string; answer_id: string }, b: { run_at: string; 
  * 12 to 72 reads per key instead of 365, whatever the filter: a tag over a
  * hundred prompts, or a model filter on the large source maps, stays interactive.
  */
-export async function addToRows(tx: Pick<StoreTransaction, 'get' | 'put'>, orgId: string, facts: AnswerFacts): Promise<void> {
+export async function addToRows(tx: RowStore, orgId: string, facts: AnswerFacts): Promise<void> {
   const figures = seriesFigures(addFacts(emptyCounts(), facts));
   for (const key of rowKeys(orgId, facts)) {
     for (const period of [key, { ...key, day: monthOf(key.day) }]) {
@@ -61,7 +115,7 @@ export async function addToRows(tx: Pick<StoreTransaction, 'get' | 'put'>, orgId
       addFacts(counts, facts);
       if (period.day !== key.day) {
         // A month row also keeps the day's time-series figures (see SERIES_FIELDS).
-        const series = (counts.series ??= {});
+        const series = (counts.series ??= dict());
         const day = (series[key.day] ??= figures.map(() => 0));
         figures.forEach((n, i) => (day[i] = (day[i] ?? 0) + n));
       }
@@ -71,7 +125,7 @@ export async function addToRows(tx: Pick<StoreTransaction, 'get' | 'put'>, orgId
         await tx.put(DAILY_SOURCES, addSourceFacts(sources, facts));
       }
       if (key.prompt_id !== ALL) continue;
-      const outcomes = (await tx.get<PromptOutcomeDoc>(PROMPT_OUTCOMES, id)) ?? { id, ...period, prompts: {} };
+      const outcomes = (await tx.get<PromptOutcomeDoc>(PROMPT_OUTCOMES, id)) ?? { id, ...period, prompts: dict() };
       const [n, won, lost] = outcomes.prompts[facts.prompt_id] ?? [0, 0, 0];
       outcomes.prompts[facts.prompt_id] = [n + 1, won + (facts.won ? 1 : 0), lost + (facts.lost ? 1 : 0)];
       await tx.put(PROMPT_OUTCOMES, outcomes);
@@ -79,22 +133,46 @@ export async function addToRows(tx: Pick<StoreTransaction, 'get' | 'put'>, orgId
   }
 }
 
-async function foldAnswer(tx: StoreTransaction, answer: AnswerCollected): Promise<void> {
-  const context = await loadFoldContext(tx, answer.org_id);
-  const facts = answerFacts(answer, context);
+/** A schema-1 answer.collected event: it carried the text, cited URLs and brands itself (folded on replay). */
+type LegacyAnswerCollected = AnswerBody & { org_id: string; origin: AnswerCollected['origin']; run_id?: string };
 
-  await addToRows(tx, answer.org_id, facts);
+/**
+ * The facts to add up, the brand names they refer to, and the answer's body
+ * (text, URLs as cited, brands) when it is still kept: in the event for schema
+ * 1; for schema 2 in ANSWER_BODIES, which holds it only while the answer is the
+ * latest of its combination (on replay, a superseded answer's body is gone; it
+ * is superseded again later in the same replay).
+ */
+async function factsOf(tx: StoreTransaction, event: StoredEvent) {
+  if (event.schema === 1) {
+    const legacy = event.data as unknown as LegacyAnswerCollected;
+    const context = await loadFoldContext(tx, legacy.org_id);
+    return { answer: legacy, facts: answerFacts(legacy, context), names: new Map(context.names.map((n) => [n.key, n.name])), body: legacy };
+  }
+  const answer = event.data as AnswerCollected;
+  const body = await tx.get<AnswerBodyDoc>(ANSWER_BODIES, answer.answer_id);
+  return { answer, facts: factsOfEvent(answer), names: new Map(answer.tracked_mentions.map((m) => [m.key, m.name])), body };
+}
+
+async function foldAnswer(tx: StoreTransaction, event: StoredEvent): Promise<void> {
+  const { answer, facts, names, body } = await factsOf(tx, event);
+
+  const rows = cachedRows(tx);
+  await addToRows(rows, answer.org_id, facts);
 
   // Rule 6: text, citations and mentions only for the latest answer per prompt, model and location.
   const lid = latestId(answer);
   const current = await tx.get<LatestAnswerDoc>(LATEST_ANSWERS, lid);
   if (!current || isNewer(answer, current)) {
-    const nameOf = new Map(context.names.map((n) => [n.key, n.name]));
     const citations: LatestAnswerDoc['citations'] = [];
-    for (const raw of answer.citations) {
-      const n = normalizeUrl(raw);
-      const fact = n && facts.citations.find((c) => c.page === n.key);
-      if (n && fact) citations.push({ url: raw, normalized_url: n.key, domain: n.host, tier: fact.tier });
+    if (body) {
+      for (const raw of body.citations) {
+        const n = normalizeUrl(raw);
+        const fact = n && facts.citations.find((c) => c.page === n.key);
+        if (n && fact) citations.push({ url: raw, normalized_url: n.key, domain: n.host, tier: fact.tier });
+      }
+    } else {
+      for (const c of facts.citations) citations.push({ url: c.page, normalized_url: c.page, domain: c.domain, tier: c.tier });
     }
     const doc: LatestAnswerDoc = {
       id: lid,
@@ -104,11 +182,11 @@ async function foldAnswer(tx: StoreTransaction, answer: AnswerCollected): Promis
       model: answer.model,
       location: answer.location,
       run_at: answer.run_at,
-      text: answer.text,
+      text: body?.text ?? '',
       citations,
       mentions: Object.entries(facts.tracked_mentions).map(([key, count]) => ({
         brand_id: key === 'org' ? null : key,
-        name: nameOf.get(key) ?? key,
+        name: names.get(key) ?? key,
         is_organization: key === 'org',
         count,
       })),
@@ -118,13 +196,18 @@ async function foldAnswer(tx: StoreTransaction, answer: AnswerCollected): Promis
       origin: answer.origin,
     };
     await tx.put(LATEST_ANSWERS, doc);
+    // The answer it supersedes keeps no text anywhere (its counts stay in the rows).
+    if (current && current.answer_id !== answer.answer_id) await tx.delete(ANSWER_BODIES, current.answer_id);
+  } else if (current.answer_id !== answer.answer_id) {
+    // Older than the latest answer: counted, never shown, its body not kept.
+    await tx.delete(ANSWER_BODIES, answer.answer_id);
   }
 
   // Candidates for competitor suggestions: brands named that are not tracked.
   for (const other of facts.other_mentions) {
     const key = other.name.toLowerCase().replace(/\s+/g, ' ');
     const id = JSON.stringify([answer.org_id, key]);
-    const tally = (await tx.get<BrandTallyDoc>(BRAND_TALLIES, id)) ?? {
+    const tally = (await rows.get<BrandTallyDoc>(BRAND_TALLIES, id)) ?? {
       id,
       org_id: answer.org_id,
       name: other.name,
@@ -132,7 +215,7 @@ async function foldAnswer(tx: StoreTransaction, answer: AnswerCollected): Promis
       mentions: 0,
       answer_count: 0,
     };
-    await tx.put(BRAND_TALLIES, { ...tally, mentions: tally.mentions + other.count, answer_count: tally.answer_count + 1 });
+    await rows.put(BRAND_TALLIES, { ...tally, mentions: tally.mentions + other.count, answer_count: tally.answer_count + 1 });
   }
 
   if (answer.run_id) await bumpRun(tx, answer.run_id, answer.model, 'collected', null);
@@ -157,10 +240,11 @@ export const answersProjection: Projection = {
     { collection: BRAND_TALLIES, fields: ['org_id'] },
     { collection: PROMPT_RUNS, fields: ['org_id', 'slot'] },
   ],
+  flush: flushRows,
   async apply(tx, event: StoredEvent) {
     switch (event.type) {
       case 'answer.collected':
-        await foldAnswer(tx, event.data as AnswerCollected);
+        await foldAnswer(tx, event);
         return;
       case 'prompt_run.started': {
         const d = event.data as PromptRunStarted;

@@ -13,6 +13,14 @@ export const DAILY_SOURCES = 'daily_sources';
 /** Per (organization, day or month, model, location): answers, won and lost of every prompt, in one map. */
 export const PROMPT_OUTCOMES = 'prompt_outcomes';
 export const LATEST_ANSWERS = 'latest_answers';
+/**
+ * The full text, cited URLs (as spelled, in order) and producer brands of an
+ * answer, keyed by answer id, kept only while the answer is the latest of its
+ * prompt, model and location (rule 6). Written with the answer.collected event
+ * (which carries only counted facts), deleted when a newer answer supersedes it.
+ * Not a projection's collection: a rebuild keeps it and reads it back.
+ */
+export const ANSWER_BODIES = 'answer_bodies';
 export const BRAND_TALLIES = 'brand_tallies';
 export const PROMPT_RUNS = 'prompt_runs';
 /** Fed by other services' events (consumers), not rebuilt from this store. */
@@ -135,6 +143,14 @@ export interface LatestAnswerDoc {
   won: boolean;
   lost: boolean;
   origin: 'scheduled' | 'import';
+}
+
+export interface AnswerBodyDoc {
+  id: string;
+  org_id: string;
+  text: string;
+  citations: string[];
+  brands?: string[];
 }
 
 export interface BrandTallyDoc {

@@ -39,7 +39,9 @@ export function reportHandlers(reports: ReportsService): Record<string, UnaryHan
     Prompts: async (r: ReportQuery, ctx) => json(await reports.prompts(ctx, q(r))),
     Timeseries: async (r: ReportQuery, ctx) => json(await reports.timeseries(ctx, q(r))),
     LatestAnswers: async (r: ReportQuery, ctx) => json(await reports.latestAnswers(ctx, q(r))),
-    Glossary: async () => json(reports.glossary()),
+    SourceRules: async (r: ReportQuery, ctx) => json(await reports.sourceRules(ctx, q(r))),
+    RegistrableDomains: async (r: ReportQuery, ctx) => json(await reports.registrableDomains(ctx, q(r))),
+    Glossary: async (_r: unknown, ctx) => json(await reports.glossary(ctx)),
   };
 }
 

@@ -10,6 +10,8 @@ import {
   PageReport,
   PromptReport,
   Ratio,
+  RegistrableDomainReport,
+  SourceRuleReport,
   ReportWindow,
   ShareOfVoiceReport,
   TierReport,
@@ -36,6 +38,8 @@ export function analyticsReportRoutes(reports: RpcClient): FastifyPluginAsyncTyp
       TierReport,
       DomainReport,
       PageReport,
+      SourceRuleReport,
+      RegistrableDomainReport,
       ShareOfVoiceReport,
       PromptReport,
       TimeseriesReport,
@@ -102,6 +106,22 @@ export function analyticsReportRoutes(reports: RpcClient): FastifyPluginAsyncTyp
       `Default sort: citations, descending. ${windowDoc}`,
     );
     route(
+      '/org/analytics/sources',
+      'SourceRules',
+      reportQuery(['answers_citing', 'citations', 'coverage', 'share', 'pattern', 'tier'], { paged: true }),
+      'SourceRuleReport',
+      'Coverage and share per tracked-source rule',
+      `Per tracked-source rule (the rule that won each citation by rule precedence): coverage = answers citing a URL it won / D, share = citations it won / S; unmatched holds the citations no rule matched. Rules in force are listed even when uncited. Default sort: citations, descending. ${windowDoc}`,
+    );
+    route(
+      '/org/analytics/registrable-domains',
+      'RegistrableDomains',
+      reportQuery(['registrable_domain', 'answers_citing', 'citations', 'coverage', 'share'], { paged: true }),
+      'RegistrableDomainReport',
+      'Coverage and share per registrable domain',
+      `Cited hosts rolled up to their registrable domain by the public suffix list (docs.example.com under example.com, news.example.co.uk under example.co.uk); an answer counts once per registrable domain. Default sort: citations, descending. ${windowDoc}`,
+    );
+    route(
       '/org/analytics/share-of-voice',
       'ShareOfVoice',
       reportQuery(['mentions', 'share_of_voice', 'tracked_share', 'name']),
@@ -130,7 +150,13 @@ export function analyticsReportRoutes(reports: RpcClient): FastifyPluginAsyncTyp
       '/org/analytics/glossary',
       {
         config: read,
-        schema: { tags, summary: 'Analytics vocabulary', response: { 200: Type.Ref('AnalyticsGlossary'), ...errorResponses(401, 403) } },
+        schema: {
+          tags,
+          summary: 'Analytics vocabulary',
+          description:
+            'Terms and rules, with window, totals, data_quality, notes and definitions like every analytics response (rule 8): the window is the default one reports use (the last 30 UTC days), the totals the organization\u2019s over it.',
+          response: { 200: Type.Ref('AnalyticsGlossary'), ...errorResponses(401, 403) },
+        },
       },
       async (req) => parsed(reports, 'Glossary', {}, req),
     );

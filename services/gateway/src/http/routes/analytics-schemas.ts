@@ -1,4 +1,4 @@
-import { Type, type TProperties } from '@sinclair/typebox';
+import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
 import { Uuid } from '../schemas.js';
 
 /** Response and query schemas shared by the analytics routes (rules 8, 9, 10). */
@@ -114,6 +114,58 @@ export const DomainReport = report(
 );
 export const PageReport = report('PageReport', { ...paged, pages: Type.Array(sourceRow('url')) }, 'Coverage and share per cited page');
 
+const TierName = Type.Union([Type.Literal('primary'), Type.Literal('tracked'), Type.Literal('secondary')]);
+const nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+export const SourceRuleReport = report(
+  'SourceRuleReport',
+  {
+    unmatched: Type.Object(
+      { answers_citing: Type.Integer(), citations: Type.Integer(), coverage: R, share: R },
+      { description: 'citations no tracked-source rule matched (External)' },
+    ),
+    ...paged,
+    sources: Type.Array(
+      Type.Object({
+        source_id: Uuid,
+        status: Type.Union([Type.Literal('active'), Type.Literal('deleted')], {
+          description: 'deleted: the rule is gone; its rule fields are null',
+        }),
+        match_type: nullable(
+          Type.Union([Type.Literal('domain'), Type.Literal('host'), Type.Literal('path_prefix'), Type.Literal('exact_url')]),
+        ),
+        pattern: nullable(Type.String()),
+        tier: nullable(TierName),
+        label: nullable(Type.String()),
+        source_origin: nullable(Type.Union([Type.Literal('manual'), Type.Literal('import'), Type.Literal('published')])),
+        answers_citing: Type.Integer(),
+        citations: Type.Integer(),
+        coverage: R,
+        share: R,
+      }),
+    ),
+  },
+  'Coverage (over D) and share (over S) of the citations each tracked-source rule won',
+);
+
+export const RegistrableDomainReport = report(
+  'RegistrableDomainReport',
+  {
+    ...paged,
+    registrable_domains: Type.Array(
+      Type.Object({
+        registrable_domain: Type.String(),
+        answers_citing: Type.Integer(),
+        citations: Type.Integer(),
+        coverage: R,
+        share: R,
+        hosts: Type.Array(Type.String(), { description: 'cited hosts under it in the window, most cited first' }),
+      }),
+    ),
+  },
+  'Coverage and share per registrable domain (hosts rolled up by the public suffix list)',
+);
+
 export const ShareOfVoiceReport = report(
   'ShareOfVoiceReport',
   {
@@ -218,9 +270,10 @@ export const LatestAnswersReport = Type.Object(
   { $id: 'LatestAnswers', description: 'The latest answer per prompt, model and location whose run_at is in the window' },
 );
 
-export const Glossary = Type.Object(
+export const Glossary = report(
+  'AnalyticsGlossary',
   { terms: Type.Array(Type.Object({ term: Type.String(), definition: Type.String() })), rules: Type.Array(Type.String()) },
-  { $id: 'AnalyticsGlossary' },
+  'The vocabulary and the ten rules, in the envelope of rule 8: the default report window (the last 30 days, no filter) and the organization\u2019s totals over it; definitions maps each term to its definition',
 );
 
 const DateOrTime = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}(T.+)?$', description: 'YYYY-MM-DD or an ISO 8601 date-time' });
