@@ -60,7 +60,7 @@ function windowsOf(passage: EvidencePassage, rank: number, cache: Map<string, { 
     for (let i = 0; i + 1 < singles.length; i++)
       parts.push({
         quote: passage.text.slice(singles[i]!.start, singles[i + 1]!.end),
-        analysis: joinAnalyses([singles[i]!.analysis, singles[i + 1]!.analysis]),
+        analysis: joinAnalyses([singles[i]!.analysis, singles[i + 1]!.analysis], [0, singles[i + 1]!.start - singles[i]!.start]),
       });
     if (cache.size > 20_000) cache.clear();
     cache.set(passage.text, parts);
@@ -116,9 +116,9 @@ function judgeAgainst(claim: string, a: Analysis, candidates: Window[], threshol
     const issue = c.alignment.issues.find((i) => i.contradiction)!;
     return { verdict: 'contradicted', support: [supportOfWindow(c)], reason: issue.reason, best };
   }
-  const all = [...scored].sort(better);
+  const all = [...scored].sort((x, y) => y.alignment.coverage - x.alignment.coverage || better(x, y));
   const closest = all[0];
-  if (!closest || closest.alignment.score < CLOSE_ENOUGH)
+  if (!closest || closest.alignment.coverage < CLOSE_ENOUGH)
     return { verdict: 'unsupported', support: [], reason: 'no source says this', best };
   const withIssue = all.find((w) => w.alignment.rest >= threshold && w.alignment.issues.length > 0);
   return {
@@ -126,7 +126,9 @@ function judgeAgainst(claim: string, a: Analysis, candidates: Window[], threshol
     support: [supportOfWindow(withIssue ?? closest)],
     reason: withIssue
       ? withIssue.alignment.issues[0]!.reason
-      : `only ${Math.round(closest.alignment.score * 100)}% of its words are in the closest source`,
+      : closest.alignment.coverage < 1
+        ? `only ${Math.round(closest.alignment.coverage * 100)}% of its words are in the closest source`
+        : 'no single source span backs all of it',
     best,
     upgradable: !withIssue && closest.alignment.issues.length === 0,
   };

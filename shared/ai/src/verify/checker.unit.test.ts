@@ -146,6 +146,71 @@ describe('the embedded fact checker', () => {
     assert.match(out[0]!.reason!, /no source/);
   });
 
+  it('catches a number changed to a value the source uses elsewhere', async () => {
+    const trial = passage(
+      'trial',
+      'Responses were seen in arms 2 and 3 of the study. Arm 3 enrolled 40 patients while arm 2 enrolled 55 patients.',
+    );
+    const r = async () => [trial];
+    const [twice] = await checker.check({ text: 'Responses were seen in arms 3 and 3 of the study.', retrieve: r });
+    assert.equal(twice!.verdict, 'contradicted');
+    const [moved] = await checker.check({ text: 'Arm 3 enrolled 55 patients while arm 2 enrolled 55 patients.', retrieve: r });
+    assert.equal(moved!.verdict, 'contradicted');
+    assert.match(moved!.reason!, /55 differs from the source's 40/);
+    const [same] = await checker.check({ text: 'Arm 3 enrolled 40 patients.', retrieve: r });
+    assert.equal(same!.verdict, 'supported');
+  });
+
+  it('reads decimals written with a middle dot', async () => {
+    const p = passage('gbd', 'The safest level of drinking was 0·8 standard drinks per week.');
+    const [s] = await checker.check({ text: 'The safest level of drinking was 0·9 standard drinks per week.', retrieve: async () => [p] });
+    assert.equal(s!.verdict, 'contradicted');
+    assert.match(s!.reason!, /0·9 differs from the source's 0·8/);
+  });
+
+  it('catches a dropped "not" before a function word and keeps negations to their own clause and sentence', async () => {
+    const p = passage(
+      'ub',
+      'In most, but not all, of these examples, ubiquitination leads to degradation. When produced alone, the virus is non-infectious. The enzyme is closely related to APOBEC1.',
+    );
+    const r = async () => [p];
+    assert.equal(
+      (await checker.check({ text: 'In most, but all, of these examples, ubiquitination leads to degradation.', retrieve: r }))[0]!.verdict,
+      'contradicted',
+    );
+    const [added] = await checker.check({ text: 'The enzyme is not closely related to APOBEC1.', retrieve: r });
+    assert.equal(added!.verdict, 'contradicted');
+    assert.equal((await checker.check({ text: 'The enzyme is closely related to APOBEC1.', retrieve: r }))[0]!.verdict, 'supported');
+  });
+
+  it('treats up and down, enhanced and reduced, induced and inhibited as opposite directions', async () => {
+    const p = passage('dc', 'Upon maturation, DC-SIGN is up-regulated and the enhanced capture of HIV-1 is induced by gangliosides.');
+    const r = async () => [p];
+    for (const text of [
+      'Upon maturation, DC-SIGN is down-regulated and the enhanced capture of HIV-1 is induced by gangliosides.',
+      'Upon maturation, DC-SIGN is up-regulated and the reduced capture of HIV-1 is induced by gangliosides.',
+      'Upon maturation, DC-SIGN is up-regulated and the enhanced capture of HIV-1 is inhibited by gangliosides.',
+    ])
+      assert.equal((await checker.check({ text, retrieve: r }))[0]!.verdict, 'contradicted', text);
+  });
+
+  it('does not back a sentence glued together from halves of two sources', async () => {
+    const [s] = await checker.check({
+      text: 'Employees receive 25 days of paid vacation, and the Pro plan includes 10 seats with annual billing.',
+      retrieve,
+    });
+    assert.notEqual(s!.verdict, 'supported');
+    // The same two facts, each in its own sentence, are both supported.
+    const both = await checker.check({
+      text: 'Employees receive 25 days of paid vacation every year. The Pro plan includes 10 seats.',
+      retrieve,
+    });
+    assert.deepEqual(
+      both.map((x) => x.verdict),
+      ['supported', 'supported'],
+    );
+  });
+
   it('returns the same verdicts however often it runs (no state between checks)', async () => {
     const text = 'Employees receive 21 days of paid vacation every year. Remote work did not reduce productivity.';
     const a = await checker.check({ text, retrieve });

@@ -128,7 +128,7 @@ export interface Token {
  */
 export function tokenize(text: string): Token[] {
   const out: Token[] = [];
-  for (const m of text.matchAll(/\p{L}[\p{L}\p{M}\p{N}]*(?:['’]\p{L}+)?|\d+(?:[.,]\d+)*|%/gu)) {
+  for (const m of text.matchAll(/\p{L}[\p{L}\p{M}\p{N}]*(?:['’]\p{L}+)?|\d+(?:[.,·]\d+)*|%/gu)) {
     const raw = m[0];
     out.push({
       raw,
