@@ -8,3 +8,7 @@ export { createOpenAiEmbeddings } from './openai-embeddings.js';
 export { createOpenAiChat } from './openai-chat.js';
 export type { OpenAiHttpOptions } from './openai-http.js';
 export type * from './verify/port.js';
+export { createFactChecker, DEFAULT_FACT_THRESHOLD } from './verify/checker.js';
+export type { FactCheckerOptions, CheckedSentenceDetail } from './verify/checker.js';
+export { sentenceSpans } from './verify/text.js';
+export type { SentenceSpan } from './verify/text.js';

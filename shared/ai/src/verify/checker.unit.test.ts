@@ -1,0 +1,167 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createFactChecker } from './checker.js';
+import type { EvidencePassage } from './port.js';
+
+const passage = (id: string, text: string): EvidencePassage => ({ content_id: id, version_id: `${id}-v1`, chunk_id: `${id}-v1:0`, text });
+
+const HANDBOOK = passage(
+  'handbook',
+  'Employees receive 25 days of paid vacation every year. Travel expenses are reimbursed within 30 days. ' +
+    'The new onboarding programme increased retention by 12% in 2023. Remote work did not reduce productivity. ' +
+    'The company was founded in Berlin by Anna Weber.',
+);
+const PRICING = passage(
+  'pricing',
+  'The Pro plan costs $49 per month and includes 10 seats. Annual billing is 20% cheaper than monthly billing.',
+);
+
+const checker = createFactChecker();
+const retrieve = async () => [HANDBOOK, PRICING];
+const one = async (text: string, extra: Partial<Parameters<typeof checker.check>[0]> = {}) => {
+  const [s, ...rest] = await checker.check({ text, retrieve, ...extra });
+  assert.equal(rest.length, 0, 'one sentence expected');
+  return s!;
+};
+
+describe('the embedded fact checker', () => {
+  it('supports a sentence a source states, quoting the span verbatim with its offsets in the text', async () => {
+    const text = 'Intro words aside. Employees receive 25 days of paid vacation every year.';
+    const [, s] = await checker.check({ text, retrieve });
+    assert.equal(s!.verdict, 'supported');
+    assert.equal(text.slice(s!.start, s!.end), s!.text);
+    assert.deepEqual(s!.support[0], {
+      content_id: 'handbook',
+      version_id: 'handbook-v1',
+      chunk_id: 'handbook-v1:0',
+      quote: 'Employees receive 25 days of paid vacation every year.',
+      score: 1,
+    });
+    assert.ok(HANDBOOK.text.includes(s!.support[0]!.quote));
+  });
+
+  it('supports a shorter restatement of part of a sentence', async () => {
+    const s = await one('Travel expenses are reimbursed within 30 days.');
+    assert.equal(s.verdict, 'supported');
+  });
+
+  it('catches a changed number and names both values', async () => {
+    const s = await one('Employees receive 21 days of paid vacation every year.');
+    assert.equal(s.verdict, 'contradicted');
+    assert.match(s.reason!, /21 days differs from the source's 25 days/);
+    assert.equal(s.support[0]!.content_id, 'handbook');
+  });
+
+  it('catches a changed unit', async () => {
+    const s = await one('Travel expenses are reimbursed within 30 weeks.');
+    assert.equal(s.verdict, 'contradicted');
+    assert.match(s.reason!, /unit of 30 weeks/);
+  });
+
+  it('catches a changed percentage and a changed price', async () => {
+    assert.equal((await one('The new onboarding programme increased retention by 21% in 2023.')).verdict, 'contradicted');
+    assert.equal((await one('The Pro plan costs $59 per month and includes 10 seats.')).verdict, 'contradicted');
+  });
+
+  it('catches a flipped direction', async () => {
+    const s = await one('The new onboarding programme decreased retention by 12% in 2023.');
+    assert.equal(s.verdict, 'contradicted');
+    assert.match(s.reason!, /"decreased" where the source says "increased"/);
+    assert.equal((await one('Annual billing is 20% more expensive than monthly billing.')).verdict === 'supported', false);
+  });
+
+  it('catches an added and a dropped negation', async () => {
+    const added = await one('The new onboarding programme did not increase retention by 12% in 2023.');
+    assert.equal(added.verdict, 'contradicted');
+    assert.match(added.reason!, /adds a negation/);
+    const dropped = await one('Remote work reduced productivity.');
+    assert.equal(dropped.verdict, 'contradicted');
+    assert.match(dropped.reason!, /drops the source's negation/);
+  });
+
+  it('catches a swapped name', async () => {
+    const s = await one('The company was founded in Munich by Anna Weber.');
+    assert.equal(s.verdict, 'contradicted');
+    assert.match(s.reason!, /"Munich" where the source names "Berlin"/);
+  });
+
+  it('marks a sentence no source states as unsupported with no support', async () => {
+    const s = await one('Our cafeteria serves excellent sushi on Fridays.');
+    assert.equal(s.verdict, 'unsupported');
+    assert.deepEqual(s.support, []);
+  });
+
+  it('marks a sentence only partly backed as unsupported and shows the closest span', async () => {
+    const s = await one('Employees receive 25 days of paid vacation and free gym membership and a company car.');
+    assert.equal(s.verdict, 'unsupported');
+    assert.equal(s.support[0]!.quote, 'Employees receive 25 days of paid vacation every year.');
+    assert.match(s.reason!, /% of its words/);
+  });
+
+  it('gives questions, calls to action and headings no checkable claim', async () => {
+    const out = await checker.check({ text: '# Our benefits\n\nWhat do employees get? Contact us today! Thanks.', retrieve });
+    assert.deepEqual(
+      out.map((s) => s.verdict),
+      ['not_factual', 'not_factual', 'not_factual', 'not_factual'],
+    );
+    assert.ok(out.every((s) => s.support.length === 0));
+  });
+
+  it('checks a sentence against the passages its [n] markers cite before searching', async () => {
+    let asked = 0;
+    const counting = async () => {
+      asked++;
+      return [HANDBOOK];
+    };
+    const out = await checker.check({
+      text: 'The Pro plan includes 10 seats [1]. Employees receive 25 days of paid vacation every year [2].',
+      cited: [PRICING, HANDBOOK],
+      retrieve: counting,
+    });
+    assert.deepEqual(
+      out.map((s) => [s.verdict, s.cited, s.support[0]?.content_id]),
+      [
+        ['supported', [1], 'pricing'],
+        ['supported', [2], 'handbook'],
+      ],
+    );
+    assert.equal(asked, 0, 'cited passages sufficed');
+  });
+
+  it('falls back to the knowledge base when the cited passage does not back the sentence', async () => {
+    const out = await checker.check({ text: 'Employees receive 25 days of paid vacation every year [1].', cited: [PRICING], retrieve });
+    assert.equal(out[0]!.verdict, 'supported');
+    assert.equal(out[0]!.support[0]!.content_id, 'handbook');
+  });
+
+  it('says when a marker points past the cited sources', async () => {
+    const out = await checker.check({ text: 'Our cafeteria serves excellent sushi on Fridays [4].', cited: [PRICING] });
+    assert.equal(out[0]!.verdict, 'unsupported');
+    assert.match(out[0]!.reason!, /cites \[4\], which is not among the 1 sources/);
+  });
+
+  it('without passages or a retriever nothing is supported', async () => {
+    const out = await checker.check({ text: 'Employees receive 25 days of paid vacation every year.' });
+    assert.equal(out[0]!.verdict, 'unsupported');
+    assert.match(out[0]!.reason!, /no source/);
+  });
+
+  it('returns the same verdicts however often it runs (no state between checks)', async () => {
+    const text = 'Employees receive 21 days of paid vacation every year. Remote work did not reduce productivity.';
+    const a = await checker.check({ text, retrieve });
+    const b = await createFactChecker().check({ text, retrieve });
+    assert.deepEqual(a, b);
+    assert.deepEqual(await checker.check({ text, retrieve }), a);
+  });
+
+  it('a stricter threshold turns a partial match unsupported', async () => {
+    const strict = createFactChecker({ threshold: 0.99 });
+    const [s] = await strict.check({ text: 'Employees receive 25 days of vacation every year from their manager.', retrieve });
+    assert.equal(s!.verdict, 'unsupported');
+    const [t] = await createFactChecker({ threshold: 0.5 }).check({
+      text: 'Employees receive 25 days of vacation every year from their manager.',
+      retrieve,
+    });
+    assert.equal(t!.verdict, 'supported');
+  });
+});
