@@ -27,6 +27,10 @@ export const generationConfigSpec = defineConfig(
     LLM_MODEL: Type.String({ default: 'gpt-4o-mini', description: 'chat model name' }),
     LLM_API_KEY: Type.Optional(Type.String({ description: 'bearer key of the chat endpoint' })),
     LLM_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 60000, description: 'deadline of one chat call' }),
+    FACT_CHECK_LLM_JUDGE: Type.Boolean({
+      default: false,
+      description: 'with LLM_URL: the chat model gives a second opinion on sentences the embedded fact checker judges',
+    }),
     RUN_WORKER_TICK_MS: Type.Integer({ minimum: 50, default: 1000, description: 'how often the run worker looks for queued runs' }),
     RUN_LEASE_MS: Type.Integer({
       minimum: 500,

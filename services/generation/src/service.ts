@@ -4,7 +4,7 @@ import { randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platfo
 import { topics } from '@kb/events';
 import { createRpcClient, createRpcServer, loadProto, serviceConstructor } from '@kb/rpc';
 import { createEventSourcedCore, openBus, openStore } from '@kb/runtime';
-import { createOpenAiChat, type FactChecker, type Llm } from '@kb/ai';
+import { createFactChecker, createOpenAiChat, type FactChecker, type Llm } from '@kb/ai';
 import type { GenerationConfig } from './config.js';
 import { generationProjections } from './projections/index.js';
 import { createSettingsService } from './app/settings.js';
@@ -13,7 +13,6 @@ import { createDraftsService } from './app/drafts.js';
 import { createVerifyService } from './app/verify.js';
 import { createRunWorker, createStoreRunLeases, type RunLeases } from './app/worker.js';
 import { createKnowledgeBaseRetriever } from './retrieval.js';
-import { createLexicalFactChecker } from './checker.js';
 import { generationHandlers } from './transport/grpc.js';
 import { startGenerationConsumers } from './transport/consumers.js';
 
@@ -79,7 +78,8 @@ export async function startGeneration(options: {
             ...(config.LLM_API_KEY && { apiKey: config.LLM_API_KEY }),
           })
         : undefined;
-  const checker = options.checker ?? createLexicalFactChecker();
+  // The embedded checker stands on its own; the chat model adds a second opinion only when asked to.
+  const checker = options.checker ?? createFactChecker(llm && config.FACT_CHECK_LLM_JUDGE ? { judge: llm } : {});
 
   const settings = createSettingsService({ store, commands: core.commands, ids, clock });
   const runs = createRunsService({ store, commands: core.commands, ids, clock, settings, retriever, prompts, checker, llm, logger });

@@ -72,13 +72,22 @@ export function allowed(text: string, guidelines: Guidelines): boolean {
   return max === undefined || words(text) <= max;
 }
 
+/** A passage's sentences, line by line, so that a heading line never runs into the sentence after it. */
+export function sourceSentences(text: string): string[] {
+  return text
+    .split(/\n+/)
+    .map((line) => line.replace(/^\s*(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+)/, '').trim())
+    .filter((line) => /[.!?]["'”’)]?$/.test(line))
+    .flatMap((line) => splitSentences(line));
+}
+
 export function composeDeterministic(sections: SectionInput[], guidelines: Guidelines, budget: { max_words: number }): DraftedSection[] {
   const perSection = Math.max(15, Math.floor(budget.max_words / Math.max(1, sections.length)));
   const used = new Set<string>();
   return sections.map((section) => {
     const terms = [...new Set(contentStems(section.query))];
     const candidates = section.passages.flatMap((p, passage) =>
-      splitSentences(p.text)
+      sourceSentences(p.text)
         .filter((s) => s.length >= 12 && s.length <= 600 && /[.!?]$/.test(s) && allowed(s, guidelines))
         .map((text, position) => ({ text, passage, position, stems: new Set(contentStems(text)) })),
     );
