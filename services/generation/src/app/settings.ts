@@ -10,7 +10,7 @@ import {
   productLineDecider,
   productLineStream,
 } from '../domain/aggregates.js';
-import { parseContentTypeConfig, parseDetails, parseGuidelines, parseName } from '../domain/settings.js';
+import { GUIDELINE_KEYS, parseContentTypeConfig, parseDetails, parseGuidelines, parseName } from '../domain/settings.js';
 import {
   BRAND_KITS,
   CONTENT_TYPES,
@@ -98,6 +98,12 @@ export function createSettingsService(deps: SettingsDeps) {
         throw errors.validation('guidelines must be an object', { details: { field: 'guidelines' } });
       // The patch is judged by the same closed parse (unknown keys are 400), null meaning "remove".
       const entries = Object.entries(patch as Record<string, unknown>);
+      for (const [k] of entries)
+        if (!(GUIDELINE_KEYS as readonly string[]).includes(k))
+          throw errors.validation(`guidelines.${k} is not an accepted field`, {
+            code: 'unknown_key',
+            details: { field: `guidelines.${k}` },
+          });
       parseGuidelines(Object.fromEntries(entries.filter(([, v]) => v !== null)));
       const merged: Record<string, unknown> = { ...current.guidelines };
       for (const [k, v] of entries) {

@@ -92,10 +92,24 @@ const ConfigProps = {
   auto_publish: Type.Boolean({ description: 'publish as soon as a draft is verified (default false)' }),
   publish_destination_ids: Type.Array(Uuid, { maxItems: 20 }),
 };
-const ContentTypeConfigInput = Type.Object(Object.fromEntries(Object.entries(ConfigProps).map(([k, v]) => [k, Type.Optional(v)])), {
-  additionalProperties: false,
-  description: 'closed: an unknown key is a 400 naming it',
-});
+const ContentTypeConfigInput = Type.Object(
+  {
+    ...Object.fromEntries(Object.entries(ConfigProps).map(([k, v]) => [k, Type.Optional(v)])),
+    target_length: Type.Optional(
+      Type.Object(
+        {
+          min_words: Type.Optional(Type.Integer({ minimum: 0, maximum: 20000, description: 'default 0' })),
+          max_words: Type.Optional(Type.Integer({ minimum: 10, maximum: 20000, description: 'default 600' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'closed: an unknown key is a 400 naming it',
+  },
+);
 const ContentType = Type.Object(
   {
     content_type_id: Uuid,
