@@ -210,3 +210,14 @@ describe('POST /org/generation/runs: errors', () => {
     );
   });
 });
+
+describe('generation runs survive a restart', () => {
+  it('a run accepted just before the system stops completes after it starts again', async () => {
+    const res = await t.api('POST', '/org/generation/runs', { body: { content_type_id: contentTypeId, geo_question_id: promptId } });
+    assert.equal(res.status, 202, res.text);
+    await t.restart();
+    const done = await waitForRun(t, res.body.run_id);
+    assert.equal(done.state, 'completed', done.reason);
+    assert.equal((await t.api('GET', `/org/generation/drafts/${done.draft_id}`)).status, 200);
+  });
+});

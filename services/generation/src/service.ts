@@ -36,6 +36,8 @@ export async function startGeneration(options: {
   llm?: Llm | null;
   /** Overrides the run leases (tests; the heartbeat lease of harden-crash later). */
   leases?: RunLeases;
+  /** Who holds run leases (default host:pid). */
+  workerId?: string;
   /** Worker off (tests drive it). */
   worker?: boolean;
 }): Promise<RunningService> {
@@ -85,7 +87,8 @@ export async function startGeneration(options: {
   const runs = createRunsService({ store, commands: core.commands, ids, clock, settings, retriever, prompts, checker, llm, logger });
   const drafts = createDraftsService({ store, commands: core.commands, clock });
   const verify = createVerifyService({ checker, retriever });
-  const owner = `${hostname()}:${process.pid}:${ids.uuid()}`;
+  // Stable for the process: a restart in place takes its runs back at once; another process waits out the lease.
+  const owner = options.workerId ?? `${hostname()}:${process.pid}`;
   const worker = createRunWorker({
     pending: runs.pending,
     execute: runs.execute,

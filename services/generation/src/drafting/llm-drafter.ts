@@ -44,7 +44,7 @@ export async function draftWithLlm(
   // One numbering over every section's passages, so a sentence may cite any of them.
   const all = sections.flatMap((s) => s.passages);
   const unique = [...new Map(all.map((p) => [p.chunk_id, p])).values()];
-  const sources = unique.map((p, i) => `[${i + 1}] ${p.title ? `${p.title}: ` : ''}${p.text}`).join('\n\n');
+  const sources = unique.map((p, i) => `[${i + 1}] ${p.title ? `${p.title}: ` : ''}${p.text.replace(/\s+/g, ' ').trim()}`).join('\n\n');
   const outline = sections
     .map((s) => `## ${headingCase(s.spec.title, guidelines)}${s.spec.instructions ? `\n(${s.spec.instructions})` : ''}`)
     .join('\n');
@@ -67,13 +67,16 @@ export async function draftWithLlm(
     if (heading) {
       current = heading[1]!.trim().toLowerCase();
       bodies.set(current, '');
-    } else if (current !== null) bodies.set(current, `${bodies.get(current)} ${line}`);
+    } else if (current !== null) bodies.set(current, `${bodies.get(current)}\n${line}`);
   }
   return sections.map((section, i) => {
     const title = headingCase(section.spec.title, guidelines);
     const body =
       bodies.get(title.toLowerCase()) ?? bodies.get(section.spec.title.toLowerCase()) ?? (i === 0 && bodies.size === 0 ? reply : '');
-    const sentences = splitSentences(body)
+    // Line by line: a line never runs into the next one.
+    const sentences = body
+      .split(/\n+/)
+      .flatMap((line) => splitSentences(line.replace(/^\s*([-*+]|\d+[.)])\s+/, '')))
       .filter((raw) => /\p{L}/u.test(raw.replace(CITES, '')))
       .map((raw) => {
         const numbers = [...raw.matchAll(CITES)].flatMap((m) => m[1]!.split(',').map((n) => Number(n.trim()) - 1));
