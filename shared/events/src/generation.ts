@@ -139,6 +139,8 @@ export const generationRunRequested = defineEvent(
     }),
     /** Set when a content-engine rule started the run. */
     rule_id: Type.Optional(Uuid),
+    /** The requesting key's KB folder scope (null or absent: the whole KB), kept so the run retrieves within it. */
+    caller_folder_scope: Type.Optional(Type.Union([Type.Array(Uuid), Type.Null()])),
     actor: Type.Optional(Type.String()),
     at: Timestamp,
   }),
@@ -162,7 +164,54 @@ export const generationRunFailed = defineEvent(
   Type.Object({ run_id: Uuid, org_id: Uuid, reason: Type.String(), geo_question_id: Type.Optional(Uuid), at: Timestamp }),
 );
 
+/**
+ * Generation's own configuration facts (internal: they stay in its store).
+ * Each carries the whole state after the change.
+ */
+const Json = Type.Record(Type.String(), Type.Unknown());
+export const brandKitSet = defineEvent(
+  generation,
+  'brand_kit.set',
+  1,
+  Type.Object({ org_id: Uuid, name: Type.String(), guidelines: Json, created: Type.Boolean(), at: Timestamp }),
+  { internal: true },
+);
+const contentTypeFields = {
+  content_type_id: Uuid,
+  org_id: Uuid,
+  name: Type.String({ minLength: 1 }),
+  description: Type.String(),
+  config: Json,
+  at: Timestamp,
+};
+export const contentTypeCreated = defineEvent(generation, 'content_type.created', 1, Type.Object(contentTypeFields), { internal: true });
+export const contentTypeUpdated = defineEvent(generation, 'content_type.updated', 1, Type.Object(contentTypeFields), { internal: true });
+export const contentTypeDeleted = defineEvent(
+  generation,
+  'content_type.deleted',
+  1,
+  Type.Object({ content_type_id: Uuid, org_id: Uuid, at: Timestamp }),
+  { internal: true },
+);
+const productLineFields = { product_line_id: Uuid, org_id: Uuid, name: Type.String({ minLength: 1 }), details: Json, at: Timestamp };
+export const productLineCreated = defineEvent(generation, 'product_line.created', 1, Type.Object(productLineFields), { internal: true });
+export const productLineUpdated = defineEvent(generation, 'product_line.updated', 1, Type.Object(productLineFields), { internal: true });
+export const productLineDeleted = defineEvent(
+  generation,
+  'product_line.deleted',
+  1,
+  Type.Object({ product_line_id: Uuid, org_id: Uuid, at: Timestamp }),
+  { internal: true },
+);
+
 export const generationEvents = [
+  brandKitSet,
+  contentTypeCreated,
+  contentTypeUpdated,
+  contentTypeDeleted,
+  productLineCreated,
+  productLineUpdated,
+  productLineDeleted,
   draftCreated,
   draftRevised,
   draftSourcesStale,
@@ -180,3 +229,6 @@ export type GenerationRunRequested = EventData<typeof generationRunRequested>;
 export type GenerationRunProgressed = EventData<typeof generationRunProgressed>;
 export type GenerationRunCompleted = EventData<typeof generationRunCompleted>;
 export type GenerationRunFailed = EventData<typeof generationRunFailed>;
+export type BrandKitSet = EventData<typeof brandKitSet>;
+export type ContentTypeCreated = EventData<typeof contentTypeCreated>;
+export type ProductLineCreated = EventData<typeof productLineCreated>;
