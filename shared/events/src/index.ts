@@ -6,6 +6,7 @@ import { analyticsEvents } from './analytics.js';
 import { promptEvents } from './prompts.js';
 import { searchEvents } from './search.js';
 import { generationEvents } from './generation.js';
+import { publishingEvents } from './publishing.js';
 
 export * from './define.js';
 export * from './topics.js';
@@ -16,6 +17,7 @@ export * from './analytics.js';
 export * from './prompts.js';
 export * from './search.js';
 export * from './generation.js';
+export * from './publishing.js';
 
 /** Every event the system knows; validated on append and on publish. */
 export const eventCatalog = createCatalog([
@@ -26,6 +28,7 @@ export const eventCatalog = createCatalog([
   ...promptEvents,
   ...searchEvents,
   ...generationEvents,
+  ...publishingEvents,
 ]);
 
 /** The envelope that travels on the bus (value of each message, as JSON). */

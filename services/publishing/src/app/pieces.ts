@@ -1,0 +1,432 @@
+import { errors, isAppError } from '@kb/platform';
+import type { CallContext } from '@kb/rpc';
+import type { CommandSession } from '@kb/eventsourcing';
+import type { DraftRevision } from '@kb/events';
+import type { StoreTransaction } from '@kb/store';
+import { checkGate, withinScope } from '../domain/gate.js';
+import { pieceDecider, pieceStream, type PieceState } from '../domain/aggregates.js';
+import { renderPage, slugify } from '../domain/render.js';
+import type { DestinationAdapter, PublishEffect, ResolvedDestination } from '../destinations/port.js';
+import { enqueueDelivery, webhookBody } from '../deliveries/outbox.js';
+import {
+  DRAFTS,
+  PAGES,
+  PIECE_STATES,
+  PUBLICATIONS,
+  derivedUuid,
+  pageId,
+  type DestinationDoc,
+  type DraftDoc,
+  type PageDoc,
+  type PieceStateDoc,
+  type PublicationDoc,
+} from '../projections/collections.js';
+import { actorOf, metadataOf, type AppDeps, type Page } from './context.js';
+import type { DestinationsService } from './destinations.js';
+import type { SitesService } from './sites.js';
+
+type Reader = Pick<StoreTransaction, 'get' | 'find' | 'count'>;
+
+export interface PublishOutcome {
+  destination_id: string;
+  type: string;
+  result: 'published' | 'unchanged' | 'failed';
+  url?: string;
+  error?: string;
+}
+
+/** The content lifecycle (tag Content): review, the publish gate, publishing and taking down. */
+export function createPiecesService(
+  deps: AppDeps & { adapters: Record<string, DestinationAdapter>; destinations: DestinationsService; sites: SitesService },
+) {
+  const { store, commands, clock, adapters, destinations, sites } = deps;
+  const now = () => clock.now().toISOString();
+
+  async function loadDraft(orgId: string, id: string, reader: Reader = store): Promise<DraftRevision> {
+    const doc = await reader.get<DraftDoc>(DRAFTS, id);
+    if (!doc || doc.deleted || doc.org_id !== orgId) throw errors.notFound('Piece');
+    return doc.draft;
+  }
+
+  function requireScope(ctx: CallContext, draft: DraftRevision) {
+    if (!withinScope(draft, ctx.folder_scope))
+      throw errors.forbidden('This key may not publish content drawn from outside its folders', { code: 'folder_scope' });
+  }
+
+  async function view(orgId: string, id: string, reader: Reader = store) {
+    const draft = await loadDraft(orgId, id, reader);
+    const [state, publications] = await Promise.all([
+      reader.get<PieceStateDoc>(PIECE_STATES, id),
+      reader.find<PublicationDoc>(PUBLICATIONS, { where: { piece_id: id }, sort: [{ field: 'published_at', order: 'asc' }] }),
+    ]);
+    const gate = checkGate(draft);
+    return {
+      piece_id: draft.draft_id,
+      revision: draft.revision,
+      status: state?.status ?? 'draft',
+      title: draft.title,
+      description: draft.description,
+      content_kind: draft.content_kind,
+      content_type_id: draft.content_type_id,
+      format: draft.format,
+      body: draft.body,
+      sections: draft.sections,
+      verification: draft.verification,
+      totals: draft.totals,
+      target_prompt_ids: draft.target_prompt_ids,
+      source_folder_ids: draft.source_folder_ids,
+      source_content_ids: draft.source_content_ids,
+      stale_sources: draft.stale_sources,
+      publishable: gate.ok,
+      unsupported_sentences: gate.sentences,
+      reviewer: state?.reviewer ?? null,
+      review_comment: state?.review_comment ?? null,
+      approved_revision: state?.approved_revision ?? null,
+      published_at: state?.published_at ?? null,
+      publications: publications.map((p) => ({
+        destination_id: p.destination_id,
+        type: p.destination_type,
+        status: p.status,
+        revision: p.revision,
+        url: p.url ?? null,
+        published_at: p.published_at,
+        updated_at: p.updated_at,
+      })),
+      history: state?.history ?? [],
+      created_at: draft.at,
+      updated_at: state?.updated_at ?? draft.at,
+    };
+  }
+
+  /** The page slug: the one it already has on this site, else from the title (made unique on the site). */
+  async function slugFor(orgId: string, draft: DraftRevision, reader: Reader): Promise<string> {
+    const [existing] = await reader.find<PublicationDoc>(PUBLICATIONS, { where: { piece_id: draft.draft_id }, limit: 1 });
+    if (existing) return existing.slug;
+    const slug = slugify(draft.title);
+    const taken = await reader.get<PageDoc>(PAGES, pageId(orgId, slug));
+    return taken && taken.piece_id !== draft.draft_id ? `${slug}-${draft.draft_id.slice(0, 8)}` : slug;
+  }
+
+  async function targets(orgId: string, ids: string[] | undefined, reader: Reader = store): Promise<DestinationDoc[]> {
+    if (ids && ids.length > 0) {
+      const out: DestinationDoc[] = [];
+      for (const id of [...new Set(ids)]) {
+        const d = await destinations.load(orgId, id, reader);
+        if (!(await destinations.enabledFor(orgId, d, reader)))
+          throw errors.unprocessable(`Destination ${d.name} is switched off for this organization`, { code: 'destination_disabled' });
+        out.push(d);
+      }
+      return out;
+    }
+    const set = await destinations.defaultSet(orgId, reader);
+    if (set.length === 0)
+      throw errors.unprocessable('No publisher: name destinations or enable one of the default shared set', { code: 'no_publisher' });
+    return set;
+  }
+
+  /** Writes the effect's delivery (webhook destinations) in the session's transaction. */
+  async function queueEffect(s: CommandSession, orgId: string, d: DestinationDoc, effect: PublishEffect, eventKey: string) {
+    if (!effect.delivery || !d.secret_ciphertext) return;
+    const at = now();
+    await enqueueDelivery(s.tx, {
+      id: derivedUuid(`destination:${d.id}:${eventKey}`),
+      org_id: orgId,
+      source: 'destination',
+      target_id: d.id,
+      url: String(d.config.url),
+      secret_ciphertext: d.secret_ciphertext,
+      event_type: effect.delivery.event_type,
+      payload: webhookBody(effect.delivery.event_type, at, effect.delivery.payload),
+      created_at: at,
+      next_attempt_at: clock.now().getTime(),
+    });
+    deps.onDeliveriesQueued();
+  }
+
+  /**
+   * Publishes the latest revision to each target. Remote destinations are
+   * called first; each success and each failure is recorded; a failure answers
+   * 502 after the others committed.
+   */
+  async function publishInternal(ctx: CallContext, draft: DraftRevision, ids: string[] | undefined, auto: boolean) {
+    const orgId = draft.org_id;
+    const gate = checkGate(draft);
+    const { state } = await store.transaction(async (tx) => {
+      const events = await tx.readStream(pieceStream(draft.draft_id));
+      return { state: events.reduce(pieceDecider.evolve, pieceDecider.initialState()) as PieceState };
+    });
+    // Dry run of the decision (gate, approval) before any destination is called.
+    const who = { piece_id: draft.draft_id, org_id: orgId, revision: draft.revision, actor: actorOf(ctx), at: now() };
+    pieceDecider.decide(
+      { type: 'publish', gate, auto, destination: { destination_id: '', destination_type: '', slug: '' }, ...who },
+      state,
+    );
+    const dests = await targets(orgId, ids);
+    const slug = await slugFor(orgId, draft, store);
+    const url = await sites.pageUrl(orgId, slug);
+    const html = renderPage(
+      { org_name: '', base_url: '' },
+      { slug, title: draft.title, description: draft.description, published_at: who.at, updated_at: who.at },
+      draft,
+    );
+    const pubs = await store.find<PublicationDoc>(PUBLICATIONS, { where: { piece_id: draft.draft_id } });
+    const results: { d: DestinationDoc; effect?: PublishEffect; error?: string; unchanged?: boolean }[] = [];
+    for (const d of dests) {
+      if (state.live[d.id] === draft.revision) {
+        results.push({ d, unchanged: true });
+        continue;
+      }
+      const adapter = adapters[d.type]!;
+      const pub = pubs.find((p) => p.destination_id === d.id);
+      try {
+        const effect = await adapter.publish(destinations.resolve(d), {
+          draft,
+          slug,
+          html,
+          ...(url && { canonical_url: url }),
+          ...(pub?.remote_id && { remote_id: pub.remote_id }),
+        });
+        results.push({ d, effect });
+      } catch (err) {
+        if (!isAppError(err) || err.kind !== 'downstream') throw err;
+        results.push({ d, error: err.message });
+      }
+    }
+    await commands.transaction(metadataOf(ctx), async (s) => {
+      for (const r of results) {
+        if (r.unchanged) continue;
+        if (r.error !== undefined) {
+          await s.execute(pieceDecider, pieceStream(draft.draft_id), {
+            type: 'record_failure',
+            destination_id: r.d.id,
+            error: r.error,
+            ...who,
+          });
+          continue;
+        }
+        const effect = r.effect!;
+        const { events } = await s.execute(pieceDecider, pieceStream(draft.draft_id), {
+          type: 'publish',
+          gate,
+          auto,
+          destination: {
+            destination_id: r.d.id,
+            destination_type: r.d.type,
+            slug,
+            ...((effect.url ?? (r.d.type === 'hosted' ? url : undefined)) !== undefined && { url: effect.url ?? url! }),
+            ...(effect.remote_id !== undefined && { remote_id: effect.remote_id }),
+          },
+          ...who,
+        });
+        if (events.length > 0) await queueEffect(s, orgId, r.d, effect, events[0]!.id);
+      }
+    });
+    const outcomes: PublishOutcome[] = results.map((r) => ({
+      destination_id: r.d.id,
+      type: r.d.type,
+      result: r.unchanged ? 'unchanged' : r.error !== undefined ? 'failed' : 'published',
+      ...(r.error !== undefined && { error: r.error }),
+    }));
+    const failed = outcomes.filter((o) => o.result === 'failed');
+    if (failed.length > 0)
+      throw errors.downstream(`Publishing failed on ${failed.length} destination(s): ${failed.map((f) => f.error).join('; ')}`, {
+        code: 'destination_failed',
+        details: { results: outcomes },
+      });
+    return outcomes;
+  }
+
+  /** Takes the piece off destinations (remote calls first; a failure is recorded and answers 502). */
+  async function takeDown(
+    ctx: CallContext,
+    orgId: string,
+    pieceId: string,
+    pubs: PublicationDoc[],
+    mode: 'unpublish' | 'delete',
+    alsoIn?: (s: CommandSession) => Promise<void>,
+  ) {
+    const done: { pub: PublicationDoc; d: DestinationDoc; resolved: ResolvedDestination; effect: PublishEffect }[] = [];
+    const failures: { pub: PublicationDoc; error: string }[] = [];
+    for (const pub of pubs) {
+      const d = (await store.get<DestinationDoc>('publishing_destinations', pub.destination_id))!;
+      const resolved = destinations.resolve(d);
+      try {
+        const effect = await adapters[d.type]!.unpublish(
+          resolved,
+          { piece_id: pub.piece_id, revision: pub.revision, ...(pub.remote_id && { remote_id: pub.remote_id }) },
+          mode,
+        );
+        done.push({ pub, d, resolved, effect });
+      } catch (err) {
+        if (!isAppError(err) || err.kind !== 'downstream') throw err;
+        failures.push({ pub, error: err.message });
+      }
+    }
+    await commands.transaction(metadataOf(ctx), async (s) => {
+      for (const { pub, d, effect } of done) {
+        const { events } = await s.execute(pieceDecider, pieceStream(pub.piece_id), {
+          type: 'unpublish',
+          destination_id: pub.destination_id,
+          mode,
+          piece_id: pub.piece_id,
+          org_id: orgId,
+          revision: pub.revision,
+          actor: actorOf(ctx),
+          at: now(),
+        });
+        if (events.length > 0) await queueEffect(s, orgId, d, effect, events[0]!.id);
+      }
+      for (const f of failures)
+        await s.execute(pieceDecider, pieceStream(f.pub.piece_id), {
+          type: 'record_failure',
+          destination_id: f.pub.destination_id,
+          error: f.error,
+          piece_id: f.pub.piece_id,
+          org_id: orgId,
+          revision: f.pub.revision,
+          actor: actorOf(ctx),
+          at: now(),
+        });
+      if (failures.length === 0 && alsoIn) await alsoIn(s);
+    });
+    if (failures.length > 0)
+      throw errors.downstream(`Taking the piece down failed: ${failures.map((f) => f.error).join('; ')}`, { code: 'destination_failed' });
+    void pieceId;
+  }
+
+  async function review(ctx: CallContext, id: string, build: (draft: DraftRevision) => Parameters<typeof pieceDecider.decide>[0]) {
+    await commands.transaction(metadataOf(ctx), async (s) => {
+      const draft = await loadDraft(ctx.org_id, id, s.tx);
+      requireScope(ctx, draft);
+      await s.execute(pieceDecider, pieceStream(id), build(draft));
+    });
+    return view(ctx.org_id, id);
+  }
+
+  const whoOf = (ctx: CallContext, draft: DraftRevision) => ({
+    piece_id: draft.draft_id,
+    org_id: draft.org_id,
+    revision: draft.revision,
+    actor: actorOf(ctx),
+    at: now(),
+  });
+
+  return {
+    view,
+    loadDraft,
+    takeDown,
+    async list(ctx: CallContext, q: { status?: string } & Page) {
+      if (q.status) {
+        const where = q.status === 'draft' ? null : { org_id: ctx.org_id, status: q.status };
+        if (where) {
+          const [states, total_count] = await Promise.all([
+            store.find<PieceStateDoc>(PIECE_STATES, {
+              where,
+              sort: [{ field: 'updated_at', order: 'desc' }],
+              limit: q.limit,
+              offset: q.offset,
+            }),
+            store.count(PIECE_STATES, where),
+          ]);
+          return {
+            items: await Promise.all(states.map((s) => view(ctx.org_id, s.id).catch(() => null))).then((v) => v.filter((x) => x !== null)),
+            total_count,
+          };
+        }
+      }
+      const all = await store.find<DraftDoc>(DRAFTS, {
+        where: { org_id: ctx.org_id, deleted: false },
+        sort: [{ field: 'seq', order: 'desc' }],
+      });
+      const views = await Promise.all(all.map((d) => view(ctx.org_id, d.id)));
+      const filtered = q.status ? views.filter((v) => v.status === q.status) : views;
+      return { items: filtered.slice(q.offset, q.offset + q.limit), total_count: filtered.length };
+    },
+    /** What waits for whom: pieces in review (for their reviewer, or anyone) and approved pieces waiting for a publisher. */
+    async queue(ctx: CallContext, page: Page) {
+      const states = await store.find<PieceStateDoc>(PIECE_STATES, {
+        where: { org_id: ctx.org_id, status: { $in: ['in_review', 'approved'] } },
+        sort: [{ field: 'updated_at', order: 'asc' }],
+      });
+      const items = [];
+      for (const st of states) {
+        const draft = await store.get<DraftDoc>(DRAFTS, st.id);
+        if (!draft || draft.deleted) continue;
+        const since =
+          [...st.history].reverse().find((h) => h.event === (st.status === 'in_review' ? 'submitted' : 'approved'))?.at ?? st.updated_at;
+        items.push({
+          piece_id: st.id,
+          title: draft.draft.title,
+          status: st.status,
+          waiting_for: st.status === 'in_review' ? (st.reviewer ?? 'any reviewer') : 'a publisher',
+          waiting_since: since,
+          revision: draft.revision,
+          publishable: checkGate(draft.draft).ok,
+        });
+      }
+      return { items: items.slice(page.offset, page.offset + page.limit), total_count: items.length };
+    },
+    get: (ctx: CallContext, id: string) => view(ctx.org_id, id),
+    submit: (ctx: CallContext, id: string, input: { reviewer?: string; comment?: string }) =>
+      review(ctx, id, (draft) => ({
+        type: 'submit',
+        ...whoOf(ctx, draft),
+        ...(input.reviewer !== undefined && { reviewer: input.reviewer }),
+        ...(input.comment !== undefined && { comment: input.comment }),
+      })),
+    approve: (ctx: CallContext, id: string, input: { comment?: string }) =>
+      review(ctx, id, (draft) => ({
+        type: 'approve',
+        gate: checkGate(draft),
+        ...whoOf(ctx, draft),
+        ...(input.comment !== undefined && { comment: input.comment }),
+      })),
+    reject: (ctx: CallContext, id: string, input: { comment?: string }) => {
+      const comment = (input.comment ?? '').trim();
+      if (!comment) throw errors.validation('A rejection needs a comment', { details: { field: 'comment' } });
+      return review(ctx, id, (draft) => ({ type: 'reject', comment, ...whoOf(ctx, draft) }));
+    },
+    async publish(ctx: CallContext, id: string, input: { destination_ids?: string[] }) {
+      const draft = await loadDraft(ctx.org_id, id);
+      requireScope(ctx, draft);
+      const results = await publishInternal(ctx, draft, input.destination_ids, false);
+      return { ...(await view(ctx.org_id, id)), results };
+    },
+    /** Auto-publish of a verified draft (the content type asked for it); failures are recorded on the piece. */
+    async autoPublish(draft: DraftRevision) {
+      const ctx: CallContext = {
+        org_id: draft.org_id,
+        principal: { type: 'system', id: 'auto-publish' },
+        permissions: [],
+        folder_scope: null,
+        request_id: `auto-publish:${draft.draft_id}:${draft.revision}`,
+      };
+      try {
+        await publishInternal(ctx, draft, draft.publish_destination_ids.length > 0 ? draft.publish_destination_ids : undefined, true);
+      } catch (err) {
+        if (!isAppError(err) || err.kind === 'downstream') return;
+        await commands.transaction(metadataOf(ctx), (s) =>
+          s.execute(pieceDecider, pieceStream(draft.draft_id), {
+            type: 'record_failure',
+            error: `${err.code}: ${err.message}`,
+            ...whoOf(ctx, draft),
+          }),
+        );
+      }
+    },
+    async unpublish(ctx: CallContext, id: string, input: { destination_ids?: string[]; mode?: 'unpublish' | 'delete' }) {
+      const draft = await loadDraft(ctx.org_id, id);
+      requireScope(ctx, draft);
+      const live = await store.find<PublicationDoc>(PUBLICATIONS, { where: { piece_id: id, status: 'live' } });
+      const chosen =
+        input.destination_ids && input.destination_ids.length > 0
+          ? live.filter((p) => input.destination_ids!.includes(p.destination_id))
+          : live;
+      if (chosen.length === 0) throw errors.conflict('The piece is not live on those destinations', { code: 'not_published' });
+      await takeDown(ctx, ctx.org_id, id, chosen, input.mode ?? 'unpublish');
+      return view(ctx.org_id, id);
+    },
+  };
+}
+
+export type PiecesService = ReturnType<typeof createPiecesService>;

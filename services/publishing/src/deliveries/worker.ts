@@ -1,0 +1,148 @@
+import type { Logger } from 'pino';
+import type { Clock } from '@kb/platform';
+import type { Store } from '@kb/store';
+import { webhookHeaders } from '../domain/signing.js';
+import type { SecretBox } from '../app/secrets.js';
+import { DELIVERIES, type DeliveryDoc } from '../projections/collections.js';
+import type { WorkerLease } from './lease.js';
+
+export interface DeliveryWorkerOptions {
+  store: Store;
+  lease: WorkerLease;
+  secrets: SecretBox;
+  clock: Clock;
+  logger: Logger;
+  tickMs: number;
+  backoffMs: number;
+  maxAttempts: number;
+  timeoutMs: number;
+  /** Parallel requests per tick. */
+  concurrency?: number;
+  fetch?: typeof fetch;
+}
+
+/**
+ * Sends due webhook deliveries: at least once, the same webhook-id on every
+ * attempt, so a receiver that dedupes by it sees each exactly once. A delivery
+ * is marked done only after the receiver answered 2xx; a crash in between
+ * resends it on restart. Failures retry with exponential backoff up to
+ * maxAttempts; every attempt is logged on the delivery.
+ */
+export function createDeliveryWorker(o: DeliveryWorkerOptions) {
+  const doFetch = o.fetch ?? fetch;
+  const concurrency = o.concurrency ?? 16;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = true;
+  let again = false;
+
+  async function attempt(d: DeliveryDoc): Promise<void> {
+    const started = Date.now();
+    const now = o.clock.now();
+    const ts = Math.floor(now.getTime() / 1000);
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      const res = await doFetch(d.url, {
+        method: 'POST',
+        headers: webhookHeaders(o.secrets.open(d.secret_ciphertext), d.id, ts, d.payload),
+        body: d.payload,
+        signal: AbortSignal.timeout(o.timeoutMs),
+      });
+      status = res.status;
+      await res.arrayBuffer().catch(() => undefined);
+      if (!res.ok) error = `receiver answered ${res.status}`;
+    } catch (err) {
+      error = (err as Error).message.slice(0, 300);
+    }
+    const ok = error === null;
+    await o.store.transaction(async (tx) => {
+      const cur = await tx.get<DeliveryDoc>(DELIVERIES, d.id);
+      if (!cur || cur.status !== 'pending') return;
+      const attempts = cur.attempts + 1;
+      const log = [
+        ...cur.log,
+        { attempt: attempts, at: now.toISOString(), status_code: status, error, duration_ms: Date.now() - started },
+      ].slice(-50);
+      const after = o.clock.now().getTime();
+      await tx.put<DeliveryDoc>(DELIVERIES, {
+        ...cur,
+        attempts,
+        log,
+        status: ok ? 'delivered' : attempts >= o.maxAttempts ? 'failed' : 'pending',
+        next_attempt_at: ok ? cur.next_attempt_at : after + o.backoffMs * 2 ** (attempts - 1),
+        ...(ok && { delivered_at: now.toISOString() }),
+      });
+    });
+    if (!ok) o.logger.warn({ delivery: d.id, url: d.url, error }, 'webhook delivery failed');
+  }
+
+  /** One pass: everything due now, in order of due time. */
+  async function tick(): Promise<number> {
+    if (!(await o.lease.hold())) return 0;
+    const now = o.clock.now().getTime();
+    const pending = await o.store.find<DeliveryDoc>(DELIVERIES, {
+      where: { status: 'pending' },
+      sort: [{ field: 'next_attempt_at', order: 'asc' }],
+      limit: 500,
+    });
+    const due = pending.filter((d) => d.next_attempt_at <= now);
+    let next = 0;
+    const lanes = Array.from({ length: Math.min(concurrency, due.length) }, async () => {
+      while (next < due.length && !stopped) await attempt(due[next++]!);
+    });
+    await Promise.all(lanes);
+    return due.length;
+  }
+
+  let busy = false;
+  function schedule(ms: number) {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      running = run();
+    }, ms);
+    timer.unref?.();
+  }
+
+  /** Passes never overlap: a delivery is never sent twice at once by one worker. */
+  async function run(): Promise<void> {
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    let n = 0;
+    try {
+      n = await tick();
+    } catch (err) {
+      o.logger.error({ err }, 'delivery worker pass failed');
+    } finally {
+      busy = false;
+    }
+    const more = n > 0 || again;
+    again = false;
+    schedule(more ? 0 : o.tickMs);
+  }
+
+  return {
+    tick,
+    start() {
+      stopped = false;
+      schedule(0);
+    },
+    /** Something was queued: look now rather than at the next tick. */
+    notify() {
+      if (stopped) return;
+      if (busy) again = true;
+      else schedule(0);
+    },
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;

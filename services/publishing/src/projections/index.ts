@@ -1,0 +1,259 @@
+import type { Projection } from '@kb/eventsourcing';
+import type { StoreTransaction, StoredEvent } from '@kb/store';
+import type {
+  DestinationCreated,
+  DestinationRemoved,
+  DestinationToggled,
+  DomainRegistered,
+  PieceApproved,
+  PiecePublished,
+  PiecePublishFailed,
+  PieceRejected,
+  PieceSubmitted,
+  PieceUnpublished,
+  WebhookSubscriptionCreated,
+} from '@kb/events';
+import {
+  DESTINATIONS,
+  DESTINATION_TOGGLES,
+  DOMAINS,
+  DOMAIN_HOSTS,
+  PAGES,
+  PIECE_STATES,
+  PUBLICATIONS,
+  SITE_VERSIONS,
+  SUBSCRIPTIONS,
+  pageId,
+  publicationId,
+  type DestinationDoc,
+  type DomainDoc,
+  type HistoryEntry,
+  type PageDoc,
+  type PieceStateDoc,
+  type PieceStatus,
+  type PublicationDoc,
+  type SubscriptionDoc,
+} from './collections.js';
+
+/** Hosted sites render from these; any change to what a site shows bumps its version (the render cache's validator). */
+async function bumpSite(tx: StoreTransaction, orgId: string) {
+  const cur = await tx.get<{ id: string; version: number }>(SITE_VERSIONS, orgId);
+  await tx.put(SITE_VERSIONS, { id: orgId, version: (cur?.version ?? 0) + 1 });
+}
+
+async function updatePiece(
+  tx: StoreTransaction,
+  d: { piece_id: string; org_id: string; revision: number; actor: string; at: string },
+  entry: Omit<HistoryEntry, 'actor' | 'at' | 'revision'>,
+  change: (doc: PieceStateDoc) => Partial<PieceStateDoc>,
+) {
+  const cur: PieceStateDoc = (await tx.get<PieceStateDoc>(PIECE_STATES, d.piece_id)) ?? {
+    id: d.piece_id,
+    org_id: d.org_id,
+    status: 'draft',
+    updated_at: d.at,
+    history: [],
+  };
+  const history = [...cur.history, { ...entry, actor: d.actor, at: d.at, revision: d.revision }];
+  await tx.put(PIECE_STATES, { ...cur, ...change(cur), history, updated_at: d.at });
+}
+
+/** Piece states, publications, hosted pages, destinations, domains and subscriptions. */
+export const publishingProjection: Projection = {
+  name: 'publishing',
+  collections: [PIECE_STATES, PUBLICATIONS, PAGES, SITE_VERSIONS, DESTINATIONS, DESTINATION_TOGGLES, DOMAINS, DOMAIN_HOSTS, SUBSCRIPTIONS],
+  indexes: [
+    { collection: PIECE_STATES, fields: ['org_id', 'status'] },
+    { collection: PUBLICATIONS, fields: ['org_id', 'piece_id'] },
+    { collection: PUBLICATIONS, fields: ['destination_id', 'status'] },
+    { collection: PAGES, fields: ['org_id', 'status'] },
+    { collection: DESTINATIONS, fields: ['org_id'] },
+    { collection: DOMAINS, fields: ['org_id'] },
+    { collection: SUBSCRIPTIONS, fields: ['org_id', 'deleted'] },
+  ],
+  async apply(tx, event: StoredEvent) {
+    switch (event.type) {
+      case 'piece.submitted': {
+        const d = event.data as PieceSubmitted;
+        await updatePiece(tx, d, { event: 'submitted', ...(d.comment !== undefined && { comment: d.comment }) }, () => ({
+          status: 'in_review',
+          ...(d.reviewer !== undefined && { reviewer: d.reviewer }),
+        }));
+        return;
+      }
+      case 'piece.approved': {
+        const d = event.data as PieceApproved;
+        await updatePiece(tx, d, { event: 'approved', ...(d.comment !== undefined && { comment: d.comment }) }, () => ({
+          status: 'approved',
+          approved_revision: d.revision,
+        }));
+        return;
+      }
+      case 'piece.rejected': {
+        const d = event.data as PieceRejected;
+        await updatePiece(tx, d, { event: 'rejected', comment: d.comment }, () => ({ status: 'rejected', review_comment: d.comment }));
+        return;
+      }
+      case 'piece.publish_failed': {
+        const d = event.data as PiecePublishFailed;
+        await updatePiece(
+          tx,
+          d,
+          { event: 'publish_failed', error: d.error, ...(d.destination_id !== undefined && { destination_id: d.destination_id }) },
+          () => ({}),
+        );
+        return;
+      }
+      case 'piece.published': {
+        const d = event.data as PiecePublished;
+        await updatePiece(tx, d, { event: 'published', destination_id: d.destination_id }, (cur) => ({
+          status: 'published',
+          published_at: cur.published_at ?? d.at,
+        }));
+        const id = publicationId(d.piece_id, d.destination_id);
+        const prev = await tx.get<PublicationDoc>(PUBLICATIONS, id);
+        const pub: PublicationDoc = {
+          id,
+          org_id: d.org_id,
+          piece_id: d.piece_id,
+          destination_id: d.destination_id,
+          destination_type: d.destination_type,
+          revision: d.revision,
+          status: 'live',
+          slug: d.slug,
+          ...(d.url !== undefined && { url: d.url }),
+          ...(d.remote_id !== undefined && { remote_id: d.remote_id }),
+          published_at: prev?.published_at ?? d.at,
+          updated_at: d.at,
+        };
+        await tx.put(PUBLICATIONS, pub);
+        if (d.destination_type === 'hosted') {
+          const pid = pageId(d.org_id, d.slug);
+          const page = await tx.get<PageDoc>(PAGES, pid);
+          await tx.put(PAGES, {
+            id: pid,
+            org_id: d.org_id,
+            piece_id: d.piece_id,
+            slug: d.slug,
+            revision: d.revision,
+            status: 'live',
+            published_at: page?.published_at ?? d.at,
+            updated_at: d.at,
+          } satisfies PageDoc);
+          await bumpSite(tx, d.org_id);
+        }
+        return;
+      }
+      case 'piece.unpublished': {
+        const d = event.data as PieceUnpublished;
+        const id = publicationId(d.piece_id, d.destination_id);
+        const pub = await tx.get<PublicationDoc>(PUBLICATIONS, id);
+        const stillLive = (await tx.find<PublicationDoc>(PUBLICATIONS, { where: { piece_id: d.piece_id, status: 'live' } })).filter(
+          (p) => p.id !== id,
+        );
+        const status: PieceStatus = stillLive.length > 0 ? 'published' : 'unpublished';
+        await updatePiece(tx, d, { event: d.mode === 'delete' ? 'deleted' : 'unpublished', destination_id: d.destination_id }, () => ({
+          status,
+        }));
+        if (!pub) return;
+        await tx.put(PUBLICATIONS, { ...pub, status: d.mode === 'delete' ? 'deleted' : 'unpublished', updated_at: d.at });
+        if (pub.destination_type === 'hosted') {
+          const pid = pageId(d.org_id, pub.slug);
+          const page = await tx.get<PageDoc>(PAGES, pid);
+          if (page && d.mode === 'delete') await tx.delete(PAGES, pid);
+          else if (page) await tx.put(PAGES, { ...page, status: 'gone', updated_at: d.at });
+          await bumpSite(tx, d.org_id);
+        }
+        return;
+      }
+      case 'destination.created': {
+        const d = event.data as DestinationCreated;
+        const doc: DestinationDoc = {
+          id: d.destination_id,
+          org_id: d.org_id,
+          type: d.type,
+          name: d.name,
+          config: d.config,
+          ...(d.secret_ciphertext !== undefined && { secret_ciphertext: d.secret_ciphertext }),
+          is_default: d.is_default,
+          removed: false,
+          created_at: d.at,
+          seq: event.position,
+        };
+        await tx.put(DESTINATIONS, doc);
+        return;
+      }
+      case 'destination.removed': {
+        const d = event.data as DestinationRemoved;
+        const cur = await tx.get<DestinationDoc>(DESTINATIONS, d.destination_id);
+        if (cur) await tx.put(DESTINATIONS, { ...cur, removed: true });
+        return;
+      }
+      case 'destination.toggled': {
+        const d = event.data as DestinationToggled;
+        await tx.put(DESTINATION_TOGGLES, {
+          id: `${d.org_id}:${d.destination_id}`,
+          org_id: d.org_id,
+          destination_id: d.destination_id,
+          enabled: d.enabled,
+        });
+        return;
+      }
+      case 'domain.registered': {
+        const d = event.data as DomainRegistered;
+        await tx.put(DOMAINS, {
+          id: d.domain_id,
+          org_id: d.org_id,
+          hostname: d.hostname,
+          token: d.token,
+          status: 'pending',
+          created_at: d.at,
+        } satisfies DomainDoc);
+        await tx.put(DOMAIN_HOSTS, { id: d.hostname, domain_id: d.domain_id, org_id: d.org_id, verified: false });
+        return;
+      }
+      case 'domain.verified': {
+        const d = event.data as { domain_id: string; org_id: string; at: string };
+        const cur = await tx.get<DomainDoc>(DOMAINS, d.domain_id);
+        if (!cur) return;
+        await tx.put(DOMAINS, { ...cur, status: 'verified', verified_at: d.at });
+        await tx.put(DOMAIN_HOSTS, { id: cur.hostname, domain_id: cur.id, org_id: cur.org_id, verified: true });
+        await bumpSite(tx, d.org_id);
+        return;
+      }
+      case 'domain.removed': {
+        const d = event.data as { domain_id: string; org_id: string };
+        const cur = await tx.get<DomainDoc>(DOMAINS, d.domain_id);
+        if (!cur) return;
+        await tx.delete(DOMAINS, d.domain_id);
+        await tx.delete(DOMAIN_HOSTS, cur.hostname);
+        await bumpSite(tx, d.org_id);
+        return;
+      }
+      case 'webhook_subscription.created': {
+        const d = event.data as WebhookSubscriptionCreated;
+        await tx.put(SUBSCRIPTIONS, {
+          id: d.subscription_id,
+          org_id: d.org_id,
+          url: d.url,
+          event_kinds: d.event_kinds,
+          secret_ciphertext: d.secret_ciphertext,
+          created_at: d.at,
+          deleted: false,
+          seq: event.position,
+        } satisfies SubscriptionDoc);
+        return;
+      }
+      case 'webhook_subscription.deleted': {
+        const d = event.data as { subscription_id: string };
+        const cur = await tx.get<SubscriptionDoc>(SUBSCRIPTIONS, d.subscription_id);
+        if (cur) await tx.put(SUBSCRIPTIONS, { ...cur, deleted: true });
+        return;
+      }
+      default:
+        return;
+    }
+  },
+};
+
+export const publishingProjections: Projection[] = [publishingProjection];

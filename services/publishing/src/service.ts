@@ -1,0 +1,194 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { Resolver } from 'node:dns/promises';
+import type { Logger } from 'pino';
+import { errors, randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platform';
+import { topics } from '@kb/events';
+import { createRpcClient, createRpcServer, loadProto, serviceConstructor, type CallContext } from '@kb/rpc';
+import { createEventSourcedCore, openBus, openStore } from '@kb/runtime';
+import type { PublishingConfig } from './config.js';
+import { publishingProjections } from './projections/index.js';
+import { DRAFTS, PUBLICATIONS, type DraftDoc, type PublicationDoc } from './projections/collections.js';
+import { createSecretBox } from './app/secrets.js';
+import { metadataOf, type AppDeps } from './app/context.js';
+import { createDestinationsService } from './app/destinations.js';
+import { createSitesService } from './app/sites.js';
+import { createPiecesService } from './app/pieces.js';
+import { createDomainsService, type TxtResolver } from './app/domains.js';
+import { createSubscriptionsService } from './app/subscriptions.js';
+import { createAnalyticsPromptFigures, createOutcomesService, type PromptFigures } from './app/outcomes.js';
+import { createHostedAdapter } from './destinations/hosted.js';
+import { createWebhookAdapter } from './destinations/webhook.js';
+import { createWordPressAdapter } from './destinations/wordpress.js';
+import type { DestinationAdapter } from './destinations/port.js';
+import { createDeliveryWorker } from './deliveries/worker.js';
+import { createStoreWorkerLease } from './deliveries/lease.js';
+import { AUTO_PUBLISH, startPublishingConsumers, type AutoPublishDoc } from './transport/consumers.js';
+import { contentHandlers, destinationHandlers, siteHandlers, webhookHandlers } from './transport/grpc.js';
+
+export const SERVICE_NAME = 'publishing';
+
+export interface RunningService {
+  address: string;
+  stop(): Promise<void>;
+}
+
+/** Composition root: adapters from config, use cases, gRPC, consumers, the delivery worker and the auto-publisher. */
+export async function startPublishing(options: {
+  config: PublishingConfig;
+  logger: Logger;
+  clock?: Clock;
+  ids?: IdGenerator;
+  /** Overrides the DNS resolver (tests). */
+  resolver?: TxtResolver;
+  /** Overrides the analytics port (tests). */
+  figures?: PromptFigures;
+}): Promise<RunningService> {
+  const { config } = options;
+  const logger = options.logger.child({ service: SERVICE_NAME });
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? randomIds;
+
+  const store = await openStore(config, SERVICE_NAME, clock, logger);
+  const bus = await openBus(config, SERVICE_NAME, logger);
+  const core = await createEventSourcedCore({
+    service: SERVICE_NAME,
+    topic: topics.publishing,
+    store,
+    bus,
+    projections: publishingProjections,
+    ids,
+    clock,
+    logger,
+  });
+  await store.ensureIndex(DRAFTS, ['org_id', 'deleted']);
+  await store.ensureIndex('publishing_deliveries', ['status', 'next_attempt_at']);
+  await store.ensureIndex('publishing_deliveries', ['org_id', 'target_id']);
+
+  const secrets = createSecretBox(config.PUBLISHING_SECRET_KEY);
+  const owner = `${hostname()}:${process.pid}:${ids.uuid()}`;
+  const worker = createDeliveryWorker({
+    store,
+    lease: createStoreWorkerLease({
+      store,
+      name: 'publishing.deliveries',
+      owner,
+      ttlMs: Math.max(30_000, config.DELIVERY_TIMEOUT_MS * 3),
+      clock,
+    }),
+    secrets,
+    clock,
+    logger,
+    tickMs: config.DELIVERY_TICK_MS,
+    backoffMs: config.DELIVERY_BACKOFF_MS,
+    maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
+    timeoutMs: config.DELIVERY_TIMEOUT_MS,
+  });
+  const deps: AppDeps = { store, commands: core.commands, ids, clock, secrets, onDeliveriesQueued: () => worker.notify() };
+  const adapters: Record<string, DestinationAdapter> = {
+    hosted: createHostedAdapter(),
+    webhook: createWebhookAdapter(),
+    wordpress: createWordPressAdapter({ timeoutMs: config.DELIVERY_TIMEOUT_MS }),
+  };
+  const destinations = createDestinationsService({ ...deps, adapters });
+  const sites = createSitesService({ store, publicBaseUrl: config.PUBLIC_BASE_URL });
+  const pieces = createPiecesService({ ...deps, adapters, destinations, sites });
+  let resolver = options.resolver;
+  if (!resolver) {
+    const r = new Resolver();
+    if (config.DNS_SERVERS) r.setServers(config.DNS_SERVERS.split(','));
+    resolver = r;
+  }
+  const domains = createDomainsService({ ...deps, resolver, random: randomBytes });
+  const subscriptions = createSubscriptionsService(deps);
+  const analytics = createRpcClient(serviceConstructor(loadProto('analytics.proto'), 'analytics.v1.ReportService'), {
+    address: config.ANALYTICS_GRPC,
+    internalToken: config.INTERNAL_TOKEN,
+    name: 'analytics',
+  });
+  const outcomes = createOutcomesService({ ...deps, figures: options.figures ?? createAnalyticsPromptFigures(analytics), pieces });
+
+  /** Removal takes a choice for live content, applied to every piece live there, in the removal's transaction. */
+  async function removeDestination(ctx: CallContext, id: string, onLive: 'leave' | 'unpublish' | 'delete') {
+    if (onLive !== 'leave' && onLive !== 'unpublish' && onLive !== 'delete')
+      throw errors.validation('on_live_content must be leave, unpublish or delete', { details: { field: 'on_live_content' } });
+    const d = await destinations.load(ctx.org_id, id);
+    const live =
+      onLive === 'leave'
+        ? []
+        : await store.find<PublicationDoc>(PUBLICATIONS, { where: { org_id: ctx.org_id, destination_id: id, status: 'live' } });
+    if (live.length === 0) await core.commands.transaction(metadataOf(ctx), (s) => destinations.removeIn(s, ctx, d, onLive));
+    else
+      await pieces.takeDown(ctx, ctx.org_id, id, live, onLive as 'unpublish' | 'delete', (s) => destinations.removeIn(s, ctx, d, onLive));
+  }
+
+  // The auto-publisher: verified drafts that asked for it, published outside the consumer's transaction.
+  let autoTimer: NodeJS.Timeout | undefined;
+  let autoRunning: Promise<void> = Promise.resolve();
+  let autoBusy = false;
+  let stopped = false;
+  const autoPass = async () => {
+    if (autoBusy || stopped) return;
+    autoBusy = true;
+    try {
+      const pending = await store.find<AutoPublishDoc>(AUTO_PUBLISH, { where: { status: 'pending' }, limit: 50 });
+      for (const job of pending) {
+        const doc = await store.get<DraftDoc>(DRAFTS, job.draft_id);
+        if (doc && !doc.deleted && doc.revision === job.revision) await pieces.autoPublish(doc.draft);
+        await store.transaction((tx) => tx.put<AutoPublishDoc>(AUTO_PUBLISH, { ...job, status: 'done' }));
+      }
+    } catch (err) {
+      logger.error({ err }, 'auto-publish pass failed');
+    } finally {
+      autoBusy = false;
+    }
+  };
+  const scheduleAuto = (ms: number) => {
+    if (stopped) return;
+    clearTimeout(autoTimer);
+    autoTimer = setTimeout(() => {
+      autoRunning = autoPass().then(() => scheduleAuto(config.DELIVERY_TICK_MS));
+    }, ms);
+    autoTimer.unref?.();
+  };
+
+  const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
+  const proto = loadProto('publishing.proto');
+  server.addService(serviceConstructor(proto, 'publishing.v1.ContentService'), contentHandlers(pieces, outcomes));
+  server.addService(
+    serviceConstructor(proto, 'publishing.v1.DestinationService'),
+    destinationHandlers(destinations, domains, removeDestination),
+  );
+  server.addService(serviceConstructor(proto, 'publishing.v1.WebhookService'), webhookHandlers(subscriptions));
+  server.addService(serviceConstructor(proto, 'publishing.v1.SiteService'), siteHandlers(sites));
+  const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
+  await core.start();
+  await destinations.seedShared();
+  const consumers = await startPublishingConsumers({
+    bus,
+    store,
+    logger,
+    subscriptions,
+    onAutoPublish: () => scheduleAuto(50),
+    onDeliveriesQueued: () => worker.notify(),
+  });
+  worker.start();
+  scheduleAuto(0);
+  logger.info({ port }, 'publishing listening');
+
+  return {
+    address: `${config.GRPC_HOST}:${port}`,
+    async stop() {
+      stopped = true;
+      clearTimeout(autoTimer);
+      await autoRunning;
+      await worker.stop();
+      await server.shutdown();
+      for (const c of consumers) await c.stop();
+      analytics.close();
+      await core.stop();
+      await bus.close();
+      await store.close();
+    },
+  };
+}
