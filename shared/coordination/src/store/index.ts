@@ -1,9 +1,10 @@
 import { systemClock, type Clock } from '@kb/platform';
 import type { Store } from '@kb/store';
-import { fixedWindow, type LeaseManager, type RateLimiter } from '../port.js';
+import { fixedWindow, liveHits, type LeaseManager, type RateLimiter, type SlidingRateLimiter } from '../port.js';
 
 const LEASES = '_coordination_leases';
 const LIMITS = '_coordination_rate_limits';
+const SLIDING = '_coordination_sliding_limits';
 
 interface LeaseDoc {
   id: string;
@@ -53,6 +54,31 @@ export function createStoreRateLimiter(deps: { store: Store; clock?: Clock }): R
         if (count >= limit) return { allowed: false, remaining: 0, retryAfterSeconds };
         await tx.put(LIMITS, { id: key, count: count + 1, ends_at: window.endsAt });
         return { allowed: true, remaining: limit - count - 1, retryAfterSeconds: 0 };
+      }),
+    close: async () => {},
+  };
+}
+
+interface SlidingDoc {
+  id: string;
+  hits: number[];
+}
+
+/** A sliding log of hit times per key in the service's Store; one transaction decides. */
+export function createStoreSlidingRateLimiter(deps: { store: Store; clock?: Clock }): SlidingRateLimiter {
+  const clock = deps.clock ?? systemClock;
+  return {
+    hit: (key, limit, windowMs) =>
+      deps.store.transaction(async (tx) => {
+        const now = clock.now().getTime();
+        const hits = liveHits((await tx.get<SlidingDoc>(SLIDING, key))?.hits ?? [], now, windowMs);
+        if (hits.length >= limit) {
+          const oldest = hits[hits.length - limit]!;
+          return { allowed: false, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((oldest + windowMs - now) / 1000)) };
+        }
+        hits.push(now);
+        await tx.put(SLIDING, { id: key, hits });
+        return { allowed: true, remaining: limit - hits.length, retryAfterSeconds: 0 };
       }),
     close: async () => {},
   };
