@@ -86,6 +86,9 @@ export async function startGateway(options: {
   const bootstrap = await identity.bootstrap(config);
 
   const clients = createServiceClients(config);
+  const mcpLimiter = config.REDIS_URL
+    ? (await import('@kb/coordination/redis')).createRedisSlidingRateLimiter({ url: config.REDIS_URL, prefix: SERVICE_NAME })
+    : (await import('@kb/coordination/store')).createStoreSlidingRateLimiter({ store, clock });
 
   const { app, routes } = await buildHttpApp({
     identity,
@@ -96,6 +99,16 @@ export async function startGateway(options: {
     logger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
+    ...(config.MCP_ENABLED && {
+      mcp: {
+        limiter: mcpLimiter,
+        limit: config.MCP_RATE_LIMIT,
+        windowMs: config.MCP_RATE_WINDOW_MS,
+        dispatchSecret: config.INTERNAL_TOKEN,
+        jsonResponse: config.MCP_JSON_RESPONSE,
+        ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
+      },
+    }),
   });
   await core.start();
   const sweeper = startCreditSweeper(credits, config.CREDIT_HOLD_TTL_SECONDS * 1000, logger);
@@ -111,6 +124,7 @@ export async function startGateway(options: {
     ...(bootstrap.org_id && { bootstrapOrgId: bootstrap.org_id }),
     async stop() {
       await app.close();
+      await mcpLimiter.close();
       await sweeper.stop();
       clients.close();
       await core.stop();
