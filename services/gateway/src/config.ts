@@ -60,7 +60,12 @@ export const gatewayConfigSpec = defineConfig(
       default: 'store',
       description: 'where login rate limits are counted: the service store (one machine) or Redis (replicas)',
     }),
-    REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis for COORDINATION=redis' })),
+    REDIS_URL: Type.Optional(
+      Type.String({
+        pattern: '^rediss?://',
+        description: 'Redis for COORDINATION=redis (login limits, the MCP rate limit across replicas)',
+      }),
+    ),
     LOGIN_FAILURES_PER_ACCOUNT: Type.Integer({
       minimum: 1,
       default: 5,
@@ -84,6 +89,13 @@ export const gatewayConfigSpec = defineConfig(
       description:
         'a credit reservation older than this is released (its gateway died before settling it); longer than any metered request',
     }),
+    MCP_ENABLED: Type.Boolean({ default: true, description: 'serve the MCP server at /mcp on this port' }),
+    MCP_RATE_LIMIT: Type.Integer({ minimum: 1, default: 60, description: 'MCP requests per window per API key or OAuth grant' }),
+    MCP_RATE_WINDOW_MS: Type.Integer({ minimum: 100, default: 60000, description: 'the sliding window of MCP_RATE_LIMIT' }),
+    MCP_JSON_RESPONSE: Type.Boolean({ default: false, description: 'answer MCP POSTs with JSON instead of an event stream' }),
+    PUBLIC_URL: Type.Optional(
+      Type.String({ pattern: '^https?://[^\\s]+$', description: 'public base URL (OAuth issuer, MCP resource); from Host when unset' }),
+    ),
   }),
   (config) => [
     ...checkAdapterSettings(config),

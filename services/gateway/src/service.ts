@@ -107,6 +107,10 @@ export async function startGateway(options: {
   });
 
   const clients = createServiceClients(config);
+  const mcpLimiter =
+    config.COORDINATION === 'redis' && config.REDIS_URL
+      ? (await import('@kb/coordination/redis')).createRedisSlidingRateLimiter({ url: config.REDIS_URL, prefix: SERVICE_NAME })
+      : (await import('@kb/coordination/store')).createStoreSlidingRateLimiter({ store, clock });
 
   const { app, routes } = await buildHttpApp({
     identity,
@@ -120,6 +124,16 @@ export async function startGateway(options: {
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
     requestLog: config.REQUEST_LOG,
     ...(config.CONSOLE_DIR && { consoleDir: config.CONSOLE_DIR }),
+    ...(config.MCP_ENABLED && {
+      mcp: {
+        limiter: mcpLimiter,
+        limit: config.MCP_RATE_LIMIT,
+        windowMs: config.MCP_RATE_WINDOW_MS,
+        dispatchSecret: config.INTERNAL_TOKEN,
+        jsonResponse: config.MCP_JSON_RESPONSE,
+        ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
+      },
+    }),
   });
   await core.start();
   const sweeper = startCreditSweeper(credits, config.CREDIT_HOLD_TTL_SECONDS * 1000, logger);
@@ -135,6 +149,7 @@ export async function startGateway(options: {
     ...(bootstrap.org_id && { bootstrapOrgId: bootstrap.org_id }),
     async stop() {
       await app.close();
+      await mcpLimiter.close();
       await sweeper.stop();
       clients.close();
       await limiter.close();

@@ -38,6 +38,20 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
+/**
+ * The sliding-window variant of the RateLimiter port (same interface): `hit`
+ * allows at most `limit` hits in ANY span of windowMs, not per aligned window,
+ * so no burst of 2 x limit straddles a boundary. Retry-after is when the oldest
+ * counted hit leaves the window. Adapters: createStoreSlidingRateLimiter,
+ * createRedisSlidingRateLimiter.
+ */
+export type SlidingRateLimiter = RateLimiter;
+
+/** The hits of a sliding log still inside the window ending now, oldest first. */
+export function liveHits(hits: readonly number[], nowMs: number, windowMs: number): number[] {
+  return hits.filter((at) => at > nowMs - windowMs).sort((a, b) => a - b);
+}
+
 /** The fixed window a moment falls in: its index and end (ms since the epoch). */
 export function fixedWindow(nowMs: number, windowMs: number): { index: number; endsAt: number } {
   const index = Math.floor(nowMs / windowMs);

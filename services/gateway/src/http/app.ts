@@ -20,6 +20,11 @@ import { registerRequestLog, type RequestLogMode } from './request-log.js';
 import { registerConsole } from './console.js';
 import type { ServiceClients } from '../clients.js';
 import type { RouteAuth } from './route-auth.js';
+import { requestSchemaOf, type RouteRequestSchema } from '../mcp/route-schema.js';
+import type { RateLimiter } from '@kb/coordination';
+import { injectDispatcher } from '../mcp/dispatcher.js';
+import { registerMcpHttp } from '../mcp/http.js';
+import { buildTools } from '../mcp/tools.js';
 
 export interface HttpDeps {
   identity: IdentityService;
@@ -37,6 +42,18 @@ export interface HttpDeps {
   requestLog?: RequestLogMode;
   /** Built web console to serve at / (static files; the console calls the public API only). */
   consoleDir?: string;
+  /** Serve the MCP server at /mcp (its tools dispatch to these routes in process). */
+  mcp?: GatewayMcpOptions;
+}
+
+export interface GatewayMcpOptions {
+  limiter: RateLimiter;
+  limit: number;
+  windowMs: number;
+  /** Proves a request comes from the MCP dispatcher (the internal token). */
+  dispatchSecret: string;
+  publicUrl?: string;
+  jsonResponse?: boolean;
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -52,6 +69,8 @@ export interface RouteEntry {
   method: string;
   url: string;
   auth: RouteAuth;
+  /** The route's request schemas with every $ref inlined (the MCP tools publish them as input schemas). */
+  schema?: RouteRequestSchema;
 }
 
 /** The public HTTP surface: everything under /api/v1. */
@@ -74,11 +93,12 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const routes: RouteEntry[] = [];
-  app.addHook('onRoute', (route) => {
+  app.addHook('onRoute', function (route) {
     if (route.url.startsWith('/api/v1') && route.method !== 'HEAD') {
       const auth = route.config?.auth;
       if (!auth) throw new Error(`Route ${String(route.method)} ${route.url} declares no auth requirement`);
-      for (const method of [route.method].flat()) routes.push({ method, url: route.url, auth });
+      const requestSchema = requestSchemaOf(route.schema, this.getSchemas());
+      for (const method of [route.method].flat()) routes.push({ method, url: route.url, auth, schema: requestSchema });
       // The requirement is part of the published description.
       const schema = (route.schema ??= {}) as Record<string, unknown>;
       hardenRouteSchema(schema, route.url);
@@ -171,6 +191,21 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
     },
     { prefix: '/api/v1' },
   );
+
+  if (deps.mcp) {
+    const { mcp } = deps;
+    const self = app as unknown as FastifyInstance;
+    const served = await registerMcpHttp(self, {
+      tools: buildTools(routes),
+      dispatcher: injectDispatcher(() => self, mcp.dispatchSecret),
+      limiter: mcp.limiter,
+      limit: mcp.limit,
+      windowMs: mcp.windowMs,
+      ...(mcp.publicUrl && { publicUrl: mcp.publicUrl }),
+      ...(mcp.jsonResponse !== undefined && { jsonResponse: mcp.jsonResponse }),
+    });
+    app.addHook('preClose', () => served.close());
+  }
 
   await app.ready();
   return { app: app as unknown as FastifyInstance, routes };

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
-import type { LeaseManager, RateLimiter } from '../port.js';
+import { randomUUID } from 'node:crypto';
+import type { LeaseManager, RateLimitDecision, RateLimiter, SlidingRateLimiter } from '../port.js';
 
 // Take the lease when free, renew it when ours: one atomic step.
 const ACQUIRE = `
@@ -24,6 +25,26 @@ if count >= tonumber(ARGV[1]) then return {0, count, redis.call('PTTL', KEYS[1])
 count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return {1, count, redis.call('PTTL', KEYS[1])}`;
+
+// Sliding log: a sorted set of hit times; hits older than the window are dropped
+// first, a denied hit is not added, and the answer carries when the oldest hit leaves.
+const SLIDE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+local limit = tonumber(ARGV[1])
+if count >= limit then
+  local oldest = redis.call('ZRANGE', KEYS[1], count - limit, count - limit, 'WITHSCORES')
+  return {0, count, tonumber(oldest[2]) + window - now}
+end
+if ARGV[3] == '' then
+  return {1, count, 0}
+end
+redis.call('ZADD', KEYS[1], now, ARGV[3])
+redis.call('PEXPIRE', KEYS[1], window)
+return {1, count + 1, 0}`;
 
 export interface RedisCoordinationOptions {
   url: string;
@@ -81,6 +102,33 @@ export function createRedisRateLimiter(options: RedisCoordinationOptions): RateL
       if (n < limit) return { allowed: true, remaining: limit - n - 1, retryAfterSeconds: 0 };
       return { allowed: false, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((pttl > 0 ? pttl : ttl) / 1000)) };
     },
+    close: async () => {
+      await redis.quit();
+    },
+  };
+}
+
+/** Sliding logs in Redis (a sorted set per key, timed by Redis' own clock), shared by every replica. */
+export function createRedisSlidingRateLimiter(options: RedisCoordinationOptions & { ids?: () => string }): SlidingRateLimiter {
+  const redis = connect(options);
+  const prefix = options.prefix ?? 'kb';
+  const ids = options.ids ?? randomUUID;
+  // An empty member id makes the script decide without recording the hit (peek).
+  const decide = async (key: string, limit: number, windowMs: number, member: string): Promise<RateLimitDecision> => {
+    const [allowed, count, waitMs] = (await redis.eval(
+      SLIDE,
+      1,
+      `${prefix}:slide:${key}`,
+      String(limit),
+      String(Math.max(1, Math.round(windowMs))),
+      member,
+    )) as [number, number, number];
+    if (allowed === 1) return { allowed: true, remaining: Math.max(0, limit - count - (member ? 0 : 1)), retryAfterSeconds: 0 };
+    return { allowed: false, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+  };
+  return {
+    hit: (key, limit, windowMs) => decide(key, limit, windowMs, ids()),
+    peek: (key, limit, windowMs) => decide(key, limit, windowMs, ''),
     close: async () => {
       await redis.quit();
     },

@@ -6,6 +6,8 @@ import { holdLease } from '../heartbeat.js';
 export interface CoordinationUnderTest {
   leases: LeaseManager;
   limiter: RateLimiter;
+  /** The sliding-window variant of the same port. */
+  sliding: RateLimiter;
   cleanup(): Promise<void>;
 }
 
@@ -156,6 +158,62 @@ export function describeCoordinationContract(label: string, factory: () => Promi
         const key = name('key');
         const decisions = await Promise.all(Array.from({ length: 20 }, () => limiter.hit(key, 5, 60_000)));
         assert.equal(decisions.filter((d) => d.allowed).length, 5);
+      });
+    });
+
+    describe('sliding-window rate limiter', () => {
+      test('allows limit hits, then denies with a retry-after; keys apart', async ({ sliding }) => {
+        const key = name('key');
+        const decisions = [];
+        for (let i = 0; i < 4; i++) decisions.push(await sliding.hit(key, 3, 60_000));
+        assert.deepEqual(
+          decisions.map((d) => [d.allowed, d.remaining]),
+          [
+            [true, 2],
+            [true, 1],
+            [true, 0],
+            [false, 0],
+          ],
+        );
+        assert.equal(decisions[0]!.retryAfterSeconds, 0);
+        assert.ok(
+          decisions[3]!.retryAfterSeconds >= 59 && decisions[3]!.retryAfterSeconds <= 60,
+          `retry after ${decisions[3]!.retryAfterSeconds}`,
+        );
+        assert.equal((await sliding.hit(name('key'), 3, 60_000)).allowed, true);
+      });
+      test('never allows more than limit in any span of the window, across boundaries', async ({ sliding }) => {
+        const key = name('key');
+        // Hits straddling an aligned boundary: a fixed window would allow 2 x limit here.
+        await sleep(600 - (Date.now() % 600) + 450);
+        assert.equal((await sliding.hit(key, 2, 600)).allowed, true);
+        assert.equal((await sliding.hit(key, 2, 600)).allowed, true);
+        await sleep(200);
+        assert.equal((await sliding.hit(key, 2, 600)).allowed, false, 'still inside 600 ms of the first two');
+        await sleep(500);
+        assert.equal((await sliding.hit(key, 2, 600)).allowed, true, 'the first hits have left the window');
+      });
+      test('peek decides as a hit would, without counting', async ({ sliding }) => {
+        const key = name('peek');
+        assert.deepEqual(await sliding.peek(key, 2, 60_000), { allowed: true, remaining: 1, retryAfterSeconds: 0 });
+        assert.deepEqual(await sliding.peek(key, 2, 60_000), { allowed: true, remaining: 1, retryAfterSeconds: 0 });
+        await sliding.hit(key, 2, 60_000);
+        assert.equal((await sliding.peek(key, 2, 60_000)).remaining, 0);
+        await sliding.hit(key, 2, 60_000);
+        const denied = await sliding.peek(key, 2, 60_000);
+        assert.equal(denied.allowed, false);
+        assert.ok(denied.retryAfterSeconds >= 1);
+        assert.equal((await sliding.hit(key, 2, 60_000)).allowed, false, 'peeks left the count at the limit');
+      });
+      test('denied hits are not counted; concurrent hits never exceed the limit', async ({ sliding }) => {
+        const key = name('key');
+        const decisions = await Promise.all(Array.from({ length: 20 }, () => sliding.hit(key, 5, 60_000)));
+        assert.equal(decisions.filter((d) => d.allowed).length, 5);
+        const other = name('key');
+        assert.equal((await sliding.hit(other, 1, 500)).allowed, true);
+        for (let i = 0; i < 5; i++) assert.equal((await sliding.hit(other, 1, 500)).allowed, false);
+        await sleep(550);
+        assert.equal((await sliding.hit(other, 1, 500)).allowed, true, 'denials did not extend the wait');
       });
     });
   });

@@ -1,0 +1,198 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AppError, errors } from '@kb/platform';
+import type { RateLimiter } from '@kb/coordination';
+import type { Dispatcher } from './dispatcher.js';
+import type { Tool } from './tools.js';
+import { createMcpServer } from './server.js';
+import { ACCESS_TOKEN_RE, grantIdOfAccessToken } from './oauth-tokens.js';
+
+export interface McpHttpOptions {
+  tools: Map<string, Tool>;
+  dispatcher: Dispatcher;
+  /** Sliding-window limiter shared by the replicas (Redis) or the process (store). */
+  limiter: RateLimiter;
+  /** Requests per window per API key or OAuth grant (spec 8: 60 a minute). */
+  limit: number;
+  windowMs: number;
+  /** Public base URL of this server (metadata and WWW-Authenticate); from the request's Host when absent. */
+  publicUrl?: string;
+  /** Issuer of OAuth tokens (the gateway); this server's own URL when absent. */
+  authorizationServerUrl?: string;
+  /** JSON replies instead of event streams to POSTs (both are Streamable HTTP). */
+  jsonResponse?: boolean;
+  ids?: () => string;
+}
+
+/** What the caller presented, normalized to what the REST routes take. */
+interface Presented {
+  headers: Record<string, string>;
+  /** The rate-limit and session owner: a hash of the API key, or the OAuth grant. */
+  owner: string;
+  kind: 'api_key' | 'oauth';
+  token: string;
+}
+
+const API_KEY_AUTH_RE = /^ApiKey +(\S+)$/i;
+const BEARER_RE = /^Bearer +(\S+)$/i;
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const single = (h: string | string[] | undefined) => (Array.isArray(h) ? undefined : h?.trim());
+
+/**
+ * The three API-key forms (X-API-Key, Authorization: ApiKey, Authorization:
+ * Bearer <key>) and OAuth access tokens (Bearer). Undefined when nothing was sent.
+ */
+export function presentedCredential(request: Pick<FastifyRequest, 'headers'>): Presented | undefined {
+  const xKey = request.headers['x-api-key'];
+  const authorization = request.headers.authorization;
+  if (xKey !== undefined && authorization !== undefined) {
+    throw errors.unauthenticated('Send one credential: X-API-Key or Authorization, not both', { code: 'ambiguous_credential' });
+  }
+  const apiKey = (key: string): Presented => ({ headers: { 'x-api-key': key }, owner: `key:${sha256(key)}`, kind: 'api_key', token: key });
+  if (xKey !== undefined) {
+    const key = single(xKey);
+    if (!key) throw errors.unauthenticated('Malformed API key', { code: 'malformed_credential' });
+    return apiKey(key);
+  }
+  if (authorization === undefined) return undefined;
+  const value = single(authorization) ?? '';
+  const asKey = API_KEY_AUTH_RE.exec(value)?.[1];
+  if (asKey) return apiKey(asKey);
+  const bearer = BEARER_RE.exec(value)?.[1];
+  if (!bearer) {
+    throw errors.unauthenticated('Malformed Authorization header: send Bearer <token or API key> or ApiKey <API key>', {
+      code: 'malformed_credential',
+    });
+  }
+  if (ACCESS_TOKEN_RE.test(bearer)) {
+    return { headers: { authorization: `Bearer ${bearer}` }, owner: `grant:${grantIdOfAccessToken(bearer)}`, kind: 'oauth', token: bearer };
+  }
+  return apiKey(bearer);
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  owner: string;
+}
+
+const baseUrlOf = (request: FastifyRequest, configured?: string) =>
+  (configured ?? `${request.protocol}://${request.headers.host ?? 'localhost'}`).replace(/\/+$/, '');
+
+/**
+ * Serves MCP over Streamable HTTP at /mcp (POST, GET for the event stream,
+ * DELETE to end a session) and the protected resource metadata (RFC 9728).
+ * Every request: credential (401 with WWW-Authenticate), then the rate limit
+ * (429 with Retry-After), then the session it belongs to.
+ */
+export async function registerMcpHttp(app: FastifyInstance, options: McpHttpOptions): Promise<{ close(): Promise<void> }> {
+  const sessions = new Map<string, Session>();
+  const ids = options.ids ?? randomUUID;
+
+  const resourceMetadata = (request: FastifyRequest) => {
+    const base = baseUrlOf(request, options.publicUrl);
+    return {
+      resource: `${base}/mcp`,
+      authorization_servers: [(options.authorizationServerUrl ?? base).replace(/\/+$/, '')],
+      bearer_methods_supported: ['header'],
+      scopes_supported: ['mcp'],
+      resource_name: 'Knowledge base and content generation (MCP)',
+    };
+  };
+  for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
+    app.get(path, { config: { auth: { credential: 'none' } } }, async (request) => resourceMetadata(request));
+  }
+
+  async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<Presented> {
+    const challenge = `Bearer resource_metadata="${baseUrlOf(request, options.publicUrl)}/.well-known/oauth-protected-resource/mcp"`;
+    try {
+      const presented = presentedCredential(request);
+      if (!presented) {
+        throw errors.unauthenticated(
+          'Missing credential: send an API key (X-API-Key, Authorization: Bearer or ApiKey) or an OAuth access token',
+          {
+            code: 'missing_credential',
+          },
+        );
+      }
+      // The same check REST makes: a credential REST refuses is refused here (403 = valid, lacking read:org).
+      const probe = await options.dispatcher.dispatch({ method: 'GET', path: '/api/v1/org/me', credential: presented.headers });
+      if (probe.status === 401) {
+        const error = (probe.body as { error?: { code?: string; message?: string } }).error;
+        throw errors.unauthenticated(error?.message ?? 'Invalid credential', { code: error?.code ?? 'invalid_credential' });
+      }
+      if (probe.status >= 500) throw errors.unavailable('The gateway did not answer');
+      return presented;
+    } catch (err) {
+      if (err instanceof AppError && err.httpStatus === 401) void reply.header('www-authenticate', challenge);
+      throw err;
+    }
+  }
+
+  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+    const presented = await authenticate(request, reply);
+    const decision = await options.limiter.hit(`mcp:${presented.owner}`, options.limit, options.windowMs);
+    void reply.header('x-ratelimit-limit', String(options.limit)).header('x-ratelimit-remaining', String(decision.remaining));
+    if (!decision.allowed) {
+      throw new AppError(
+        'rate_limited',
+        `More than ${options.limit} MCP requests in ${Math.round(options.windowMs / 1000)} s; retry after ${decision.retryAfterSeconds} s`,
+        { code: 'rate_limited', retryAfterSeconds: decision.retryAfterSeconds },
+      );
+    }
+
+    const sessionId = single(request.headers['mcp-session-id']);
+    let session: Session | undefined;
+    if (sessionId) {
+      session = sessions.get(sessionId);
+      // Another credential's session is as unknown as an ended one.
+      if (!session || session.owner !== presented.owner) throw errors.notFound('MCP session', { code: 'session_not_found' });
+    } else if (request.method === 'POST') {
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: ids,
+        enableJsonResponse: options.jsonResponse ?? false,
+        onsessioninitialized: (id) => {
+          sessions.set(id, created);
+        },
+        onsessionclosed: (id) => {
+          sessions.delete(id);
+        },
+      });
+      const server = createMcpServer({ tools: options.tools, dispatcher: options.dispatcher });
+      const created: Session = { transport, server, owner: presented.owner };
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId);
+      };
+      await server.connect(transport);
+      session = created;
+    } else {
+      throw errors.validation('Send Mcp-Session-Id (from the initialize response)', { code: 'session_required' });
+    }
+
+    const auth: AuthInfo = {
+      token: presented.token,
+      clientId: presented.owner,
+      scopes: [],
+      extra: { headers: presented.headers, kind: presented.kind },
+    };
+    const raw = Object.assign(request.raw, { auth });
+    reply.hijack();
+    await session.transport.handleRequest(raw, reply.raw, request.body);
+  };
+
+  const config = { auth: { credential: 'none' as const } };
+  app.post('/mcp', { config }, handle);
+  app.get('/mcp', { config }, handle);
+  app.delete('/mcp', { config }, handle);
+
+  return {
+    async close() {
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.all(open.map((s) => s.server.close().catch(() => undefined)));
+    },
+  };
+}

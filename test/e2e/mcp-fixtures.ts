@@ -1,0 +1,39 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+/** An MCP client (the SDK's own) on /mcp over real HTTP with the given credential headers. */
+export async function mcpClient(baseUrl: string, headers: Record<string, string>): Promise<Client> {
+  const client = new Client({ name: 'e2e-assistant', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers } }));
+  return client;
+}
+
+export type ToolOutcome = CallToolResult & { structuredContent?: Record<string, any> };
+
+export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolOutcome> {
+  return (await client.callTool({ name, arguments: args })) as ToolOutcome;
+}
+
+/** The structured result of a tool that must succeed. */
+export async function ok(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const res = await callTool(client, name, args);
+  if (res.isError) throw new Error(`${name} failed: ${JSON.stringify(res.structuredContent ?? res.content)}`);
+  return res.structuredContent!;
+}
+
+/** A raw JSON-RPC POST to /mcp (for status codes and headers the SDK client hides). */
+export async function rawMcp(baseUrl: string, headers: Record<string, string>, body: unknown = initialize()): Promise<Response> {
+  return fetch(`${baseUrl}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+export const initialize = (protocolVersion = '2025-06-18') => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
