@@ -18,6 +18,29 @@ export interface KafkaEventBusOptions {
   logger?: Logger;
 }
 
+const TOPIC_READY_TIMEOUT_MS = 30_000;
+/** What a broker answers about a topic created a moment ago (by this client or another). */
+const NOT_YET = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+
+/** Resolves once every partition of `topics` has a leader, so producing and joining a group work. */
+export async function waitForLeaders(admin: Admin, topics: string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const { topics: described } = await admin.fetchTopicMetadata({ topics });
+      const ready = topics.every((name) => {
+        const partitions = described.find((t) => t.name === name)?.partitions ?? [];
+        return partitions.length > 0 && partitions.every((p) => p.leader >= 0);
+      });
+      if (ready) return;
+    } catch (err) {
+      if (!NOT_YET.has((err as { type?: string }).type ?? '')) throw err;
+    }
+    if (Date.now() > deadline) throw errors.unavailable(`Kafka topics ${topics.join(', ')} have no leader after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** The distributed EventBus on Kafka via kafkajs (DESIGN section 4). */
 export function createKafkaEventBus(options: KafkaEventBusOptions): EventBus {
   const logger = (options.logger ?? silentLogger()).child({ component: 'kafka-bus' });
@@ -66,9 +89,12 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): EventBus {
     const existing = new Set(await client.listTopics());
     const toCreate = missing.filter((t) => !existing.has(t));
     if (toCreate.length > 0) {
-      // Returns false (no throw) when another client created them first.
+      // Returns false (no throw) when another client created them first. Not
+      // waitForLeaders: kafkajs retries only LEADER_NOT_AVAILABLE there, while a
+      // Kafka 4 broker answers UNKNOWN_TOPIC_OR_PARTITION until the new topic's
+      // metadata has propagated, which kafkajs then throws.
       await client.createTopics({
-        waitForLeaders: true,
+        waitForLeaders: false,
         topics: toCreate.map((topic) => ({
           topic,
           numPartitions: options.partitions ?? 4,
@@ -76,6 +102,7 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): EventBus {
         })),
       });
     }
+    await waitForLeaders(client, missing, TOPIC_READY_TIMEOUT_MS);
     for (const topic of missing) knownTopics.add(topic);
   };
 
