@@ -312,3 +312,58 @@ export async function startMultiProcessSystem(options: {
   };
   return system;
 }
+
+export interface ReceivedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  /** OTLP span kind: 2 server, 3 client, 4 producer, 5 consumer. */
+  kind: number;
+}
+
+/** A local OTLP/HTTP (JSON) receiver: the processes' OTEL_EXPORTER_OTLP_ENDPOINT in a test. */
+export async function startOtlpReceiver(): Promise<{ endpoint: string; spans: ReceivedSpan[]; close(): Promise<void> }> {
+  const spans: ReceivedSpan[] = [];
+  const { createServer: createHttpServer } = await import('node:http');
+  const server = createHttpServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.url === '/v1/traces' && (req.headers['content-type'] ?? '').includes('json')) {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpTraces;
+        for (const rs of body.resourceSpans ?? []) {
+          const service = rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value?.stringValue ?? '';
+          for (const ss of rs.scopeSpans ?? []) {
+            for (const s of ss.spans ?? []) {
+              spans.push({
+                service,
+                traceId: s.traceId,
+                spanId: s.spanId,
+                parentSpanId: s.parentSpanId ?? '',
+                name: s.name,
+                kind: s.kind,
+              });
+            }
+          }
+        }
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    spans,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface OtlpTraces {
+  resourceSpans?: {
+    resource?: { attributes?: { key: string; value?: { stringValue?: string } }[] };
+    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number }[] }[];
+  }[];
+}

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { AssignerProtocol, Kafka, logLevel } from 'kafkajs';
 import { topics } from '@kb/events';
-import { KafkaBroker, startMultiProcessSystem, waitUntil, type MultiProcessSystem } from './multiprocess-harness.js';
+import { KafkaBroker, startMultiProcessSystem, startOtlpReceiver, waitUntil, type MultiProcessSystem } from './multiprocess-harness.js';
 
 /**
  * The distributed runtime for real: gateway, ingest, knowledge-base and
@@ -28,16 +28,19 @@ describe('every service its own process, on a real Kafka broker', { skip }, () =
   let broker: KafkaBroker;
   let sys: MultiProcessSystem;
   let kafka: Kafka;
+  let otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
 
   before(async () => {
     broker = new KafkaBroker();
     broker.start();
     kafka = new Kafka({ clientId: 'multiprocess-test', brokers: [broker.brokers], logLevel: logLevel.NOTHING });
-    sys = await startMultiProcessSystem({ brokers: broker.brokers });
+    otlp = await startOtlpReceiver();
+    sys = await startMultiProcessSystem({ brokers: broker.brokers, env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint } });
   }, TIMEOUT);
 
   after(async () => {
     await sys?.stop();
+    await otlp?.close();
     broker?.destroy();
   });
 
@@ -121,6 +124,37 @@ describe('every service its own process, on a real Kafka broker', { skip }, () =
       const res = await sys.api('GET', '/org/analytics/overview?from=2026-03-01&to=2026-03-07');
       return res.status === 200 && res.body.totals.answer_count === 2 ? res : undefined;
     }, 'the imported answers in the analytics report');
+  });
+
+  it('one request through the gateway is one trace across HTTP, gRPC and Kafka, in every process it reaches', TIMEOUT, async () => {
+    otlp.spans.length = 0; // only this test's requests from here on
+    const parent = await folder('Traced');
+    const word = batchWord();
+    const id = await ingest('Traced document', `A traced document mentions ${word}.`, parent);
+    await assertAllSearchable(word, [id]);
+    // The request's trace: the gateway's HTTP server span for POST /org/kb/raw.
+    const SERVER = 2;
+    const CLIENT = 3;
+    const CONSUMER = 5;
+    const trace = await waitUntil(
+      () => {
+        const roots = otlp.spans.filter((s) => s.service === 'gateway' && s.kind === SERVER && s.name.includes('/org/kb/raw'));
+        for (const root of roots) {
+          const spans = otlp.spans.filter((s) => s.traceId === root.traceId);
+          const has = (service: string, kind: number) => spans.some((s) => s.service === service && s.kind === kind);
+          if (has('gateway', CLIENT) && has('ingest', SERVER) && has('knowledge-base', CONSUMER)) return spans;
+        }
+        return undefined;
+      },
+      'the spans of the ingest request from gateway, ingest and the knowledge base',
+      60_000,
+    );
+    // Every span hangs off another span of the same trace (one tree, no orphan roots but the request).
+    const ids = new Set(trace.map((s) => s.spanId));
+    const roots = trace.filter((s) => !ids.has(s.parentSpanId));
+    assert.equal(roots.length, 1, JSON.stringify(roots));
+    assert.equal(roots[0]!.service, 'gateway');
+    assert.deepEqual([...new Set(trace.map((s) => s.service))].sort(), ['gateway', 'ingest', 'knowledge-base']);
   });
 
   it('kill -9 the knowledge base while it indexes, restart it: every document indexed, none twice', TIMEOUT, async () => {
