@@ -36,6 +36,9 @@ export const SERVICES: ServiceSpec[] = [
   { name: 'gateway', entry: 'services/gateway/src/main.ts', kind: 'http', env: { ...developmentDefaults } },
 ];
 
+/** What every process of the suite shares: the bus on Kafka, stores and index embedded (one data folder per service). */
+export const SHARED_SETTINGS = { STORE: 'sqlite', BUS: 'kafka' } as const;
+
 /** The variable through which the gateway finds a gRPC service. */
 export const grpcVariable = (service: string) => `${service.toUpperCase().replace(/-/g, '_')}_GRPC`;
 
@@ -187,8 +190,7 @@ export async function startMultiProcessSystem(options: {
   const base = mkdtempSync(join(tmpdir(), 'kb-multi-'));
   const shared: Record<string, string> = {
     LOG_LEVEL: 'info',
-    STORE: 'sqlite',
-    BUS: 'kafka',
+    ...SHARED_SETTINGS,
     KAFKA_BROKERS: options.brokers,
     INTERNAL_TOKEN: randomBytes(24).toString('hex'),
     ...options.env,
