@@ -19,6 +19,8 @@ export interface TelemetryOptions {
    * Spans then go out one by one as they end instead of in batches.
    */
   exporter?: SpanExporter;
+  /** How often metrics are exported over OTLP (default 15 s). */
+  metricIntervalMs?: number;
 }
 
 /**
@@ -49,17 +51,43 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
     spanProcessors: [processor],
   });
   provider.register();
+  // Metrics (e.g. the Kafka bus's consumer lag gauge) go to the same collector.
+  // Set before the services start, since a meter taken earlier would be the no-op one.
+  const meterProvider = options.exporter ? undefined : await startMetrics(options);
   options.logger.info({ endpoint: options.endpoint }, 'telemetry started');
   return {
     async shutdown() {
+      await meterProvider?.shutdown();
       await provider.shutdown();
       // Unregister, so a later start in the same process (tests) gets a fresh provider.
       const api = await import('@opentelemetry/api');
       api.trace.disable();
       api.context.disable();
       api.propagation.disable();
+      if (meterProvider) api.metrics.disable();
     },
   };
+}
+
+/** OTLP/HTTP metrics to `<endpoint>/v1/metrics`, every `metricIntervalMs` (default 15 s). */
+async function startMetrics(options: TelemetryOptions) {
+  const [{ metrics, resources }, { OTLPMetricExporter }, api] = await Promise.all([
+    import('@opentelemetry/sdk-node'),
+    import('@opentelemetry/exporter-metrics-otlp-http'),
+    import('@opentelemetry/api'),
+  ]);
+  const exporter = new OTLPMetricExporter({ url: `${options.endpoint!.replace(/\/$/, '')}/v1/metrics` });
+  const meterProvider = new metrics.MeterProvider({
+    resource: resources.resourceFromAttributes({ 'service.name': options.serviceName }),
+    readers: [
+      new metrics.PeriodicExportingMetricReader({
+        exporter: exporter as unknown as ConstructorParameters<typeof metrics.PeriodicExportingMetricReader>[0]['exporter'],
+        exportIntervalMillis: options.metricIntervalMs ?? 15_000,
+      }),
+    ],
+  });
+  api.metrics.setGlobalMeterProvider(meterProvider);
+  return meterProvider;
 }
 
 /** An exporter that keeps finished spans in memory, for tests that check what was traced. */

@@ -28,7 +28,8 @@ export async function openStore(settings: AdapterSettings, service: string, cloc
 export async function openBus(settings: AdapterSettings, service: string, logger: Logger): Promise<EventBus> {
   if (settings.BUS === 'kafka') {
     const { createKafkaEventBus } = await import('@kb/bus/kafka');
-    return createKafkaEventBus({ brokers: settings.KAFKA_BROKERS!.split(','), clientId: service, logger });
+    // One client id per process, so the broker (and a test) can tell replicas of a service apart.
+    return createKafkaEventBus({ brokers: settings.KAFKA_BROKERS!.split(','), clientId: `${service}-${process.pid}`, logger });
   }
   const { createSqliteEventBus } = await import('@kb/bus/sqlite');
   return createSqliteEventBus({ path: join(settings.DATA_DIR, 'bus.db'), logger });

@@ -21,7 +21,10 @@ async function startBroker(): Promise<{ brokers: string[]; stop: () => Promise<v
 
 await describeEventBusContract('kafka (kafkajs)', async () => {
   const broker = await startBroker();
-  if (!broker) return { skip: 'skipped: no Docker engine (set KAFKA_BROKERS to run against a broker)' };
+  if (!broker)
+    return {
+      skip: 'skipped: KAFKA_BROKERS is not set and no Docker engine for testcontainers (start a broker with scripts/kafka.sh start and export KAFKA_BROKERS)',
+    };
   const connect = () =>
     createKafkaEventBus({
       brokers: broker.brokers,

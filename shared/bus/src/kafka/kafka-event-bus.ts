@@ -1,6 +1,8 @@
 import { Kafka, Partitioners, type Admin, type Producer } from 'kafkajs';
+import { metrics, type Meter } from '@opentelemetry/api';
 import { errors, silentLogger, type Logger } from '@kb/platform';
 import type { EventBus, Subscription } from '../port.js';
+import { consumerGroupLag, registerLagGauge, type GroupLag } from './kafka-lag.js';
 import { kafkaLogCreator, kafkaLogLevel } from './kafka-logger.js';
 import { startKafkaSubscription } from './kafka-subscription.js';
 
@@ -16,10 +18,41 @@ export interface KafkaEventBusOptions {
   /** Partitions a consumer handles at the same time (default 4). */
   partitionsConsumedConcurrently?: number;
   logger?: Logger;
+  /** Where the consumer lag gauge is registered (default: the global OpenTelemetry meter provider). */
+  meter?: Meter;
+}
+
+/** The Kafka bus also tells how far behind its consumer groups are. */
+export interface KafkaEventBus extends EventBus {
+  /** Lag of every group this bus consumes for, per partition (also the `messaging.kafka.consumer.lag` gauge). */
+  consumerLag(): Promise<GroupLag[]>;
+}
+
+const TOPIC_READY_TIMEOUT_MS = 30_000;
+/** What a broker answers about a topic created a moment ago (by this client or another). */
+const NOT_YET = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+
+/** Resolves once every partition of `topics` has a leader, so producing and joining a group work. */
+export async function waitForLeaders(admin: Admin, topics: string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const { topics: described } = await admin.fetchTopicMetadata({ topics });
+      const ready = topics.every((name) => {
+        const partitions = described.find((t) => t.name === name)?.partitions ?? [];
+        return partitions.length > 0 && partitions.every((p) => p.leader >= 0);
+      });
+      if (ready) return;
+    } catch (err) {
+      if (!NOT_YET.has((err as { type?: string }).type ?? '')) throw err;
+    }
+    if (Date.now() > deadline) throw errors.unavailable(`Kafka topics ${topics.join(', ')} have no leader after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** The distributed EventBus on Kafka via kafkajs (DESIGN section 4). */
-export function createKafkaEventBus(options: KafkaEventBusOptions): EventBus {
+export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBus {
   const logger = (options.logger ?? silentLogger()).child({ component: 'kafka-bus' });
   const kafka = new Kafka({
     clientId: options.clientId,
@@ -29,6 +62,8 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): EventBus {
   });
   const knownTopics = new Set<string>();
   const subscriptions = new Set<Subscription>();
+  /** Topics per consumer group of this bus, for the lag gauge. */
+  const groups = new Map<string, { topics: Set<string>; count: number }>();
   let admin: Promise<Admin> | undefined;
   let producer: Promise<Producer> | undefined;
   let closed = false;
@@ -66,9 +101,12 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): EventBus {
     const existing = new Set(await client.listTopics());
     const toCreate = missing.filter((t) => !existing.has(t));
     if (toCreate.length > 0) {
-      // Returns false (no throw) when another client created them first.
+      // Returns false (no throw) when another client created them first. Not
+      // waitForLeaders: kafkajs retries only LEADER_NOT_AVAILABLE there, while a
+      // Kafka 4 broker answers UNKNOWN_TOPIC_OR_PARTITION until the new topic's
+      // metadata has propagated, which kafkajs then throws.
       await client.createTopics({
-        waitForLeaders: true,
+        waitForLeaders: false,
         topics: toCreate.map((topic) => ({
           topic,
           numPartitions: options.partitions ?? 4,
@@ -76,10 +114,25 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): EventBus {
         })),
       });
     }
+    await waitForLeaders(client, missing, TOPIC_READY_TIMEOUT_MS);
     for (const topic of missing) knownTopics.add(topic);
   };
 
+  const consumerLag = async (): Promise<GroupLag[]> => {
+    if (groups.size === 0) return [];
+    const client = await getAdmin();
+    return Promise.all([...groups].map(([groupId, { topics }]) => consumerGroupLag(client, groupId, [...topics])));
+  };
+  const unregisterGauge = registerLagGauge(options.meter ?? metrics.getMeter('@kb/bus'), () =>
+    consumerLag().catch((err: unknown) => {
+      logger.debug({ err }, 'consumer lag not measured');
+      return [];
+    }),
+  );
+
   return {
+    consumerLag,
+
     async ensureTopics(topics) {
       assertOpen();
       await ensureTopics(topics);
@@ -111,10 +164,17 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): EventBus {
         },
         subscribeOptions,
       );
+      const group = groups.get(subscribeOptions.groupId) ?? { topics: new Set<string>(), count: 0 };
+      for (const topic of subscribeOptions.topics) group.topics.add(topic);
+      group.count++;
+      groups.set(subscribeOptions.groupId, group);
+      let stopped = false;
       const subscription: Subscription = {
         async stop() {
           await inner.stop();
           subscriptions.delete(subscription);
+          if (!stopped && --group.count === 0) groups.delete(subscribeOptions.groupId);
+          stopped = true;
         },
       };
       subscriptions.add(subscription);
@@ -124,6 +184,7 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): EventBus {
     async close() {
       if (closed) return;
       closed = true;
+      unregisterGauge();
       await Promise.all([...subscriptions].map((s) => s.stop()));
       const clients = await Promise.allSettled([producer, admin].filter((c) => c !== undefined));
       await Promise.all(clients.map((c) => (c.status === 'fulfilled' ? c.value.disconnect() : undefined)));

@@ -24,7 +24,15 @@ export interface KafkaSubscriptionSettings {
 export async function startKafkaSubscription(settings: KafkaSubscriptionSettings, options: SubscribeOptions): Promise<Subscription> {
   const { groupId, topics, handler } = options;
   const logger = settings.logger.child({ groupId });
-  const consumer = settings.kafka.consumer({ groupId, allowAutoTopicCreation: false, maxWaitTimeInMs: 1000 });
+  // A slow consumer holds at most one fetch (maxBytes) in memory: kafkajs fetches
+  // again only after the batches in hand were handled.
+  const consumer = settings.kafka.consumer({
+    groupId,
+    allowAutoTopicCreation: false,
+    maxWaitTimeInMs: 1000,
+    maxBytes: 4 * 1024 * 1024,
+    maxBytesPerPartition: 1024 * 1024,
+  });
   const resumeTimers = new Set<NodeJS.Timeout>();
   const failures = new Map<string, { offset: string; attempts: number }>();
   let stopping: Promise<void> | undefined;

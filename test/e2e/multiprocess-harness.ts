@@ -1,0 +1,371 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { developmentDefaults } from '@kb/all-in-one';
+import type { ApiClient } from './harness.js';
+
+/**
+ * The distributed runtime on one machine: every service its own OS process
+ * (its own main.ts, its own DATA_DIR, embedded store and index), the bus on a
+ * real Kafka broker. A test-owned TCP balancer stands in front of each gRPC
+ * service (as a Kubernetes Service would), so replicas can come and go behind
+ * one address the gateway knows.
+ */
+
+export const root = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface ServiceSpec {
+  /** Service name; a gRPC service's address reaches the gateway as <NAME>_GRPC. */
+  name: string;
+  /** Its standalone entry point. */
+  entry: string;
+  kind: 'grpc' | 'http';
+  /** Settings of its own, on top of the shared ones. */
+  env?: Record<string, string>;
+}
+
+/** Every service of the distributed runtime. Adding a service is adding a line here. */
+export const SERVICES: ServiceSpec[] = [
+  { name: 'knowledge-base', entry: 'services/knowledge-base/src/main.ts', kind: 'grpc' },
+  { name: 'ingest', entry: 'services/ingest/src/main.ts', kind: 'grpc', env: { INGEST_WORKERS: '1' } },
+  { name: 'analytics', entry: 'services/analytics/src/main.ts', kind: 'grpc' },
+  { name: 'gateway', entry: 'services/gateway/src/main.ts', kind: 'http', env: { ...developmentDefaults } },
+];
+
+/** What every process of the suite shares: the bus on Kafka, stores and index embedded (one data folder per service). */
+export const SHARED_SETTINGS = { STORE: 'sqlite', BUS: 'kafka' } as const;
+
+/** The variable through which the gateway finds a gRPC service. */
+export const grpcVariable = (service: string) => `${service.toUpperCase().replace(/-/g, '_')}_GRPC`;
+
+export const API_KEY = developmentDefaults.BOOTSTRAP_API_KEY;
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export async function waitUntil<T>(check: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A single-node Kafka broker of the test's own (scripts/kafka.sh), so it can be restarted. */
+export class KafkaBroker {
+  readonly runDir = mkdtempSync(join(tmpdir(), 'kb-kafka-'));
+  brokers = '';
+
+  private script(command: 'start' | 'stop'): string {
+    const result = spawnSync(join(root, 'scripts/kafka.sh'), [command], {
+      env: { ...process.env, KAFKA_RUN_DIR: this.runDir },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    if (result.status !== 0) throw new Error(`scripts/kafka.sh ${command} failed: ${result.stderr}`);
+    return result.stdout.trim();
+  }
+
+  start(): string {
+    this.brokers = this.script('start');
+    return this.brokers;
+  }
+
+  stop(): void {
+    this.script('stop');
+  }
+
+  destroy(): void {
+    try {
+      this.stop();
+    } finally {
+      rmSync(this.runDir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Forwards each connection to the first upstream that accepts it (a dead replica is skipped). */
+class Balancer {
+  readonly upstreams: number[] = [];
+  private next = 0;
+  private readonly sockets = new Set<Socket>();
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
+
+  static async listen(port: number): Promise<Balancer> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    const balancer = new Balancer(server, port);
+    server.on('connection', (client) => balancer.forward(client));
+    return balancer;
+  }
+
+  private forward(client: Socket, tried = 0): void {
+    this.sockets.add(client);
+    client.on('close', () => this.sockets.delete(client));
+    client.on('error', () => client.destroy());
+    if (this.upstreams.length === 0 || tried >= this.upstreams.length) {
+      client.destroy();
+      return;
+    }
+    const port = this.upstreams[this.next++ % this.upstreams.length]!;
+    const upstream = connect(port, '127.0.0.1');
+    this.sockets.add(upstream);
+    upstream.on('close', () => this.sockets.delete(upstream));
+    let connected = false;
+    upstream.on('connect', () => {
+      connected = true;
+      client.pipe(upstream).pipe(client);
+    });
+    upstream.on('error', () => {
+      upstream.destroy();
+      if (connected) client.destroy();
+      else this.forward(client, tried + 1);
+    });
+    client.on('close', () => upstream.destroy());
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+export interface ServiceProcess {
+  name: string;
+  /** Which replica of the service (0 for the first). */
+  replica: number;
+  child: ChildProcess;
+  pid: number;
+  port: number;
+  dataDir: string;
+  exited: Promise<number | null>;
+  output(): string;
+}
+
+export interface MultiProcessSystem {
+  url: string;
+  api: ApiClient;
+  processes: ServiceProcess[];
+  /** The running process of a service (its first live replica unless one is named). */
+  process(name: string, replica?: number): ServiceProcess;
+  /** kill -9: no shutdown hook runs. */
+  kill(name: string, replica?: number): Promise<void>;
+  /** Start (again) a replica on the same data folder and port. */
+  start(name: string, replica?: number): Promise<ServiceProcess>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts every service of `services` as its own process against `brokers`.
+ * Replicas of one service share its data folder (as they would share a
+ * database) and sit behind one balancer address.
+ */
+export async function startMultiProcessSystem(options: {
+  brokers: string;
+  services?: ServiceSpec[];
+  env?: Record<string, string>;
+}): Promise<MultiProcessSystem> {
+  const services = options.services ?? SERVICES;
+  const base = mkdtempSync(join(tmpdir(), 'kb-multi-'));
+  const shared: Record<string, string> = {
+    LOG_LEVEL: 'info',
+    ...SHARED_SETTINGS,
+    KAFKA_BROKERS: options.brokers,
+    INTERNAL_TOKEN: randomBytes(24).toString('hex'),
+    ...options.env,
+  };
+  const balancers = new Map<string, Balancer>();
+  const ports = new Map<string, number>();
+  for (const spec of services) {
+    if (spec.kind === 'grpc') balancers.set(spec.name, await Balancer.listen(await freePort()));
+  }
+  const processes: ServiceProcess[] = [];
+  const specOf = (name: string) => {
+    const spec = services.find((s) => s.name === name);
+    if (!spec) throw new Error(`no service ${name}`);
+    return spec;
+  };
+
+  const launch = async (spec: ServiceSpec, replica: number): Promise<ServiceProcess> => {
+    const key = `${spec.name}#${replica}`;
+    const port = ports.get(key) ?? (await freePort());
+    ports.set(key, port);
+    const dataDir = join(base, spec.name);
+    mkdirSync(dataDir, { recursive: true });
+    const env: Record<string, string> = { ...shared, DATA_DIR: dataDir, ...spec.env };
+    if (spec.kind === 'grpc') Object.assign(env, { GRPC_HOST: '127.0.0.1', GRPC_PORT: String(port) });
+    else {
+      Object.assign(env, { HOST: '127.0.0.1', PORT: String(port) });
+      for (const [name, balancer] of balancers) env[grpcVariable(name)] = `127.0.0.1:${balancer.port}`;
+    }
+    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', spec.entry], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const keep = (d: Buffer) => {
+      output = (output + d.toString()).slice(-200_000);
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const started: ServiceProcess = { name: spec.name, replica, child, pid: child.pid!, port, dataDir, exited, output: () => output };
+    await Promise.race([
+      waitUntil(() => /"msg":"[a-z-]+ listening"/.test(output) || undefined, `${key} to listen`, 90_000),
+      exited.then((code) => {
+        throw new Error(`${key} exited with ${code}:\n${output.slice(-3000)}`);
+      }),
+    ]).catch((err: Error) => {
+      child.kill('SIGKILL');
+      throw err;
+    });
+    const index = processes.findIndex((p) => p.name === spec.name && p.replica === replica);
+    if (index >= 0) processes.splice(index, 1, started);
+    else processes.push(started);
+    if (spec.kind === 'grpc') {
+      const upstreams = balancers.get(spec.name)!.upstreams;
+      if (!upstreams.includes(port)) upstreams.push(port);
+    }
+    return started;
+  };
+
+  const gatewayPort = async () => processes.find((p) => specOf(p.name).kind === 'http')!.port;
+  try {
+    // Consumers first, the gateway (which needs the gRPC addresses) last.
+    const launched = await Promise.allSettled(services.filter((s) => s.kind === 'grpc').map((spec) => launch(spec, 0)));
+    const failed = launched.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    for (const spec of services.filter((s) => s.kind === 'http')) await launch(spec, 0);
+  } catch (err) {
+    for (const p of processes) p.child.kill('SIGKILL');
+    for (const b of balancers.values()) await b.close();
+    rmSync(base, { recursive: true, force: true });
+    throw err;
+  }
+  const url = `http://127.0.0.1:${await gatewayPort()}`;
+  const alive = (p: ServiceProcess) => p.child.exitCode === null && p.child.signalCode === null;
+
+  const system: MultiProcessSystem = {
+    url,
+    processes,
+    process(name, replica) {
+      const found = processes.find((p) => p.name === name && (replica === undefined ? alive(p) : p.replica === replica));
+      if (!found) throw new Error(`no running process for ${name}${replica === undefined ? '' : `#${replica}`}`);
+      return found;
+    },
+    async kill(name, replica) {
+      const target = system.process(name, replica);
+      target.child.kill('SIGKILL');
+      await target.exited;
+    },
+    start: (name, replica = 0) => launch(specOf(name), replica),
+    async stop() {
+      // SIGTERM: graceful shutdown (in-flight work finished, offsets committed).
+      const running = processes.filter(alive);
+      for (const p of running) p.child.kill('SIGTERM');
+      await Promise.all(
+        running.map((p) =>
+          Promise.race([p.exited, new Promise((r) => setTimeout(r, 20_000))]).then(() => {
+            if (alive(p)) p.child.kill('SIGKILL');
+          }),
+        ),
+      );
+      for (const b of balancers.values()) await b.close();
+      rmSync(base, { recursive: true, force: true });
+    },
+    api: async (method, path, opts = {}) => {
+      const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+      const key = opts.key === undefined ? API_KEY : opts.key;
+      if (key !== null) headers['x-api-key'] = key;
+      let body: string | undefined;
+      if (opts.rawBody !== undefined) body = opts.rawBody;
+      else if (opts.body !== undefined) {
+        body = JSON.stringify(opts.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(`${url}/api/v1${path}`, { method, headers, ...(body !== undefined && { body }) });
+      const text = await res.text();
+      let parsed: unknown = text;
+      if ((res.headers.get('content-type') ?? '').includes('application/json') && text) parsed = JSON.parse(text);
+      return { status: res.status, headers: res.headers, body: parsed as any, text };
+    },
+  };
+  return system;
+}
+
+export interface ReceivedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  /** OTLP span kind: 2 server, 3 client, 4 producer, 5 consumer. */
+  kind: number;
+}
+
+/** A local OTLP/HTTP (JSON) receiver: the processes' OTEL_EXPORTER_OTLP_ENDPOINT in a test. */
+export async function startOtlpReceiver(): Promise<{ endpoint: string; spans: ReceivedSpan[]; close(): Promise<void> }> {
+  const spans: ReceivedSpan[] = [];
+  const { createServer: createHttpServer } = await import('node:http');
+  const server = createHttpServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.url === '/v1/traces' && (req.headers['content-type'] ?? '').includes('json')) {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpTraces;
+        for (const rs of body.resourceSpans ?? []) {
+          const service = rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value?.stringValue ?? '';
+          for (const ss of rs.scopeSpans ?? []) {
+            for (const s of ss.spans ?? []) {
+              spans.push({
+                service,
+                traceId: s.traceId,
+                spanId: s.spanId,
+                parentSpanId: s.parentSpanId ?? '',
+                name: s.name,
+                kind: s.kind,
+              });
+            }
+          }
+        }
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    spans,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface OtlpTraces {
+  resourceSpans?: {
+    resource?: { attributes?: { key: string; value?: { stringValue?: string } }[] };
+    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number }[] }[];
+  }[];
+}
