@@ -13,7 +13,7 @@ import { registerMeter } from './meter.js';
 import { createAuthHook } from './auth-hook.js';
 import { sendError } from './errors.js';
 import { ErrorBody } from './schemas.js';
-import { buildValidatorFactory } from './validation.js';
+import { createValidatorCompiler } from './validation.js';
 import { boundJsonDepth, checkWindow, hardenRouteSchema, hasWindow } from './hardening.js';
 import { registerRoutes } from './routes/index.js';
 import { registerRequestLog, type RequestLogMode } from './request-log.js';
@@ -89,7 +89,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
     logController: new LogController({ disableRequestLogging: true }),
     // Through the schema controller, so every encapsulated context (each calls addSchema) gets it.
     // (fastify's typing of the factory is narrower than its runtime contract.)
-    schemaController: { compilersFactory: { buildValidator: buildValidatorFactory as never } },
+    schemaController: { compilersFactory: { buildValidator: createValidatorCompiler() as never } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const routes: RouteEntry[] = [];
