@@ -19,7 +19,7 @@ export interface FactCheckerOptions {
 }
 
 /** Chosen by cross-validation on the SciFact benchmark (npm run bench:factcheck). */
-export const DEFAULT_FACT_THRESHOLD = 0.75;
+export const DEFAULT_FACT_THRESHOLD = 0.9;
 
 /** Below this share of shared words a passage is not shown as support at all. */
 const CLOSE_ENOUGH = 0.4;

@@ -194,6 +194,23 @@ describe('the embedded fact checker', () => {
       assert.equal((await checker.check({ text, retrieve: r }))[0]!.verdict, 'contradicted', text);
   });
 
+  it('reads a double negation as none, and picks the direction word standing where the claim has its own', async () => {
+    const p = passage(
+      'hac',
+      'We were unable to generate de novo HACs at a reasonable frequency. Following TCR activation, Nlrp12 inhibits Akt phosphorylation.',
+    );
+    const r = async () => [p];
+    const [dbl] = await checker.check({ text: 'We were not unable to generate de novo HACs at a reasonable frequency.', retrieve: r });
+    assert.equal(dbl!.verdict, 'contradicted');
+    const [swap] = await checker.check({ text: 'Following TCR inhibition, Nlrp12 inhibits Akt phosphorylation.', retrieve: r });
+    assert.equal(swap!.verdict, 'contradicted');
+    assert.match(swap!.reason!, /"inhibition" where the source says "activation"/);
+    assert.equal(
+      (await checker.check({ text: 'Following TCR activation, Nlrp12 inhibits Akt phosphorylation.', retrieve: r }))[0]!.verdict,
+      'supported',
+    );
+  });
+
   it('does not back a sentence glued together from halves of two sources', async () => {
     const [s] = await checker.check({
       text: 'Employees receive 25 days of paid vacation, and the Pro plan includes 10 seats with annual billing.',
