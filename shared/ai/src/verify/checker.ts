@@ -154,6 +154,9 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
   checkDetailed(request: FactCheckRequest): Promise<CheckedSentenceDetail[]>;
 } {
   const threshold = options.threshold ?? DEFAULT_FACT_THRESHOLD;
+  if (!(threshold >= 0 && threshold <= 1)) throw new RangeError(`threshold must be between 0 and 1, not ${threshold}`);
+  if (options.retrieveLimit !== undefined && !(Number.isInteger(options.retrieveLimit) && options.retrieveLimit >= 1))
+    throw new RangeError('retrieveLimit must be a positive integer');
   const retrieveLimit = options.retrieveLimit ?? 8;
   const maxSupport = options.maxSupport ?? 3;
   const cache = new Map<string, { quote: string; analysis: Analysis }[]>();

@@ -236,6 +236,12 @@ describe('the embedded fact checker', () => {
     assert.deepEqual(await checker.check({ text, retrieve }), a);
   });
 
+  it('refuses a threshold outside 0..1 and a retrieve limit below 1', () => {
+    assert.throws(() => createFactChecker({ threshold: 1.5 }), RangeError);
+    assert.throws(() => createFactChecker({ threshold: Number.NaN }), RangeError);
+    assert.throws(() => createFactChecker({ retrieveLimit: 0 }), RangeError);
+  });
+
   it('a stricter threshold turns a partial match unsupported', async () => {
     const strict = createFactChecker({ threshold: 0.99 });
     const [s] = await strict.check({ text: 'Employees receive 25 days of vacation every year from their manager.', retrieve });
