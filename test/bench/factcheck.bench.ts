@@ -17,7 +17,8 @@
  * and its altered twin share a fold): every reported rate is on held-out folds.
  * The baseline's threshold gets the same cross-validation, for a fair second row.
  *
- *   npm run bench:factcheck            (SAMPLE=n abstracts, default 1000; SEED=n; SCIFACT_DIR)
+ *   npm run bench:factcheck            (SAMPLE=n abstracts, default 1000; SEED=n; SCIFACT_DIR;
+ *                                       SHOW_MISSES=t lists texts misjudged at threshold t)
  */
 import { createFactChecker, sentenceSpans, supportOf, SUPPORT_THRESHOLD, DEFAULT_FACT_THRESHOLD, type EvidencePassage } from '@kb/ai';
 import { contentStems } from '@kb/search';
