@@ -175,7 +175,7 @@ export function align(claim: Analysis, claimText: string, span: Analysis, spanTe
           kind: 'unit',
           contradiction: true,
           reason: `unit of ${withUnit(n)} differs from the source's ${withUnit(same[0]!)}`,
-          stems: [n.value],
+          stems: [n.value, claim.tokens[n.at + 1]?.stem].filter((x): x is string => !!x),
         });
       continue;
     }
@@ -203,9 +203,16 @@ export function align(claim: Analysis, claimText: string, span: Analysis, spanTe
     const sameDimension = span.directions.filter((e) => e.dimension === d.dimension);
     if (sameDimension.length === 0) continue;
     const mine = contextOf(claim, d.at);
+    const stemAt = (a: Analysis, i: number) => (a.tokens[i]?.direction ? undefined : a.tokens[i]?.stem);
     const overlap = sameDimension.map((e) => {
       const theirs = contextOf(span, e.at);
-      return [...mine].filter((x) => theirs.has(x)).length;
+      let score = [...mine].filter((x) => theirs.has(x)).length;
+      // The same word right beside it counts most ("TCR activation, Nlrp12" against "TCR inhibition, Nlrp12").
+      for (const k of [-2, -1, 1, 2]) {
+        const x = stemAt(claim, d.at + k);
+        if (x && x === stemAt(span, e.at + k)) score += 2;
+      }
+      return score;
     });
     const top = Math.max(...overlap);
     const local = top > 0 ? sameDimension.filter((_, i) => overlap[i] === top) : sameDimension;

@@ -306,6 +306,14 @@ export function analyze(text: string): Analysis {
     const capitalized = i > 0 && isUpper(t.raw[0]!) && !/[.!?:]\s*$/.test(text.slice(Math.max(0, t.start - 4), t.start));
     t.entity = !dir && (mixed || acronym || capitalized);
   });
+  // A double negation ("not unable", "not without") cancels out: neither cue counts.
+  for (let k = 0; k + 1 < negations.length; k++)
+    if (negations[k + 1]! - negations[k]! === 1) {
+      tokens[negations[k]!]!.negation = false;
+      tokens[negations[k + 1]!]!.negation = false;
+      negations.splice(k, 2);
+      k--;
+    }
   const words = new Set(tokens.map((t) => t.lower));
   const prefixed = new Map<string, string>();
   for (const w of words) {

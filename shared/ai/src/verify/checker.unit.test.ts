@@ -194,6 +194,23 @@ describe('the embedded fact checker', () => {
       assert.equal((await checker.check({ text, retrieve: r }))[0]!.verdict, 'contradicted', text);
   });
 
+  it('reads a double negation as none, and picks the direction word standing where the claim has its own', async () => {
+    const p = passage(
+      'hac',
+      'We were unable to generate de novo HACs at a reasonable frequency. Following TCR activation, Nlrp12 inhibits Akt phosphorylation.',
+    );
+    const r = async () => [p];
+    const [dbl] = await checker.check({ text: 'We were not unable to generate de novo HACs at a reasonable frequency.', retrieve: r });
+    assert.equal(dbl!.verdict, 'contradicted');
+    const [swap] = await checker.check({ text: 'Following TCR inhibition, Nlrp12 inhibits Akt phosphorylation.', retrieve: r });
+    assert.equal(swap!.verdict, 'contradicted');
+    assert.match(swap!.reason!, /"inhibition" where the source says "activation"/);
+    assert.equal(
+      (await checker.check({ text: 'Following TCR activation, Nlrp12 inhibits Akt phosphorylation.', retrieve: r }))[0]!.verdict,
+      'supported',
+    );
+  });
+
   it('does not back a sentence glued together from halves of two sources', async () => {
     const [s] = await checker.check({
       text: 'Employees receive 25 days of paid vacation, and the Pro plan includes 10 seats with annual billing.',
@@ -217,6 +234,32 @@ describe('the embedded fact checker', () => {
     const b = await createFactChecker().check({ text, retrieve });
     assert.deepEqual(a, b);
     assert.deepEqual(await checker.check({ text, retrieve }), a);
+  });
+
+  it('reads a preferred term as the word it stands in for, and still quotes the source as written', async () => {
+    const p = passage('crm', 'Our clients receive a dedicated account manager and quarterly business reviews.');
+    const text = 'Our customers receive a dedicated account manager and quarterly business reviews.';
+    const r = async () => [p];
+    const strict = createFactChecker({ threshold: 0.9 });
+    const [plain] = await strict.check({ text, retrieve: r });
+    assert.notEqual(plain!.verdict, 'supported');
+    const [eq] = await strict.check({ text, retrieve: r, equivalents: [{ term: 'customers', instead_of: ['clients', 'buyers'] }] });
+    assert.equal(eq!.verdict, 'supported');
+    assert.equal(eq!.support[0]!.quote, 'Our clients receive a dedicated account manager and quarterly business reviews.');
+    // Equivalents do not excuse a changed number.
+    const q = passage('crm2', 'Our clients receive 4 business reviews a year.');
+    const [num] = await checker.check({
+      text: 'Our customers receive 6 business reviews a year.',
+      retrieve: async () => [q],
+      equivalents: [{ term: 'customers', instead_of: ['clients'] }],
+    });
+    assert.equal(num!.verdict, 'contradicted');
+  });
+
+  it('refuses a threshold outside 0..1 and a retrieve limit below 1', () => {
+    assert.throws(() => createFactChecker({ threshold: 1.5 }), RangeError);
+    assert.throws(() => createFactChecker({ threshold: Number.NaN }), RangeError);
+    assert.throws(() => createFactChecker({ retrieveLimit: 0 }), RangeError);
   });
 
   it('a stricter threshold turns a partial match unsupported', async () => {

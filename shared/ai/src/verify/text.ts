@@ -69,7 +69,7 @@ export function sentenceSpans(source: string): SentenceSpan[] {
         .replace(/\s+([.,;:!?])/g, '$1')
         .replace(/\s+/g, ' ')
         .trim();
-      if (/[\p{L}\p{N}]/u.test(claim) || cited.length > 0) spans.push({ text, start: s, end: e, claim, cited });
+      if (/[\p{L}\p{N}]/u.test(text)) spans.push({ text, start: s, end: e, claim, cited });
     }
     start = end;
   };
