@@ -152,6 +152,48 @@ describe('folder-scoped keys and other organizations', () => {
     assert.ok(atRoot.content_id && inB.content_id);
   });
 
+  it('recorded queries follow the folder scope as content does: only searches made inside the reader’s scope', async () => {
+    const keyA = (await newApiKey(admin, { name: 'Log reader A', folder_scope: [folderA] })).key;
+    const keyA1 = (await newApiKey(admin, { name: 'Log reader A1', folder_scope: [folderA1] })).key;
+    const keyB = (await newApiKey(admin, { name: 'Log reader B', folder_scope: [folderB] })).key;
+    const none = (await newApiKey(admin, { name: 'Log reader none', folder_scope: [] })).key;
+    const search = async (key: string | undefined, query: string) => {
+      const res = await t.api('POST', '/org/search', { ...(key && { key }), body: { query } });
+      assert.equal(res.status, 200, res.text);
+      return res.body.query_id as string;
+    };
+    const whole = await search(undefined, 'scoped logs vitamin everywhere');
+    const inA1q = await search(keyA1, 'scoped logs vitamin trial');
+    const inBq = await search(keyB, 'scoped logs vitamin budget');
+    const listed = async (key?: string) => {
+      const res = await t.api('GET', '/org/search/queries?limit=100', { ...(key && { key }) });
+      assert.equal(res.status, 200, res.text);
+      return (res.body as { query_id: string; query: string; source_ids: string[] }[]).filter((q) => q.query.startsWith('scoped logs'));
+    };
+    assert.deepEqual(
+      (await listed(keyA)).map((q) => q.query_id),
+      [inA1q],
+      'A sees the search made inside A1, not the whole-KB one nor B’s',
+    );
+    assert.deepEqual(
+      (await listed(keyA1)).map((q) => q.query_id),
+      [inA1q],
+    );
+    assert.deepEqual(
+      (await listed(keyB)).map((q) => q.query_id),
+      [inBq],
+    );
+    assert.deepEqual((await listed()).map((q) => q.query_id).sort(), [whole, inA1q, inBq].sort(), 'an unrestricted key sees all');
+    for (const source of (await listed(keyA))[0]!.source_ids) assert.equal(source, inA1.content_id);
+    const page = await t.api('GET', '/org/search/queries?limit=1', { key: keyB });
+    assert.equal(page.headers.get('x-total-count'), '1', 'the total counts only what the reader may see');
+
+    assert.equal((await t.api('GET', `/org/search/queries/${inA1q}`, { key: keyA })).status, 200);
+    for (const id of [whole, inBq]) assert.equal((await t.api('GET', `/org/search/queries/${id}`, { key: keyA })).status, 404, id);
+    assert.equal((await t.api('GET', '/org/search/queries', { key: none })).status, 403);
+    assert.equal((await t.api('GET', `/org/search/queries/${inA1q}`, { key: none })).status, 403);
+  });
+
   it('a key with an empty scope gets 403 on search', async () => {
     const { key } = await newApiKey(admin, { name: 'No folders', folder_scope: [] });
     assert.equal((await t.api('POST', '/search', { key, body: { query: 'vitamin' } })).status, 403);

@@ -11,6 +11,7 @@ import { searchQueryDecider, searchQueryStream } from '../domain/search-query.js
 import { isInScope } from '../domain/folder-scope.js';
 import { applyTags, resolveTags, tagsOf, MAX_TAGS_PER_CALL } from './tags.js';
 import { chainOf, requireNode } from './kb-tree.js';
+import { KB_NODES, type KbNodeDoc } from '../projections/kb-tree.js';
 import { checkPage, metadataOf, type Page } from './common.js';
 
 /** max_results: default 5 (spec 4.2), at most 100 (the pagination cap); the answer uses the top 5 whatever the number. */
@@ -190,6 +191,7 @@ export function createSearchService(deps: SearchDeps) {
         answered: answer.grounded,
         processing_time_ms,
         at,
+        folder_scope: ctx.folder_scope,
       });
       if (surface !== 'org') return [];
       const requested = input.tags?.length ? await resolveTags(s, ids, ctx.org_id, input.tags, at, { unknownIds: 'skip' }) : [];
@@ -228,13 +230,46 @@ export function createSearchService(deps: SearchDeps) {
     return doc;
   }
 
+  /** Whether a live node (folder or content) of the organization lies inside the scope. */
+  async function nodeInScope(scope: readonly string[], orgId: string, node: KbNodeDoc | undefined): Promise<boolean> {
+    return node !== undefined && node.org_id === orgId && isInScope(scope, await chainOf(store, node));
+  }
+
+  /**
+   * Search records follow the folder scope as content does (issue 13 item 4): an
+   * empty scope sees none (403); a scoped reader sees a record only when the
+   * searcher's scope lay inside its own (a whole-KB search is not), and of its
+   * sources only those filed inside its scope now.
+   */
+  async function visibleTo(ctx: CallContext, doc: SearchQueryDoc): Promise<SearchQueryDoc | undefined> {
+    const scope = ctx.folder_scope;
+    if (scope === null) return doc;
+    const recorded = doc.folder_scope ?? null;
+    if (recorded === null || recorded.length === 0) return undefined;
+    for (const folderId of recorded) {
+      if (!(await nodeInScope(scope, ctx.org_id, await store.get<KbNodeDoc>(KB_NODES, folderId)))) return undefined;
+    }
+    const sources: string[] = [];
+    for (const contentId of doc.source_ids) {
+      const [node] = await store.find<KbNodeDoc>(KB_NODES, { where: { content_id: contentId }, limit: 1 });
+      if (await nodeInScope(scope, ctx.org_id, node)) sources.push(contentId);
+    }
+    return { ...doc, source_ids: sources };
+  }
+
+  function requireSomeScope(ctx: CallContext): void {
+    if (ctx.folder_scope !== null && ctx.folder_scope.length === 0) {
+      throw errors.forbidden('This API key may not use the knowledge base', { code: 'folder_scope' });
+    }
+  }
+
   const withTags = async (ctx: CallContext, docs: SearchQueryDoc[]) => {
     const tags = await tagsOf(
       store,
       ctx.org_id,
       docs.map((d) => ({ type: 'search_query' as const, id: d.query_id })),
     );
-    return docs.map(({ id: _id, seq: _seq, ...d }) => ({
+    return docs.map(({ id: _id, seq: _seq, folder_scope: _scope, ...d }) => ({
       ...d,
       tags: (tags.get(`search_query:${d.query_id}`) ?? []).map((t) => ({ tag_id: t.tag_id, name: t.name })),
     }));
@@ -245,7 +280,18 @@ export function createSearchService(deps: SearchDeps) {
 
     async listQueries(ctx: CallContext, page: Page) {
       checkPage(page);
+      requireSomeScope(ctx);
       const where = { org_id: ctx.org_id, surface: 'org' };
+      if (ctx.folder_scope !== null) {
+        // A scoped reader's page is cut from the records it may see.
+        const all = await store.find<SearchQueryDoc>(SEARCH_QUERIES, { where, sort: [{ field: 'seq', order: 'desc' }] });
+        const visible: SearchQueryDoc[] = [];
+        for (const doc of all) {
+          const v = await visibleTo(ctx, doc);
+          if (v) visible.push(v);
+        }
+        return { queries: await withTags(ctx, visible.slice(page.offset, page.offset + page.limit)), total_count: visible.length };
+      }
       const [docs, total_count] = await Promise.all([
         store.find<SearchQueryDoc>(SEARCH_QUERIES, { where, sort: [{ field: 'seq', order: 'desc' }], ...page }),
         store.count(SEARCH_QUERIES, where),
@@ -254,8 +300,12 @@ export function createSearchService(deps: SearchDeps) {
     },
 
     async getQuery(ctx: CallContext, queryId: string) {
-      const doc = await readQuery(ctx, queryId);
-      if (doc.surface !== 'org') throw errors.notFound('Search query');
+      requireSomeScope(ctx);
+      const found = await readQuery(ctx, queryId);
+      if (found.surface !== 'org') throw errors.notFound('Search query');
+      // Outside the reader's scope: as missing as another organization's record.
+      const doc = await visibleTo(ctx, found);
+      if (!doc) throw errors.notFound('Search query');
       return (await withTags(ctx, [doc]))[0]!;
     },
   };

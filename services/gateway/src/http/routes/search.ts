@@ -199,7 +199,10 @@ export function searchRoutes(search: RpcClient): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['Search'],
           summary: 'Searches received on /org/search, newest first',
-          description: 'The total is in the X-Total-Count header.',
+          description:
+            'The total is in the X-Total-Count header. Records follow the folder scope as content does: a folder-scoped key sees ' +
+            'only searches made with a scope inside its own (never a whole-KB search), and of their source_ids only those filed ' +
+            'inside its scope; an empty scope is 403.',
           querystring: OrgPagination,
           response: { 200: Type.Array(Type.Ref('SearchQueryRecord')), ...errorResponses(400, 401, 403) },
         },
@@ -218,6 +221,7 @@ export function searchRoutes(search: RpcClient): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['Search'],
           summary: 'One recorded search',
+          description: 'A record outside the key’s folder scope (see the list) is 404; an empty scope is 403.',
           params: Type.Object({ query_id: Uuid }),
           response: { 200: Type.Ref('SearchQueryRecord'), ...errorResponses(400, 401, 403, 404) },
         },
