@@ -66,17 +66,32 @@ describe('POST /org/search', () => {
     assert.match(b.query_id, /^[0-9a-f-]{36}$/);
   });
 
-  it('filters by folder (its whole subtree) and by tag, by name or id', async () => {
+  it('filters by folder (its whole subtree) and by filter_tags, by name or id', async () => {
     const inA = await t.api('POST', '/org/search', { body: { query: 'vitamin', folder_ids: [folderA] } });
     assert.deepEqual(ids(inA.body.context), [inA1.content_id]);
-    const tagged = await t.api('POST', '/org/search', { body: { query: 'vitamin', tags: ['clinical'] } });
+    const tagged = await t.api('POST', '/org/search', { body: { query: 'vitamin', filter_tags: ['clinical'] } });
     assert.deepEqual(ids(tagged.body.context), [inA1.content_id]);
     const tagId = tagged.body.tags[0];
-    const byId = await t.api('POST', '/org/search', { body: { query: 'vitamin', tags: [tagId] } });
+    const byId = await t.api('POST', '/org/search', { body: { query: 'vitamin', filter_tags: [tagId] } });
     assert.deepEqual(ids(byId.body.context), [inA1.content_id]);
-    const unknownTag = await t.api('POST', '/org/search', { body: { query: 'vitamin', tags: ['no-such-tag-yet'] } });
+    const unknownTag = await t.api('POST', '/org/search', { body: { query: 'vitamin', filter_tags: ['no-such-tag-yet'] } });
     assert.equal(unknownTag.body.total_results, 0);
+    const all = await t.api('GET', '/org/tags?limit=100');
+    assert.ok(!all.body.some((x: { name: string }) => x.name === 'no-such-tag-yet'), 'a filter never creates a tag');
     assert.equal((await t.api('POST', '/org/search', { body: { query: 'vitamin', folder_ids: [randomUUID()] } })).status, 404);
+  });
+
+  it('applies tags to the recorded query without filtering retrieval: a query tagged with a new name finds everything (spec 2.8)', async () => {
+    const res = await t.api('POST', '/org/search', { body: { query: 'vitamin', tags: ['Brand new label'] } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.total_results, 3);
+    const one = await t.api('GET', `/org/search/queries/${res.body.query_id}`);
+    assert.ok(one.body.tags.some((x: { name: string }) => x.name === 'Brand new label'));
+    // Both at once: applied and filtered apart.
+    const both = await t.api('POST', '/org/search', { body: { query: 'vitamin', tags: ['Applied only'], filter_tags: ['clinical'] } });
+    assert.deepEqual(ids(both.body.context), [inA1.content_id]);
+    const rec = await t.api('GET', `/org/search/queries/${both.body.query_id}`);
+    assert.deepEqual(rec.body.tags.map((x: { name: string }) => x.name).sort(), ['Applied only', 'clinical']);
   });
 
   it('records each query, tagged with the request tags and the tags of the cited sources (spec 2.8)', async () => {

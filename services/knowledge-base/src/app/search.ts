@@ -27,8 +27,10 @@ export interface SearchInput {
   org_id?: string | undefined;
   category_id?: string | undefined;
   topic_id?: string | undefined;
-  /** Content carrying any of these tags (id or name). */
+  /** Tags (id or name) applied to the recorded query (org surface); they do not filter retrieval. */
   tags?: string[] | undefined;
+  /** Content carrying any of these tags (id or name). */
+  filter_tags?: string[] | undefined;
   /** Content under any of these KB folders. */
   folder_ids?: string[] | undefined;
 }
@@ -100,7 +102,7 @@ export function createSearchService(deps: SearchDeps) {
     }
   }
 
-  async function retrieve(ctx: CallContext, query: string, max: number, filters: { tags?: string[] } & SearchInput) {
+  async function retrieve(ctx: CallContext, query: string, max: number, filters: SearchInput & { tagIds: string[] | undefined }) {
     // A failing embeddings endpoint degrades the query to BM25 instead of failing the search.
     const vector = embeddings
       ? await embeddings.embed([query]).then(
@@ -121,7 +123,7 @@ export function createSearchService(deps: SearchDeps) {
         folder_scope: ctx.folder_scope,
         ...(filters.category_id && { category_id: filters.category_id }),
         ...(filters.topic_id && { topic_id: filters.topic_id }),
-        ...(filters.tags?.length && { tags: filters.tags }),
+        ...(filters.tagIds?.length && { tags: filters.tagIds }),
         ...(filters.folder_ids?.length && { folder_ids: filters.folder_ids }),
       },
     });
@@ -151,7 +153,8 @@ export function createSearchService(deps: SearchDeps) {
   /** Tag refs resolve to existing tag ids only (a filter never creates tags); an unknown one matches nothing. */
   async function tagFilter(ctx: CallContext, refs: string[] | undefined): Promise<string[] | undefined> {
     if (!refs?.length) return undefined;
-    if (refs.length > MAX_TAGS_PER_CALL) throw errors.validation(`at most ${MAX_TAGS_PER_CALL} tags`, { details: { field: 'tags' } });
+    if (refs.length > MAX_TAGS_PER_CALL)
+      throw errors.validation(`at most ${MAX_TAGS_PER_CALL} tags`, { details: { field: 'filter_tags' } });
     const out: string[] = [];
     for (const ref of refs) {
       if (UUID_RE.test(ref)) {
@@ -170,8 +173,10 @@ export function createSearchService(deps: SearchDeps) {
     const started = performance.now();
     const { query, max } = checkInput(input);
     await checkFilters(ctx, input);
-    const tags = await tagFilter(ctx, input.tags);
-    const { hits, total } = await retrieve(ctx, query, max, { ...input, ...(tags && { tags }) });
+    if ((input.tags?.length ?? 0) > MAX_TAGS_PER_CALL)
+      throw errors.validation(`at most ${MAX_TAGS_PER_CALL} tags`, { details: { field: 'tags' } });
+    const filterTagIds = await tagFilter(ctx, input.filter_tags);
+    const { hits, total } = await retrieve(ctx, query, max, { ...input, tagIds: filterTagIds });
     const answer = await answerFrom(query, hits);
     const processing_time_ms = Math.max(1, Math.ceil(performance.now() - started));
 
