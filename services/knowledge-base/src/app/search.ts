@@ -11,7 +11,7 @@ import { searchQueryDecider, searchQueryStream } from '../domain/search-query.js
 import { isInScope } from '../domain/folder-scope.js';
 import { applyTags, resolveTags, tagsOf, MAX_TAGS_PER_CALL } from './tags.js';
 import { chainOf, requireNode } from './kb-tree.js';
-import { KB_NODES, type KbNodeDoc } from '../projections/kb-tree.js';
+import { requireSomeScope, searchRecordVisible } from './scope-visibility.js';
 import { checkPage, metadataOf, type Page } from './common.js';
 
 /** max_results: default 5 (spec 4.2), at most 100 (the pagination cap); the answer uses the top 5 whatever the number. */
@@ -235,38 +235,9 @@ export function createSearchService(deps: SearchDeps) {
     return doc;
   }
 
-  /** Whether a live node (folder or content) of the organization lies inside the scope. */
-  async function nodeInScope(scope: readonly string[], orgId: string, node: KbNodeDoc | undefined): Promise<boolean> {
-    return node !== undefined && node.org_id === orgId && isInScope(scope, await chainOf(store, node));
-  }
-
-  /**
-   * Search records follow the folder scope as content does (issue 13 item 4): an
-   * empty scope sees none (403); a scoped reader sees a record only when the
-   * searcher's scope lay inside its own (a whole-KB search is not), and of its
-   * sources only those filed inside its scope now.
-   */
-  async function visibleTo(ctx: CallContext, doc: SearchQueryDoc): Promise<SearchQueryDoc | undefined> {
-    const scope = ctx.folder_scope;
-    if (scope === null) return doc;
-    const recorded = doc.folder_scope ?? null;
-    if (recorded === null || recorded.length === 0) return undefined;
-    for (const folderId of recorded) {
-      if (!(await nodeInScope(scope, ctx.org_id, await store.get<KbNodeDoc>(KB_NODES, folderId)))) return undefined;
-    }
-    const sources: string[] = [];
-    for (const contentId of doc.source_ids) {
-      const [node] = await store.find<KbNodeDoc>(KB_NODES, { where: { content_id: contentId }, limit: 1 });
-      if (await nodeInScope(scope, ctx.org_id, node)) sources.push(contentId);
-    }
-    return { ...doc, source_ids: sources };
-  }
-
-  function requireSomeScope(ctx: CallContext): void {
-    if (ctx.folder_scope !== null && ctx.folder_scope.length === 0) {
-      throw errors.forbidden('This API key may not use the knowledge base', { code: 'folder_scope' });
-    }
-  }
+  /** Search records follow the folder scope as content does (scope-visibility.ts); unscoped readers see all. */
+  const visibleTo = (ctx: CallContext, doc: SearchQueryDoc): Promise<SearchQueryDoc | undefined> =>
+    ctx.folder_scope === null ? Promise.resolve(doc) : searchRecordVisible(store, ctx.folder_scope, ctx.org_id, doc);
 
   const withTags = async (ctx: CallContext, docs: SearchQueryDoc[]) => {
     const tags = await tagsOf(
