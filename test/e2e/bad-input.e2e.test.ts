@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestSystem, type TestSystem } from './harness.js';
+import { API_KEY, startTestSystem, type TestSystem } from './harness.js';
 import { bearer, newOrgAdmin, type SignedIn } from './identity-fixtures.js';
 
 /**
@@ -166,12 +166,22 @@ describe('names', () => {
     });
   }
 
+  it('a control character in a multipart name field (title) is 400 and stores nothing', async () => {
+    const form = new FormData();
+    form.append('file', new Blob(['text under a bad title'], { type: 'text/plain' }), 'titled.txt');
+    form.append('title', 'Bad\u0000title');
+    const res = await fetch(`${t.url}/api/v1/content/file`, { method: 'POST', headers: { 'x-api-key': API_KEY }, body: form });
+    const text = await res.text();
+    assert.equal(res.status, 400, text);
+    assert.match(text, /title/);
+  });
+
   it('a NUL byte in an uploaded filename is not stored', async () => {
     const form = new FormData();
     form.append('file', new Blob(['plain text about filenames'], { type: 'text/plain' }), 'evil\u0000name\u0007.txt');
     const res = await fetch(`${t.url}/api/v1/org/kb/upload`, {
       method: 'POST',
-      headers: { 'x-api-key': (await import('./harness.js')).API_KEY },
+      headers: { 'x-api-key': API_KEY },
       body: form,
     });
     const text = await res.text();

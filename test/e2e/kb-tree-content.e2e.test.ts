@@ -108,6 +108,28 @@ describe('content in the knowledge-base tree', () => {
     assert.deepEqual(node.tags.map((x) => x.name).sort(), ['Inbox files', 'PDF documents', 'Uploaded by hand']);
   });
 
+  it('applies an uploaded file’s own tags when its ingestion finishes: a file that fails keeps none (spec 2.8)', async () => {
+    const f = await folder('Failing uploads');
+    const res = await postForm(t, 'POST', '/org/kb/upload', [
+      { name: 'files', filename: 'corrupt.pdf', data: fixture('corrupt.pdf') },
+      { name: 'files', filename: 'fine-tagged.txt', data: Buffer.from(`A fine file next to a broken one ${Date.now()}`) },
+      { name: 'parent_id', data: f.kb_node_id },
+      { name: 'tags', data: 'Only when finished' },
+    ]);
+    assert.equal(res.status, 202, res.text);
+    const [broken, fine] = res.body.files as { content_id: string }[];
+    const failed = await contentIn(f.kb_node_id, broken!.content_id, (n) => n.processing_status === 'failed', 'the broken file to fail');
+    const done = await contentIn(f.kb_node_id, fine!.content_id, (n) => n.tags.length > 0, 'the fine file’s tags');
+    assert.deepEqual(
+      done.tags.map((x) => x.name),
+      ['Only when finished'],
+    );
+    // Read again after the fine file finished: the failed one still has no tag.
+    const again = await contentIn(f.kb_node_id, broken!.content_id, () => true, 'the broken file');
+    assert.deepEqual(failed.tags, []);
+    assert.deepEqual(again.tags, []);
+  });
+
   it('refuses raw content into a folder outside the key scope: 403', async () => {
     const login = await t.api('POST', '/auth/login', { key: null, body: ADMIN });
     assert.equal(login.status, 200, login.text);

@@ -66,17 +66,32 @@ describe('POST /org/search', () => {
     assert.match(b.query_id, /^[0-9a-f-]{36}$/);
   });
 
-  it('filters by folder (its whole subtree) and by tag, by name or id', async () => {
+  it('filters by folder (its whole subtree) and by filter_tags, by name or id', async () => {
     const inA = await t.api('POST', '/org/search', { body: { query: 'vitamin', folder_ids: [folderA] } });
     assert.deepEqual(ids(inA.body.context), [inA1.content_id]);
-    const tagged = await t.api('POST', '/org/search', { body: { query: 'vitamin', tags: ['clinical'] } });
+    const tagged = await t.api('POST', '/org/search', { body: { query: 'vitamin', filter_tags: ['clinical'] } });
     assert.deepEqual(ids(tagged.body.context), [inA1.content_id]);
     const tagId = tagged.body.tags[0];
-    const byId = await t.api('POST', '/org/search', { body: { query: 'vitamin', tags: [tagId] } });
+    const byId = await t.api('POST', '/org/search', { body: { query: 'vitamin', filter_tags: [tagId] } });
     assert.deepEqual(ids(byId.body.context), [inA1.content_id]);
-    const unknownTag = await t.api('POST', '/org/search', { body: { query: 'vitamin', tags: ['no-such-tag-yet'] } });
+    const unknownTag = await t.api('POST', '/org/search', { body: { query: 'vitamin', filter_tags: ['no-such-tag-yet'] } });
     assert.equal(unknownTag.body.total_results, 0);
+    const all = await t.api('GET', '/org/tags?limit=100');
+    assert.ok(!all.body.some((x: { name: string }) => x.name === 'no-such-tag-yet'), 'a filter never creates a tag');
     assert.equal((await t.api('POST', '/org/search', { body: { query: 'vitamin', folder_ids: [randomUUID()] } })).status, 404);
+  });
+
+  it('applies tags to the recorded query without filtering retrieval: a query tagged with a new name finds everything (spec 2.8)', async () => {
+    const res = await t.api('POST', '/org/search', { body: { query: 'vitamin', tags: ['Brand new label'] } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.total_results, 3);
+    const one = await t.api('GET', `/org/search/queries/${res.body.query_id}`);
+    assert.ok(one.body.tags.some((x: { name: string }) => x.name === 'Brand new label'));
+    // Both at once: applied and filtered apart.
+    const both = await t.api('POST', '/org/search', { body: { query: 'vitamin', tags: ['Applied only'], filter_tags: ['clinical'] } });
+    assert.deepEqual(ids(both.body.context), [inA1.content_id]);
+    const rec = await t.api('GET', `/org/search/queries/${both.body.query_id}`);
+    assert.deepEqual(rec.body.tags.map((x: { name: string }) => x.name).sort(), ['Applied only', 'clinical']);
   });
 
   it('records each query, tagged with the request tags and the tags of the cited sources (spec 2.8)', async () => {
@@ -150,6 +165,48 @@ describe('folder-scoped keys and other organizations', () => {
     const outside = await t.api('POST', '/org/search', { key, body: { query: 'vitamin', folder_ids: [folderB] } });
     assert.equal(outside.status, 403);
     assert.ok(atRoot.content_id && inB.content_id);
+  });
+
+  it('recorded queries follow the folder scope as content does: only searches made inside the reader’s scope', async () => {
+    const keyA = (await newApiKey(admin, { name: 'Log reader A', folder_scope: [folderA] })).key;
+    const keyA1 = (await newApiKey(admin, { name: 'Log reader A1', folder_scope: [folderA1] })).key;
+    const keyB = (await newApiKey(admin, { name: 'Log reader B', folder_scope: [folderB] })).key;
+    const none = (await newApiKey(admin, { name: 'Log reader none', folder_scope: [] })).key;
+    const search = async (key: string | undefined, query: string) => {
+      const res = await t.api('POST', '/org/search', { ...(key && { key }), body: { query } });
+      assert.equal(res.status, 200, res.text);
+      return res.body.query_id as string;
+    };
+    const whole = await search(undefined, 'scoped logs vitamin everywhere');
+    const inA1q = await search(keyA1, 'scoped logs vitamin trial');
+    const inBq = await search(keyB, 'scoped logs vitamin budget');
+    const listed = async (key?: string) => {
+      const res = await t.api('GET', '/org/search/queries?limit=100', { ...(key && { key }) });
+      assert.equal(res.status, 200, res.text);
+      return (res.body as { query_id: string; query: string; source_ids: string[] }[]).filter((q) => q.query.startsWith('scoped logs'));
+    };
+    assert.deepEqual(
+      (await listed(keyA)).map((q) => q.query_id),
+      [inA1q],
+      'A sees the search made inside A1, not the whole-KB one nor B’s',
+    );
+    assert.deepEqual(
+      (await listed(keyA1)).map((q) => q.query_id),
+      [inA1q],
+    );
+    assert.deepEqual(
+      (await listed(keyB)).map((q) => q.query_id),
+      [inBq],
+    );
+    assert.deepEqual((await listed()).map((q) => q.query_id).sort(), [whole, inA1q, inBq].sort(), 'an unrestricted key sees all');
+    for (const source of (await listed(keyA))[0]!.source_ids) assert.equal(source, inA1.content_id);
+    const page = await t.api('GET', '/org/search/queries?limit=1', { key: keyB });
+    assert.equal(page.headers.get('x-total-count'), '1', 'the total counts only what the reader may see');
+
+    assert.equal((await t.api('GET', `/org/search/queries/${inA1q}`, { key: keyA })).status, 200);
+    for (const id of [whole, inBq]) assert.equal((await t.api('GET', `/org/search/queries/${id}`, { key: keyA })).status, 404, id);
+    assert.equal((await t.api('GET', '/org/search/queries', { key: none })).status, 403);
+    assert.equal((await t.api('GET', `/org/search/queries/${inA1q}`, { key: none })).status, 403);
   });
 
   it('a key with an empty scope gets 403 on search', async () => {

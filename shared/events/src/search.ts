@@ -27,6 +27,12 @@ export const searchQueryRecorded = defineEvent(
     answered: Type.Boolean(),
     processing_time_ms: Type.Integer({ minimum: 0 }),
     at: Type.String({ format: 'date-time' }),
+    /**
+     * The searcher's folder scope (an API key's folder_scope); null or absent: the
+     * whole knowledge base. A scoped reader sees the record only when this scope
+     * lies inside its own (issue 13 item 4).
+     */
+    folder_scope: Type.Optional(Type.Union([Type.Array(Uuid), Type.Null()])),
   }),
 );
 

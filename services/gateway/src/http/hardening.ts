@@ -87,6 +87,9 @@ export async function boundJsonDepth(request: { body?: unknown; headers: Record<
   }
 }
 
+/** A name field (`name`, `*_name`, `title`, `filename`) holding a control character: refused wherever it arrives. */
+export const isBadName = (field: string, value: string): boolean => NAME_KEY.test(field) && new RegExp(CONTROL_CHARS.source).test(value);
+
 /** A name as stored: control characters removed (for names that do not pass through a schema, like uploaded filenames). */
 export const stripControlChars = (name: string): string => name.replace(CONTROL_CHARS, '');
 

@@ -5,7 +5,7 @@ import { errors } from '@kb/platform';
 import type { CallContext, RpcClient } from '@kb/rpc';
 import type { ServiceClients } from '../clients.js';
 import { Timestamp, Uuid } from './schemas.js';
-import { stripControlChars } from './hardening.js';
+import { isBadName, stripControlChars } from './hardening.js';
 import { buildValidatorFactory } from './validation.js';
 
 /** Files per upload call (spec 8). */
@@ -247,6 +247,7 @@ export function field(upload: MultipartBody, name: string, check?: (v: string) =
   if (!values) return undefined;
   if (values.length > 1) throw errors.validation(`request.${name} was given more than once`, { details: { field: name } });
   const value = values[0]!;
+  if (isBadName(name, value)) throw errors.validation(`request.${name} holds a control character`, { details: { field: name } });
   if (check && !check(value)) throw errors.validation(`request.${name} ${what}`, { details: { field: name } });
   return value;
 }

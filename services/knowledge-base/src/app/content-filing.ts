@@ -34,6 +34,8 @@ export interface ContentFilingDoc {
   version_num: number;
   source_kind: 'raw' | 'file' | 'url';
   format?: string;
+  /** A file's own tags (ids or names) as given on intake, applied when its ingestion finishes (spec 2.8). */
+  pending_tags?: string[];
   updated_at: string;
 }
 
@@ -101,6 +103,12 @@ export function contentFilingHandlers(deps: { commands: CommandBus; ids: IdGener
     if (tagIds.length) await applyTags(s, filing.org_id, { type: 'content', id: filing.content_id }, tagIds, 'add', 'rule', at);
   }
 
+  async function applyCallerTags(s: CommandSession, orgId: string, contentId: string, refs: string[], at: string): Promise<void> {
+    if (!refs.length) return;
+    const tagIds = await resolveTags(s, ids, orgId, refs, at, { unknownIds: 'skip' });
+    if (tagIds.length) await applyTags(s, orgId, { type: 'content', id: contentId }, tagIds, 'add', 'intake', at);
+  }
+
   /** content.created and content.version_added: the node exists (created under its folder once), the filing follows the version. */
   const versionAccepted: EnvelopeHandler = (tx, event) =>
     within(tx, event, async (s) => {
@@ -145,16 +153,16 @@ export function contentFilingHandlers(deps: { commands: CommandBus; ids: IdGener
         updated_at: d.at,
       };
       delete base.format;
+      delete base.pending_tags;
       if (d.source.format !== undefined) base.format = d.source.format.toLowerCase();
       const filing = withFiling(base, await validFiling(tx, d.org_id, d.category_id, d.topic_id));
       await tx.put(CONTENT_FILING, filing);
-      // The caller's own tags apply at once; a name the organization lacks becomes a tag.
-      if (d.tags.length) {
-        const tagIds = await resolveTags(s, ids, d.org_id, d.tags, d.at, { unknownIds: 'skip' });
-        if (tagIds.length) await applyTags(s, d.org_id, { type: 'content', id: d.content_id }, tagIds, 'add', 'intake', d.at);
-      }
-      // Raw text is ready on creation; files get the rule tags when their extraction finishes.
-      if (d.source.kind === 'raw') await applyRules(s, filing, d.at);
+      // Raw text is ready on creation: the caller's own tags (a name the organization lacks becomes a tag) and the
+      // rule tags apply at once. A file gets both when its ingestion finishes (spec 2.8), so one that fails keeps none.
+      if (d.source.kind === 'raw') {
+        await applyCallerTags(s, d.org_id, d.content_id, d.tags, d.at);
+        await applyRules(s, filing, d.at);
+      } else if (d.tags.length) await tx.put(CONTENT_FILING, { ...filing, pending_tags: d.tags });
     });
 
   const currentVersion = async (tx: StoreTransaction, d: { content_id: string; version_id: string }) => {
@@ -178,20 +186,28 @@ export function contentFilingHandlers(deps: { commands: CommandBus; ids: IdGener
         const filing = await currentVersion(tx, d);
         if (!filing) return;
         // The format read from the bytes is the truth (a file without an extension claims none): rules match on it.
+        const { pending_tags: pending, ...rest } = filing;
         const next: ContentFilingDoc = {
-          ...filing,
+          ...rest,
           status: 'completed',
           ...(d.format !== undefined && { format: d.format.toLowerCase() }),
           updated_at: d.at,
         };
         await tx.put(CONTENT_FILING, next);
-        if (filing.source_kind !== 'raw') await applyRules(s, next, d.at);
+        if (filing.source_kind !== 'raw') {
+          await applyCallerTags(s, filing.org_id, filing.content_id, pending ?? [], d.at);
+          await applyRules(s, next, d.at);
+        }
       }),
 
     'content.failed': async (tx, event) => {
       const d = event.data as ContentFailed;
       const filing = await currentVersion(tx, d);
-      if (filing) await tx.put(CONTENT_FILING, { ...filing, status: 'failed', updated_at: d.at });
+      // A failed file never gets the tags it was sent with.
+      if (filing) {
+        const { pending_tags: _dropped, ...rest } = filing;
+        await tx.put(CONTENT_FILING, { ...rest, status: 'failed', updated_at: d.at });
+      }
     },
 
     'content.updated': (tx, event) =>

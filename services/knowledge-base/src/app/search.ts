@@ -11,6 +11,7 @@ import { searchQueryDecider, searchQueryStream } from '../domain/search-query.js
 import { isInScope } from '../domain/folder-scope.js';
 import { applyTags, resolveTags, tagsOf, MAX_TAGS_PER_CALL } from './tags.js';
 import { chainOf, requireNode } from './kb-tree.js';
+import { requireSomeScope, searchRecordVisible } from './scope-visibility.js';
 import { checkPage, metadataOf, type Page } from './common.js';
 
 /** max_results: default 5 (spec 4.2), at most 100 (the pagination cap); the answer uses the top 5 whatever the number. */
@@ -26,8 +27,10 @@ export interface SearchInput {
   org_id?: string | undefined;
   category_id?: string | undefined;
   topic_id?: string | undefined;
-  /** Content carrying any of these tags (id or name). */
+  /** Tags (id or name) applied to the recorded query (org surface); they do not filter retrieval. */
   tags?: string[] | undefined;
+  /** Content carrying any of these tags (id or name). */
+  filter_tags?: string[] | undefined;
   /** Content under any of these KB folders. */
   folder_ids?: string[] | undefined;
 }
@@ -99,7 +102,7 @@ export function createSearchService(deps: SearchDeps) {
     }
   }
 
-  async function retrieve(ctx: CallContext, query: string, max: number, filters: { tags?: string[] } & SearchInput) {
+  async function retrieve(ctx: CallContext, query: string, max: number, filters: SearchInput & { tagIds: string[] | undefined }) {
     // A failing embeddings endpoint degrades the query to BM25 instead of failing the search.
     const vector = embeddings
       ? await embeddings.embed([query]).then(
@@ -120,7 +123,7 @@ export function createSearchService(deps: SearchDeps) {
         folder_scope: ctx.folder_scope,
         ...(filters.category_id && { category_id: filters.category_id }),
         ...(filters.topic_id && { topic_id: filters.topic_id }),
-        ...(filters.tags?.length && { tags: filters.tags }),
+        ...(filters.tagIds?.length && { tags: filters.tagIds }),
         ...(filters.folder_ids?.length && { folder_ids: filters.folder_ids }),
       },
     });
@@ -150,7 +153,8 @@ export function createSearchService(deps: SearchDeps) {
   /** Tag refs resolve to existing tag ids only (a filter never creates tags); an unknown one matches nothing. */
   async function tagFilter(ctx: CallContext, refs: string[] | undefined): Promise<string[] | undefined> {
     if (!refs?.length) return undefined;
-    if (refs.length > MAX_TAGS_PER_CALL) throw errors.validation(`at most ${MAX_TAGS_PER_CALL} tags`, { details: { field: 'tags' } });
+    if (refs.length > MAX_TAGS_PER_CALL)
+      throw errors.validation(`at most ${MAX_TAGS_PER_CALL} tags`, { details: { field: 'filter_tags' } });
     const out: string[] = [];
     for (const ref of refs) {
       if (UUID_RE.test(ref)) {
@@ -169,8 +173,10 @@ export function createSearchService(deps: SearchDeps) {
     const started = performance.now();
     const { query, max } = checkInput(input);
     await checkFilters(ctx, input);
-    const tags = await tagFilter(ctx, input.tags);
-    const { hits, total } = await retrieve(ctx, query, max, { ...input, ...(tags && { tags }) });
+    if ((input.tags?.length ?? 0) > MAX_TAGS_PER_CALL)
+      throw errors.validation(`at most ${MAX_TAGS_PER_CALL} tags`, { details: { field: 'tags' } });
+    const filterTagIds = await tagFilter(ctx, input.filter_tags);
+    const { hits, total } = await retrieve(ctx, query, max, { ...input, tagIds: filterTagIds });
     const answer = await answerFrom(query, hits);
     const processing_time_ms = Math.max(1, Math.ceil(performance.now() - started));
 
@@ -190,6 +196,7 @@ export function createSearchService(deps: SearchDeps) {
         answered: answer.grounded,
         processing_time_ms,
         at,
+        folder_scope: ctx.folder_scope,
       });
       if (surface !== 'org') return [];
       const requested = input.tags?.length ? await resolveTags(s, ids, ctx.org_id, input.tags, at, { unknownIds: 'skip' }) : [];
@@ -228,13 +235,17 @@ export function createSearchService(deps: SearchDeps) {
     return doc;
   }
 
+  /** Search records follow the folder scope as content does (scope-visibility.ts); unscoped readers see all. */
+  const visibleTo = (ctx: CallContext, doc: SearchQueryDoc): Promise<SearchQueryDoc | undefined> =>
+    ctx.folder_scope === null ? Promise.resolve(doc) : searchRecordVisible(store, ctx.folder_scope, ctx.org_id, doc);
+
   const withTags = async (ctx: CallContext, docs: SearchQueryDoc[]) => {
     const tags = await tagsOf(
       store,
       ctx.org_id,
       docs.map((d) => ({ type: 'search_query' as const, id: d.query_id })),
     );
-    return docs.map(({ id: _id, seq: _seq, ...d }) => ({
+    return docs.map(({ id: _id, seq: _seq, folder_scope: _scope, ...d }) => ({
       ...d,
       tags: (tags.get(`search_query:${d.query_id}`) ?? []).map((t) => ({ tag_id: t.tag_id, name: t.name })),
     }));
@@ -254,7 +265,18 @@ export function createSearchService(deps: SearchDeps) {
 
     async listQueries(ctx: CallContext, page: Page) {
       checkPage(page);
+      requireSomeScope(ctx);
       const where = { org_id: ctx.org_id, surface: 'org' };
+      if (ctx.folder_scope !== null) {
+        // A scoped reader's page is cut from the records it may see.
+        const all = await store.find<SearchQueryDoc>(SEARCH_QUERIES, { where, sort: [{ field: 'seq', order: 'desc' }] });
+        const visible: SearchQueryDoc[] = [];
+        for (const doc of all) {
+          const v = await visibleTo(ctx, doc);
+          if (v) visible.push(v);
+        }
+        return { queries: await withTags(ctx, visible.slice(page.offset, page.offset + page.limit)), total_count: visible.length };
+      }
       const [docs, total_count] = await Promise.all([
         store.find<SearchQueryDoc>(SEARCH_QUERIES, { where, sort: [{ field: 'seq', order: 'desc' }], ...page }),
         store.count(SEARCH_QUERIES, where),
@@ -263,8 +285,12 @@ export function createSearchService(deps: SearchDeps) {
     },
 
     async getQuery(ctx: CallContext, queryId: string) {
-      const doc = await readQuery(ctx, queryId);
-      if (doc.surface !== 'org') throw errors.notFound('Search query');
+      requireSomeScope(ctx);
+      const found = await readQuery(ctx, queryId);
+      if (found.surface !== 'org') throw errors.notFound('Search query');
+      // Outside the reader's scope: as missing as another organization's record.
+      const doc = await visibleTo(ctx, found);
+      if (!doc) throw errors.notFound('Search query');
       return (await withTags(ctx, [doc]))[0]!;
     },
   };

@@ -17,6 +17,7 @@ import {
   type TagRuleDoc,
 } from '../projections/tags.js';
 import { checkPage, metadataOf, type Page } from './common.js';
+import { nodeVisible, taggedTargetVisible } from './scope-visibility.js';
 
 export interface TagsDeps {
   store: Store;
@@ -143,6 +144,19 @@ export function createTagsService(deps: TagsDeps & { checkFolder: (ctx: CallCont
     async list(ctx: CallContext, page: Page) {
       checkPage(page);
       const where = { org_id: ctx.org_id };
+      if (ctx.folder_scope !== null) {
+        // A folder-scoped key sees the tags on what it can see (issue 13 item 4): prompts, and content, folders and
+        // searches inside its scope (with an empty scope: only the tags on prompts); a tag on nothing it can see (or on
+        // nothing at all) is not listed.
+        const scope = ctx.folder_scope;
+        const visible = new Set<string>();
+        for (const a of await store.find<TagAssignmentDoc>(TAG_ASSIGNMENTS, { where })) {
+          if (a.tag_ids.every((id) => visible.has(id))) continue;
+          if (await taggedTargetVisible(store, scope, ctx.org_id, a)) for (const id of a.tag_ids) visible.add(id);
+        }
+        const all = (await store.find<TagDoc>(TAGS, { where, sort: BY_CREATION })).filter((t) => visible.has(t.tag_id));
+        return { tags: all.slice(page.offset, page.offset + page.limit), total_count: all.length };
+      }
       const [tags, total_count] = await Promise.all([
         store.find<TagDoc>(TAGS, { where, sort: BY_CREATION, ...page }),
         store.count(TAGS, where),
@@ -194,6 +208,13 @@ export function createTagsService(deps: TagsDeps & { checkFolder: (ctx: CallCont
     async listRules(ctx: CallContext, page: Page) {
       checkPage(page);
       const where = { org_id: ctx.org_id };
+      if (ctx.folder_scope !== null) {
+        // A folder-scoped key sees only the rules about a folder inside its scope.
+        const all: TagRuleDoc[] = [];
+        for (const r of await store.find<TagRuleDoc>(TAG_RULES, { where, sort: BY_CREATION }))
+          if (r.folder_id && (await nodeVisible(store, ctx.folder_scope, ctx.org_id, r.folder_id))) all.push(r);
+        return { rules: all.slice(page.offset, page.offset + page.limit), total_count: all.length };
+      }
       const [rules, total_count] = await Promise.all([
         store.find<TagRuleDoc>(TAG_RULES, { where, sort: BY_CREATION, ...page }),
         store.count(TAG_RULES, where),

@@ -8,6 +8,7 @@ interface SearchRequestMessage {
   category_id?: string;
   topic_id?: string;
   tags?: string[];
+  filter_tags?: string[];
   folder_ids?: string[];
   surface?: string;
 }
@@ -25,6 +26,7 @@ export function searchHandlers(search: SearchService): Record<string, UnaryHandl
           category_id: r.category_id,
           topic_id: r.topic_id,
           tags: r.tags ?? [],
+          filter_tags: r.filter_tags ?? [],
           folder_ids: r.folder_ids ?? [],
         },
         r.surface === 'org' ? 'org' : 'sdk',

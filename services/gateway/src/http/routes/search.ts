@@ -75,7 +75,11 @@ const OrgSearchBody = Type.Object(
     tags: Type.Optional({
       ...TagRefs,
       description:
-        'tags by id or name: only content carrying one of them; the recorded query is tagged with them (unknown names are created)',
+        'tags by id or name applied to the recorded query (unknown names are created); they do not filter retrieval (filter_tags does)',
+    }),
+    filter_tags: Type.Optional({
+      ...TagRefs,
+      description: 'tags by id or name: only content carrying one of them (an unknown tag matches nothing; no tag is created)',
     }),
     folder_ids: Type.Optional(Type.Array(Uuid, { maxItems: 50, description: 'only content under these KB folders' })),
   },
@@ -172,8 +176,9 @@ export function searchRoutes(search: RpcClient): FastifyPluginAsyncTypebox {
           tags: ['Search'],
           summary: 'Ask the knowledge base: answer, context chunks and source ids',
           description:
-            'Same retrieval as POST /search, plus tag and folder filters. The query is recorded (GET /org/search/queries) and tagged with the request’s tags ' +
-            'and the tags of the sources it cites. Costs one query credit (402 when out of credits).',
+            'Same retrieval as POST /search, plus tag (filter_tags) and folder (folder_ids) filters. The query is recorded ' +
+            '(GET /org/search/queries) and tagged with the request’s `tags` and the tags of the sources it cites (spec 2.8); `tags` never ' +
+            'narrow retrieval, so a query tagged with a new name still finds everything. Costs one query credit (402 when out of credits).',
           body: OrgSearchBody,
           response: { 200: OrgSearchResponse, ...errorResponses(400, 401, 402, 403, 404) },
         },
@@ -199,7 +204,10 @@ export function searchRoutes(search: RpcClient): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['Search'],
           summary: 'Searches received on /org/search, newest first',
-          description: 'The total is in the X-Total-Count header.',
+          description:
+            'The total is in the X-Total-Count header. Records follow the folder scope as content does: a folder-scoped key sees ' +
+            'only searches made with a scope inside its own (never a whole-KB search), and of their source_ids only those filed ' +
+            'inside its scope; an empty scope is 403.',
           querystring: OrgPagination,
           response: { 200: Type.Array(Type.Ref('SearchQueryRecord')), ...errorResponses(400, 401, 403) },
         },
@@ -218,6 +226,7 @@ export function searchRoutes(search: RpcClient): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['Search'],
           summary: 'One recorded search',
+          description: 'A record outside the key’s folder scope (see the list) is 404; an empty scope is 403.',
           params: Type.Object({ query_id: Uuid }),
           response: { 200: Type.Ref('SearchQueryRecord'), ...errorResponses(400, 401, 403, 404) },
         },
