@@ -7,6 +7,7 @@ import { gatewayConfigSpec } from '@kb/gateway';
 import { knowledgeBaseConfigSpec } from '@kb/knowledge-base';
 import { ingestConfigSpec } from '@kb/ingest';
 import { analyticsConfigSpec } from '@kb/analytics';
+import { publishingConfigSpec } from '@kb/publishing';
 
 /**
  * Every service's configuration stops the start on a wrong or missing value with
@@ -18,11 +19,21 @@ const TOKEN = 'a-internal-token-of-some-length';
 const services: Record<string, { spec: ConfigSpec<TProperties>; base: Record<string, string> }> = {
   gateway: {
     spec: gatewayConfigSpec as unknown as ConfigSpec<TProperties>,
-    base: { INTERNAL_TOKEN: TOKEN, KNOWLEDGE_BASE_GRPC: 'kb:50051', INGEST_GRPC: 'ingest:50051', ANALYTICS_GRPC: 'analytics:50051' },
+    base: {
+      INTERNAL_TOKEN: TOKEN,
+      KNOWLEDGE_BASE_GRPC: 'kb:50051',
+      INGEST_GRPC: 'ingest:50051',
+      ANALYTICS_GRPC: 'analytics:50051',
+      PUBLISHING_GRPC: 'publishing:50051',
+    },
   },
   'knowledge-base': { spec: knowledgeBaseConfigSpec as unknown as ConfigSpec<TProperties>, base: { INTERNAL_TOKEN: TOKEN } },
   ingest: { spec: ingestConfigSpec as unknown as ConfigSpec<TProperties>, base: { INTERNAL_TOKEN: TOKEN } },
   analytics: { spec: analyticsConfigSpec as unknown as ConfigSpec<TProperties>, base: { INTERNAL_TOKEN: TOKEN } },
+  publishing: {
+    spec: publishingConfigSpec as unknown as ConfigSpec<TProperties>,
+    base: { INTERNAL_TOKEN: TOKEN, PUBLISHING_SECRET_KEY: 'a-publishing-secret-key', ANALYTICS_GRPC: 'analytics:50051' },
+  },
 };
 
 /** Values that break at least one kind of constraint: numbers, enums, patterns, lengths. */

@@ -5,6 +5,7 @@ import { gatewayConfigSpec, startGateway, type RunningGateway } from '@kb/gatewa
 import { knowledgeBaseConfigSpec, startKnowledgeBase } from '@kb/knowledge-base';
 import { ingestConfigSpec, startIngest, type RunningService } from '@kb/ingest';
 import { analyticsConfigSpec, startAnalytics } from '@kb/analytics';
+import { publishingConfigSpec, startPublishing } from '@kb/publishing';
 
 /** What `npm start` uses for anything not set, so one command gives a working service. */
 export const developmentDefaults = {
@@ -12,6 +13,7 @@ export const developmentDefaults = {
   BOOTSTRAP_ADMIN_EMAIL: 'admin@example.com',
   BOOTSTRAP_ADMIN_PASSWORD: 'development-password',
   BOOTSTRAP_API_KEY: 'kb_dev_0000000000000000000000000000',
+  PUBLISHING_SECRET_KEY: 'development-publishing-secret-key',
 } as const;
 
 export interface RunningSystem {
@@ -44,31 +46,43 @@ export async function startSystem(options: {
   const knowledgeBase = await startKnowledgeBase({ config: kbConfig, logger: options.logger, ...extra });
   let ingest: RunningService | undefined;
   let analytics: RunningService | undefined;
+  let publishing: RunningService | undefined;
   try {
     const ingestConfig = loadConfig(ingestConfigSpec, { ...env, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' });
     ingest = await startIngest({ config: ingestConfig, logger: options.logger, ...extra });
     const analyticsConfig = loadConfig(analyticsConfigSpec, { ...env, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' });
     analytics = await startAnalytics({ config: analyticsConfig, logger: options.logger, ...extra });
+    const publishingConfig = loadConfig(publishingConfigSpec, {
+      ...env,
+      GRPC_HOST: '127.0.0.1',
+      GRPC_PORT: '0',
+      ANALYTICS_GRPC: analytics.address,
+    });
+    publishing = await startPublishing({ config: publishingConfig, logger: options.logger, ...extra });
     const gatewayConfig = loadConfig(gatewayConfigSpec, {
       ...env,
       KNOWLEDGE_BASE_GRPC: knowledgeBase.address,
       INGEST_GRPC: ingest.address,
       ANALYTICS_GRPC: analytics.address,
+      PUBLISHING_GRPC: publishing.address,
     });
     const gateway = await startGateway({ config: gatewayConfig, logger: options.logger, ...extra });
     const started = ingest;
     const startedAnalytics = analytics;
+    const startedPublishing = publishing;
     return {
       url: gateway.url,
       gateway,
       async stop() {
         await gateway.stop();
+        await startedPublishing.stop();
         await started.stop();
         await startedAnalytics.stop();
         await knowledgeBase.stop();
       },
     };
   } catch (err) {
+    await publishing?.stop();
     await ingest?.stop();
     await analytics?.stop();
     await knowledgeBase.stop();

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
+import { AsyncResource } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import { errors, randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platform';
 import { topics } from '@kb/events';
@@ -143,12 +144,15 @@ export async function startPublishing(options: {
       autoBusy = false;
     }
   };
+  // Runs in the service's own context, never in that of the consumer transaction that woke it.
+  const autoRoot = new AsyncResource('publishing.auto-publish');
+  const autoTick = autoRoot.bind(() => {
+    autoRunning = autoPass().then(() => scheduleAuto(config.DELIVERY_TICK_MS));
+  });
   const scheduleAuto = (ms: number) => {
     if (stopped) return;
     clearTimeout(autoTimer);
-    autoTimer = setTimeout(() => {
-      autoRunning = autoPass().then(() => scheduleAuto(config.DELIVERY_TICK_MS));
-    }, ms);
+    autoTimer = setTimeout(autoTick, ms);
     autoTimer.unref?.();
   };
 

@@ -14,6 +14,7 @@ import { sendError } from './errors.js';
 import { ErrorBody } from './schemas.js';
 import { buildValidatorFactory } from './validation.js';
 import { registerRoutes } from './routes/index.js';
+import { registerHostedSite } from './hosted.js';
 import type { ServiceClients } from '../clients.js';
 import type { RouteAuth } from './route-auth.js';
 
@@ -115,7 +116,12 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
   });
   registerMeter(app as unknown as FastifyInstance, deps.credits);
   app.setErrorHandler((err, request, reply) => sendError(request as FastifyRequest, reply as FastifyReply, err as Error));
-  app.setNotFoundHandler((_request, reply) => reply.status(404).type('text/plain; charset=utf-8').send('Not Found'));
+  // A GET no route matched may be a page of a verified custom domain (by Host).
+  const hosted: { fallback?: ReturnType<typeof registerHostedSite> } = {};
+  app.setNotFoundHandler(async (request, reply) => {
+    const served = hosted.fallback ? await hosted.fallback(request as FastifyRequest, reply as FastifyReply) : undefined;
+    return served ?? reply.status(404).type('text/plain; charset=utf-8').send('Not Found');
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -153,6 +159,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
     },
     { prefix: '/api/v1' },
   );
+
+  hosted.fallback = registerHostedSite(app as unknown as FastifyInstance, deps.clients.sites);
 
   await app.ready();
   return { app: app as unknown as FastifyInstance, routes };
