@@ -10,6 +10,7 @@ import { gatewayConfigSpec } from '@kb/gateway';
 import { knowledgeBaseConfigSpec } from '@kb/knowledge-base';
 import { ingestConfigSpec } from '@kb/ingest';
 import { analyticsConfigSpec } from '@kb/analytics';
+import { publishingConfigSpec } from '@kb/publishing';
 
 /**
  * The deployment descriptions (docker-compose.yml, infra/k8s) against the config
@@ -41,6 +42,7 @@ const specs: Record<string, ServiceConfig> = {
   'knowledge-base': serviceConfig(knowledgeBaseConfigSpec),
   ingest: serviceConfig(ingestConfigSpec),
   analytics: serviceConfig(analyticsConfigSpec),
+  publishing: serviceConfig(publishingConfigSpec),
 };
 
 function problemsOf(spec: ServiceConfig, env: Env): string | undefined {
