@@ -74,7 +74,7 @@ export async function startPublishing(options: {
       store,
       name: 'publishing.deliveries',
       owner,
-      ttlMs: Math.max(30_000, config.DELIVERY_TIMEOUT_MS * 3),
+      ttlMs: config.DELIVERY_TIMEOUT_MS * 3,
       clock,
     }),
     secrets,
@@ -111,9 +111,9 @@ export async function startPublishing(options: {
 
   /** Removal takes a choice for live content, applied to every piece live there, in the removal's transaction. */
   async function removeDestination(ctx: CallContext, id: string, onLive: 'leave' | 'unpublish' | 'delete') {
-    if (onLive !== 'leave' && onLive !== 'unpublish' && onLive !== 'delete')
-      throw errors.validation('on_live_content must be leave, unpublish or delete', { details: { field: 'on_live_content' } });
     const d = await destinations.load(ctx.org_id, id);
+    if (onLive !== 'leave' && onLive !== 'unpublish' && onLive !== 'delete')
+      throw errors.validation('on_live_content is required: leave, unpublish or delete', { details: { field: 'on_live_content' } });
     const live =
       onLive === 'leave'
         ? []

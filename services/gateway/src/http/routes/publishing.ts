@@ -466,7 +466,13 @@ export function publishingRoutes(clients: PublishingClients): FastifyPluginAsync
             'on_live_content is required: leave (live pieces stay), unpublish or delete (done to every piece live there). A shared destination is switched off for the organization. 502 when the destination fails a take-down (nothing is removed).',
           params: DestinationParams,
           querystring: Type.Object(
-            { on_live_content: Type.Union([Type.Literal('leave'), Type.Literal('unpublish'), Type.Literal('delete')]) },
+            {
+              on_live_content: Type.Optional(
+                Type.Union([Type.Literal('leave'), Type.Literal('unpublish'), Type.Literal('delete')], {
+                  description: 'required; missing is a 400 (after a 404 for an unknown destination)',
+                }),
+              ),
+            },
             { additionalProperties: false },
           ),
           response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404, 502) },
