@@ -269,3 +269,70 @@ export function getWithHost(base: string, host: string, path: string): Promise<{
     req.end();
   });
 }
+
+/** A fake Ghost Admin API (/ghost/api/admin/posts/) that checks the HS256 JWT of an `id:secret` admin key. */
+export async function startFakeGhost(adminKey: string) {
+  const [kid, secret] = adminKey.split(':') as [string, string];
+  const posts = new Map<string, Record<string, unknown>>();
+  const calls: { method: string; path: string }[] = [];
+  let n = 0;
+  const server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    const path = req.url ?? '/';
+    calls.push({ method: req.method ?? '', path });
+    const send = (status: number, doc?: unknown) =>
+      doc === undefined
+        ? res.writeHead(status).end()
+        : res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
+    const fail = (status: number, message: string) => send(status, { errors: [{ message }] });
+    const token = /^Ghost (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    const [h, p, sig] = token.split('.');
+    const header = h ? (JSON.parse(Buffer.from(h, 'base64url').toString()) as { kid?: string; alg?: string }) : {};
+    const payload = p ? (JSON.parse(Buffer.from(p, 'base64url').toString()) as { aud?: string; exp?: number }) : {};
+    const expected = createHmac('sha256', Buffer.from(secret, 'hex')).update(`${h}.${p}`).digest('base64url');
+    if (
+      header.kid !== kid ||
+      header.alg !== 'HS256' ||
+      payload.aud !== '/admin/' ||
+      sig !== expected ||
+      (payload.exp ?? 0) * 1000 < Date.now()
+    )
+      return fail(401, 'Invalid token');
+    const m = /^\/ghost\/api\/admin\/posts\/(?:([a-z0-9]+)\/)?(\?.*)?$/.exec(path);
+    if (!m) return fail(404, 'Resource not found');
+    const id = m[1];
+    if (req.method === 'POST' && !id) {
+      const input = (JSON.parse(body) as { posts: Record<string, unknown>[] }).posts[0]!;
+      const post = {
+        ...input,
+        id: `p${++n}`,
+        updated_at: new Date(Date.now() + n).toISOString(),
+        url: `https://ghost.example.test/${String(input.slug)}/`,
+      };
+      posts.set(post.id, post);
+      return send(201, { posts: [post] });
+    }
+    if (!id || !posts.has(id)) return fail(404, 'Post not found');
+    const post = posts.get(id)!;
+    if (req.method === 'GET') return send(200, { posts: [post] });
+    if (req.method === 'PUT') {
+      const input = (JSON.parse(body) as { posts: Record<string, unknown>[] }).posts[0]!;
+      if (input.updated_at !== post.updated_at) return fail(409, 'Someone else is editing this post');
+      const next = { ...post, ...input, updated_at: new Date(Date.now() + ++n).toISOString() };
+      posts.set(id, next);
+      return send(200, { posts: [next] });
+    }
+    if (req.method === 'DELETE') {
+      posts.delete(id);
+      return send(204);
+    }
+    return fail(405, 'Method not allowed');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    posts,
+    calls,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}

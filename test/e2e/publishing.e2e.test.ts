@@ -5,7 +5,15 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { parseDocument, DomUtils } from 'htmlparser2';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { newMember, newOrgAdmin } from './identity-fixtures.js';
-import { draftFeed, eventually, getWithHost, startDnsServer, startFakeWordPress, startReceiver } from './publishing-fixtures.js';
+import {
+  draftFeed,
+  eventually,
+  getWithHost,
+  startDnsServer,
+  startFakeGhost,
+  startFakeWordPress,
+  startReceiver,
+} from './publishing-fixtures.js';
 
 const SECRET = `whsec_${Buffer.from('a publishing test secret of 32 b').toString('base64')}`;
 const ADMIN = { email: 'admin@example.com', password: 'development-password' };
@@ -424,6 +432,52 @@ describe('WordPress destination', () => {
       body: { type: 'wordpress', name: 'Blog', config: { username: 'x' }, secret: 'abcdefghij' },
     });
     assert.equal(res.status, 400);
+  });
+});
+
+describe('Ghost destination', () => {
+  it('creates, updates, unpublishes and deletes the remote post over the Admin API (JWT)', async () => {
+    const adminKey = `6489c8e4f1a2b3c4d5e6f708:${'ab12'.repeat(16)}`;
+    const ghost = await startFakeGhost(adminKey);
+    try {
+      assert.equal(
+        (
+          await t.api('POST', '/org/destinations', {
+            body: { type: 'ghost', name: 'Ghost', config: { admin_url: ghost.url, base_url: 'x' }, secret: adminKey },
+          })
+        ).status,
+        400,
+      );
+      const res = await t.api('POST', '/org/destinations', {
+        body: { type: 'ghost', name: 'Ghost', config: { admin_url: ghost.url }, secret: adminKey },
+      });
+      assert.equal(res.status, 201, res.text);
+      assert.doesNotMatch(res.text, /ab12ab12/);
+      const dest = res.body.destination_id as string;
+      const d = await approved({ title: 'Ghost piece' });
+      const pub = await t.api('POST', `/org/content/pieces/${d.draft_id}/publish`, { body: { destination_ids: [dest] } });
+      assert.equal(pub.status, 200, pub.text);
+      const [post] = [...ghost.posts.values()];
+      assert.equal(post!.title, 'Ghost piece');
+      assert.equal(post!.status, 'published');
+      assert.match(String(post!.html), /<sup><a class="cite" href="#ref-1">\[1\]<\/a><\/sup>/);
+      assert.equal(pub.body.publications[0].url, 'https://ghost.example.test/ghost-piece/');
+      await feed.revised({ ...d, revision: 2, title: 'Ghost piece, revised' });
+      await arrived({ draft_id: d.draft_id, revision: 2 });
+      assert.equal((await t.api('POST', `/org/content/pieces/${d.draft_id}/publish`, { body: { destination_ids: [dest] } })).status, 200);
+      assert.equal(ghost.posts.size, 1);
+      assert.equal([...ghost.posts.values()][0]!.title, 'Ghost piece, revised');
+      const un = await t.api('POST', `/org/content/pieces/${d.draft_id}/unpublish`, { body: { destination_ids: [dest] } });
+      assert.equal(un.status, 200, un.text);
+      assert.equal([...ghost.posts.values()][0]!.status, 'draft');
+      assert.equal((await t.api('POST', `/org/content/pieces/${d.draft_id}/publish`, { body: { destination_ids: [dest] } })).status, 200);
+      assert.equal([...ghost.posts.values()][0]!.status, 'published');
+      const del = await t.api('POST', `/org/content/pieces/${d.draft_id}/unpublish`, { body: { destination_ids: [dest], mode: 'delete' } });
+      assert.equal(del.status, 200, del.text);
+      assert.equal(ghost.posts.size, 0);
+    } finally {
+      await ghost.close();
+    }
   });
 });
 

@@ -21,6 +21,7 @@ import { createAnalyticsPromptFigures, createOutcomesService, type PromptFigures
 import { createHostedAdapter } from './destinations/hosted.js';
 import { createWebhookAdapter } from './destinations/webhook.js';
 import { createWordPressAdapter } from './destinations/wordpress.js';
+import { createGhostAdapter } from './destinations/ghost.js';
 import type { DestinationAdapter } from './destinations/port.js';
 import { createDeliveryWorker } from './deliveries/worker.js';
 import { createStoreWorkerLease } from './deliveries/lease.js';
@@ -90,6 +91,7 @@ export async function startPublishing(options: {
     hosted: createHostedAdapter(),
     webhook: createWebhookAdapter(),
     wordpress: createWordPressAdapter({ timeoutMs: config.DELIVERY_TIMEOUT_MS }),
+    ghost: createGhostAdapter({ timeoutMs: config.DELIVERY_TIMEOUT_MS, now: () => clock.now().getTime() }),
   };
   const destinations = createDestinationsService({ ...deps, adapters });
   const sites = createSitesService({ store, publicBaseUrl: config.PUBLIC_BASE_URL });

@@ -5,7 +5,7 @@ import type { DraftRevision } from '@kb/events';
 import type { StoreTransaction } from '@kb/store';
 import { checkGate, withinScope } from '../domain/gate.js';
 import { pieceDecider, pieceStream, type PieceState } from '../domain/aggregates.js';
-import { renderPage, slugify } from '../domain/render.js';
+import { renderArticleBody, slugify } from '../domain/render.js';
 import type { DestinationAdapter, PublishEffect, ResolvedDestination } from '../destinations/port.js';
 import { enqueueDelivery, webhookBody } from '../deliveries/outbox.js';
 import {
@@ -164,11 +164,7 @@ export function createPiecesService(
     const dests = await targets(orgId, ids);
     const slug = await slugFor(orgId, draft, store);
     const url = await sites.pageUrl(orgId, slug);
-    const html = renderPage(
-      { org_name: '', base_url: '' },
-      { slug, title: draft.title, description: draft.description, published_at: who.at, updated_at: who.at },
-      draft,
-    );
+    const html = renderArticleBody(draft);
     const pubs = await store.find<PublicationDoc>(PUBLICATIONS, { where: { piece_id: draft.draft_id } });
     const results: { d: DestinationDoc; effect?: PublishEffect; error?: string; unchanged?: boolean }[] = [];
     for (const d of dests) {

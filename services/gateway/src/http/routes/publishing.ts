@@ -103,7 +103,7 @@ const Outcome = Open(
 const Destination = Open(
   {
     destination_id: Uuid,
-    type: Type.Union([Type.Literal('hosted'), Type.Literal('webhook'), Type.Literal('wordpress')]),
+    type: Type.Union([Type.Literal('hosted'), Type.Literal('webhook'), Type.Literal('wordpress'), Type.Literal('ghost')]),
     name: Type.String(),
     scope: Type.Union([Type.Literal('shared'), Type.Literal('organization')]),
     config: Type.Record(Type.String(), Type.Unknown()),
@@ -412,10 +412,10 @@ export function publishingRoutes(clients: PublishingClients): FastifyPluginAsync
           tags: dtags,
           summary: 'Add a destination',
           description:
-            'type webhook: config { url }, secret (signs Standard Webhooks signatures). type wordpress: config { base_url, username }, secret (an application password). Unknown config keys are a 400. The hosted destination is built in and shared.',
+            'type webhook: config { url }, secret (signs Standard Webhooks signatures). type wordpress: config { base_url, username }, secret (an application password). type ghost: config { admin_url }, secret (an Admin API key <id>:<hex secret>). Unknown config keys are a 400. The hosted destination is built in and shared.',
           body: Type.Object(
             {
-              type: Type.Union([Type.Literal('webhook'), Type.Literal('wordpress')]),
+              type: Type.Union([Type.Literal('webhook'), Type.Literal('wordpress'), Type.Literal('ghost')]),
               name: Type.String({ minLength: 1, maxLength: 200 }),
               config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
               secret: Type.Optional(Type.String({ minLength: 8, maxLength: 1000, writeOnly: true })),
