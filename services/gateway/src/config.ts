@@ -26,6 +26,12 @@ export const gatewayConfigSpec = defineConfig(
       default: 52428800,
       description: 'largest uploaded file in bytes (a larger one ends failed)',
     }),
+    HOSTED_CACHE_TTL_MS: Type.Integer({
+      minimum: 0,
+      default: 1000,
+      description:
+        'how long the gateway keeps a hosted page before asking publishing again (writes through it clear it at once; 0: never keep)',
+    }),
     RPC_DEADLINE_MS: Type.Integer({ minimum: 100, default: 10000, description: 'deadline of each internal call' }),
     BOOTSTRAP_ORG_NAME: Type.Optional(Type.String({ minLength: 2, description: 'organization created on first start' })),
     BOOTSTRAP_ADMIN_EMAIL: Type.Optional(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', description: 'its admin user' })),

@@ -96,6 +96,7 @@ export async function startGateway(options: {
     logger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
+    hostedCacheTtlMs: config.HOSTED_CACHE_TTL_MS,
   });
   await core.start();
   const sweeper = startCreditSweeper(credits, config.CREDIT_HOLD_TTL_SECONDS * 1000, logger);

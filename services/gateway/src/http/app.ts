@@ -14,7 +14,7 @@ import { sendError } from './errors.js';
 import { ErrorBody } from './schemas.js';
 import { buildValidatorFactory } from './validation.js';
 import { registerRoutes } from './routes/index.js';
-import { registerHostedSite } from './hosted.js';
+import { createHostedCache, registerHostedSite } from './hosted.js';
 import type { ServiceClients } from '../clients.js';
 import type { RouteAuth } from './route-auth.js';
 
@@ -29,6 +29,8 @@ export interface HttpDeps {
   bodyLimit?: number;
   /** Largest uploaded file in bytes (multipart intake routes). */
   maxUploadBytes?: number;
+  /** How long the gateway keeps a hosted page (0: ask publishing every time). */
+  hostedCacheTtlMs?: number;
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -117,6 +119,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
   registerMeter(app as unknown as FastifyInstance, deps.credits);
   app.setErrorHandler((err, request, reply) => sendError(request as FastifyRequest, reply as FastifyReply, err as Error));
   // A GET no route matched may be a page of a verified custom domain (by Host).
+  const hostedCache = createHostedCache(deps.hostedCacheTtlMs ?? 1000);
   const hosted: { fallback?: ReturnType<typeof registerHostedSite> } = {};
   app.setNotFoundHandler(async (request, reply) => {
     const served = hosted.fallback ? await hosted.fallback(request as FastifyRequest, reply as FastifyReply) : undefined;
@@ -155,12 +158,13 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
         apiKeys: deps.apiKeys,
         credits: deps.credits,
         maxUploadBytes: deps.maxUploadBytes ?? 52428800,
+        onSiteChange: () => hostedCache.clear(),
       });
     },
     { prefix: '/api/v1' },
   );
 
-  hosted.fallback = registerHostedSite(app as unknown as FastifyInstance, deps.clients.sites);
+  hosted.fallback = registerHostedSite(app as unknown as FastifyInstance, deps.clients.sites, hostedCache);
 
   await app.ready();
   return { app: app as unknown as FastifyInstance, routes };

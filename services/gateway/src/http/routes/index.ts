@@ -28,6 +28,8 @@ export interface RouteDeps {
   credits: CreditsService;
   /** Largest uploaded file in bytes. */
   maxUploadBytes: number;
+  /** A publishing write went through: hosted pages cached by this gateway are stale. */
+  onSiteChange?: () => void;
 }
 
 /** Every feature area's routes, registered under /api/v1. A new area adds one line. */
@@ -47,6 +49,9 @@ export async function registerRoutes(api: FastifyInstance, deps: RouteDeps): Pro
   await api.register(intakeRoutes(deps.clients, deps.maxUploadBytes));
   await api.register(contentRoutes(deps.clients, deps.maxUploadBytes));
   await api.register(
-    publishingRoutes({ content: deps.clients.publishingContent, destinations: deps.clients.destinations, webhooks: deps.clients.webhooks }),
+    publishingRoutes(
+      { content: deps.clients.publishingContent, destinations: deps.clients.destinations, webhooks: deps.clients.webhooks },
+      deps.onSiteChange,
+    ),
   );
 }

@@ -191,10 +191,16 @@ interface Call {
 }
 
 /** A route that sends params, query and body merged as one JSON document and answers with the service's JSON. */
-function proxy(c: Call) {
+function proxy(c: Call, onWrite?: () => void) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     const input = { ...(req.query as object), ...(req.body as object), ...(req.params as object) };
-    const res = await c.client.call<{ json: string }>(c.method, { json: JSON.stringify(input) }, callerOf(req));
+    let res: { json: string };
+    try {
+      res = await c.client.call<{ json: string }>(c.method, { json: JSON.stringify(input) }, callerOf(req));
+    } finally {
+      // A write that failed may still have changed something (a 502 after other destinations succeeded).
+      if (req.method !== 'GET') onWrite?.();
+    }
     const out = JSON.parse(res.json) as unknown;
     if (c.status === 204) return reply.status(204).send(null);
     if (c.list) {
@@ -213,9 +219,9 @@ export interface PublishingClients {
 }
 
 /** Content (review, publish, outcomes) and Destinations (destinations, custom domains, lifecycle webhooks). */
-export function publishingRoutes(clients: PublishingClients): FastifyPluginAsyncTypebox {
-  const content = (method: string, extra: Partial<Call> = {}) => proxy({ client: clients.content, method, ...extra });
-  const dest = (method: string, extra: Partial<Call> = {}) => proxy({ client: clients.destinations, method, ...extra });
+export function publishingRoutes(clients: PublishingClients, onSiteChange: () => void = () => undefined): FastifyPluginAsyncTypebox {
+  const content = (method: string, extra: Partial<Call> = {}) => proxy({ client: clients.content, method, ...extra }, onSiteChange);
+  const dest = (method: string, extra: Partial<Call> = {}) => proxy({ client: clients.destinations, method, ...extra }, onSiteChange);
   const hook = (method: string, extra: Partial<Call> = {}) => proxy({ client: clients.webhooks, method, ...extra });
   const tags = ['Content'];
   const dtags = ['Destinations'];
