@@ -147,7 +147,9 @@ await Promise.all(
 const directSeconds = (performance.now() - directStart) / 1000;
 
 const fmt = (n: number) => n.toFixed(1);
-console.log(`\nhosted pages (${PAGES} pages of ${sample.length} bytes, ${CONCURRENCY} concurrent clients, ${SECONDS}s each, gateway cache ${CACHE_TTL} ms)`);
+console.log(
+  `\nhosted pages (${PAGES} pages of ${sample.length} bytes, ${CONCURRENCY} concurrent clients, ${SECONDS}s each, gateway cache ${CACHE_TTL} ms)`,
+);
 console.log(`  warm hosted page:       ${fmt(hostedRate)} pages/s`);
 console.log(`  bare fastify, same bytes: ${fmt(bareRate)} pages/s`);
 console.log(`  ratio hosted / bare:    ${(hostedRate / bareRate).toFixed(2)}`);
