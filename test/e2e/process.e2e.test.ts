@@ -23,7 +23,7 @@ function run(env: Record<string, string>, script = main) {
   return { child, exited, out: () => stdout, err: () => stderr };
 }
 
-async function waitFor(check: () => string | undefined, timeoutMs = 30_000): Promise<string> {
+async function waitFor(check: () => string | undefined, timeoutMs = 90_000): Promise<string> {
   const start = Date.now();
   for (;;) {
     const found = check();
