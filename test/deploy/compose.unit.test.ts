@@ -11,6 +11,7 @@ import { knowledgeBaseConfigSpec } from '@kb/knowledge-base';
 import { ingestConfigSpec } from '@kb/ingest';
 import { analyticsConfigSpec } from '@kb/analytics';
 import { generationConfigSpec } from '@kb/generation';
+import { publishingConfigSpec } from '@kb/publishing';
 
 /**
  * The deployment descriptions (docker-compose.yml, infra/k8s) against the config
@@ -43,6 +44,7 @@ const specs: Record<string, ServiceConfig> = {
   ingest: serviceConfig(ingestConfigSpec),
   analytics: serviceConfig(analyticsConfigSpec),
   generation: serviceConfig(generationConfigSpec),
+  publishing: serviceConfig(publishingConfigSpec),
 };
 
 function problemsOf(spec: ServiceConfig, env: Env): string | undefined {

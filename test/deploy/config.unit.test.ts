@@ -8,6 +8,7 @@ import { knowledgeBaseConfigSpec } from '@kb/knowledge-base';
 import { ingestConfigSpec } from '@kb/ingest';
 import { analyticsConfigSpec } from '@kb/analytics';
 import { generationConfigSpec } from '@kb/generation';
+import { publishingConfigSpec } from '@kb/publishing';
 
 /**
  * Every service's configuration stops the start on a wrong or missing value with
@@ -25,6 +26,7 @@ const services: Record<string, { spec: ConfigSpec<TProperties>; base: Record<str
       INGEST_GRPC: 'ingest:50051',
       ANALYTICS_GRPC: 'analytics:50051',
       GENERATION_GRPC: 'generation:50051',
+      PUBLISHING_GRPC: 'publishing:50051',
     },
   },
   'knowledge-base': { spec: knowledgeBaseConfigSpec as unknown as ConfigSpec<TProperties>, base: { INTERNAL_TOKEN: TOKEN } },
@@ -33,6 +35,10 @@ const services: Record<string, { spec: ConfigSpec<TProperties>; base: Record<str
   generation: {
     spec: generationConfigSpec as unknown as ConfigSpec<TProperties>,
     base: { INTERNAL_TOKEN: TOKEN, KNOWLEDGE_BASE_GRPC: 'kb:50051' },
+  },
+  publishing: {
+    spec: publishingConfigSpec as unknown as ConfigSpec<TProperties>,
+    base: { INTERNAL_TOKEN: TOKEN, PUBLISHING_SECRET_KEY: 'a-publishing-secret-key', ANALYTICS_GRPC: 'analytics:50051' },
   },
 };
 

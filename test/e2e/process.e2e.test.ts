@@ -23,7 +23,7 @@ function run(env: Record<string, string>, script = main) {
   return { child, exited, out: () => stdout, err: () => stderr };
 }
 
-async function waitFor(check: () => string | undefined, timeoutMs = 30_000): Promise<string> {
+async function waitFor(check: () => string | undefined, timeoutMs = 90_000): Promise<string> {
   const start = Date.now();
   for (;;) {
     const found = check();
@@ -123,6 +123,7 @@ describe('each service entry point (one container per service)', () => {
     ['knowledge-base', { SEARCH_INDEX: 'lucene' }, /SEARCH_INDEX="lucene" is invalid/],
     ['ingest', { INGEST_WORKERS: '0' }, /INGEST_WORKERS="0" is invalid/],
     ['analytics', { SCHEDULER_TICK_MS: 'soon' }, /SCHEDULER_TICK_MS="soon" is invalid/],
+    ['publishing', { DELIVERY_TICK_MS: 'soon' }, /DELIVERY_TICK_MS="soon" is invalid/],
   ];
   for (const [service, env, named] of cases) {
     it(`${service}: a wrong or missing value stops the start with exit code 1 and names the variable`, async () => {

@@ -6,6 +6,7 @@ import { knowledgeBaseConfigSpec, startKnowledgeBase } from '@kb/knowledge-base'
 import { ingestConfigSpec, startIngest, type RunningService } from '@kb/ingest';
 import { analyticsConfigSpec, startAnalytics } from '@kb/analytics';
 import { generationConfigSpec, startGeneration } from '@kb/generation';
+import { publishingConfigSpec, startPublishing } from '@kb/publishing';
 
 /** What `npm start` uses for anything not set, so one command gives a working service. */
 export const developmentDefaults = {
@@ -13,6 +14,7 @@ export const developmentDefaults = {
   BOOTSTRAP_ADMIN_EMAIL: 'admin@example.com',
   BOOTSTRAP_ADMIN_PASSWORD: 'development-password',
   BOOTSTRAP_API_KEY: 'kb_dev_0000000000000000000000000000',
+  PUBLISHING_SECRET_KEY: 'development-publishing-secret-key',
 } as const;
 
 export interface RunningSystem {
@@ -46,6 +48,7 @@ export async function startSystem(options: {
   let ingest: RunningService | undefined;
   let analytics: RunningService | undefined;
   let generation: RunningService | undefined;
+  let publishing: RunningService | undefined;
   try {
     const ingestConfig = loadConfig(ingestConfigSpec, { ...env, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' });
     ingest = await startIngest({ config: ingestConfig, logger: options.logger, ...extra });
@@ -58,22 +61,32 @@ export async function startSystem(options: {
       KNOWLEDGE_BASE_GRPC: knowledgeBase.address,
     });
     generation = await startGeneration({ config: generationConfig, logger: options.logger, ...extra });
+    const publishingConfig = loadConfig(publishingConfigSpec, {
+      ...env,
+      GRPC_HOST: '127.0.0.1',
+      GRPC_PORT: '0',
+      ANALYTICS_GRPC: analytics.address,
+    });
+    publishing = await startPublishing({ config: publishingConfig, logger: options.logger, ...extra });
     const gatewayConfig = loadConfig(gatewayConfigSpec, {
       ...env,
       KNOWLEDGE_BASE_GRPC: knowledgeBase.address,
       INGEST_GRPC: ingest.address,
       ANALYTICS_GRPC: analytics.address,
       GENERATION_GRPC: generation.address,
+      PUBLISHING_GRPC: publishing.address,
     });
     const gateway = await startGateway({ config: gatewayConfig, logger: options.logger, ...extra });
     const started = ingest;
     const startedAnalytics = analytics;
     const startedGeneration = generation;
+    const startedPublishing = publishing;
     return {
       url: gateway.url,
       gateway,
       async stop() {
         await gateway.stop();
+        await startedPublishing.stop();
         await started.stop();
         await startedAnalytics.stop();
         await startedGeneration.stop();
@@ -81,6 +94,7 @@ export async function startSystem(options: {
       },
     };
   } catch (err) {
+    await publishing?.stop();
     await ingest?.stop();
     await analytics?.stop();
     await generation?.stop();

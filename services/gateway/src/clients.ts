@@ -18,6 +18,10 @@ export interface ServiceClients {
   prompts: RpcClient;
   ingest: RpcClient;
   generation: RpcClient;
+  publishingContent: RpcClient;
+  destinations: RpcClient;
+  webhooks: RpcClient;
+  sites: RpcClient;
 }
 
 export function createServiceClients(config: GatewayConfig): ServiceClients & { close(): void } {
@@ -41,6 +45,10 @@ export function createServiceClients(config: GatewayConfig): ServiceClients & { 
     prompts: client('knowledge_base.proto', 'knowledge_base.v1.Prompts', config.KNOWLEDGE_BASE_GRPC, 'knowledge-base'),
     ingest: client('ingest.proto', 'ingest.v1.IngestService', config.INGEST_GRPC, 'ingest'),
     generation: client('generation.proto', 'generation.v1.Generation', config.GENERATION_GRPC, 'generation'),
+    publishingContent: client('publishing.proto', 'publishing.v1.ContentService', config.PUBLISHING_GRPC, 'publishing'),
+    destinations: client('publishing.proto', 'publishing.v1.DestinationService', config.PUBLISHING_GRPC, 'publishing'),
+    webhooks: client('publishing.proto', 'publishing.v1.WebhookService', config.PUBLISHING_GRPC, 'publishing'),
+    sites: client('publishing.proto', 'publishing.v1.SiteService', config.PUBLISHING_GRPC, 'publishing'),
   };
   return {
     ...clients,

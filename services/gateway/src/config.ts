@@ -21,6 +21,7 @@ export const gatewayConfigSpec = defineConfig(
     ANALYTICS_GRPC: GrpcAddress('analytics'),
     INGEST_GRPC: GrpcAddress('ingest'),
     GENERATION_GRPC: GrpcAddress('generation'),
+    PUBLISHING_GRPC: GrpcAddress('publishing'),
     MAX_UPLOAD_BYTES: Type.Integer({
       minimum: 1024,
       default: 52428800,
@@ -37,6 +38,12 @@ export const gatewayConfigSpec = defineConfig(
         description: 'folder of the built web console (web/console/dist), served at /; unset: no console (npm start sets it)',
       }),
     ),
+    HOSTED_CACHE_TTL_MS: Type.Integer({
+      minimum: 0,
+      default: 1000,
+      description:
+        'how long the gateway keeps a hosted page before asking publishing again (writes through it clear it at once; 0: never keep)',
+    }),
     RPC_DEADLINE_MS: Type.Integer({ minimum: 100, default: 10000, description: 'deadline of each internal call' }),
     BOOTSTRAP_ORG_NAME: Type.Optional(Type.String({ minLength: 2, description: 'organization created on first start' })),
     BOOTSTRAP_ADMIN_EMAIL: Type.Optional(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', description: 'its admin user' })),

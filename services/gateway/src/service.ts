@@ -134,6 +134,7 @@ export async function startGateway(options: {
         ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
       },
     }),
+    hostedCacheTtlMs: config.HOSTED_CACHE_TTL_MS,
   });
   await core.start();
   const sweeper = startCreditSweeper(credits, config.CREDIT_HOLD_TTL_SECONDS * 1000, logger);

@@ -45,7 +45,12 @@ export const publishingConfigSpec = defineConfig(
       default: 8,
       description: 'attempts before a webhook delivery is given up',
     }),
-    DELIVERY_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10000, description: 'deadline of one webhook or CMS request' }),
+    DELIVERY_TIMEOUT_MS: Type.Integer({
+      minimum: 100,
+      default: 10000,
+      description:
+        'deadline of one webhook or CMS request; the delivery worker lease lasts three times this (how long a dead worker blocks delivery)',
+    }),
   }),
   checkAdapterSettings,
 );

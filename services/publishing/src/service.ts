@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
+import { AsyncResource } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import { errors, randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platform';
 import { topics } from '@kb/events';
@@ -20,6 +21,7 @@ import { createAnalyticsPromptFigures, createOutcomesService, type PromptFigures
 import { createHostedAdapter } from './destinations/hosted.js';
 import { createWebhookAdapter } from './destinations/webhook.js';
 import { createWordPressAdapter } from './destinations/wordpress.js';
+import { createGhostAdapter } from './destinations/ghost.js';
 import type { DestinationAdapter } from './destinations/port.js';
 import { createDeliveryWorker } from './deliveries/worker.js';
 import { createStoreWorkerLease } from './deliveries/lease.js';
@@ -73,7 +75,7 @@ export async function startPublishing(options: {
       store,
       name: 'publishing.deliveries',
       owner,
-      ttlMs: Math.max(30_000, config.DELIVERY_TIMEOUT_MS * 3),
+      ttlMs: config.DELIVERY_TIMEOUT_MS * 3,
       clock,
     }),
     secrets,
@@ -89,6 +91,7 @@ export async function startPublishing(options: {
     hosted: createHostedAdapter(),
     webhook: createWebhookAdapter(),
     wordpress: createWordPressAdapter({ timeoutMs: config.DELIVERY_TIMEOUT_MS }),
+    ghost: createGhostAdapter({ timeoutMs: config.DELIVERY_TIMEOUT_MS, now: () => clock.now().getTime() }),
   };
   const destinations = createDestinationsService({ ...deps, adapters });
   const sites = createSitesService({ store, publicBaseUrl: config.PUBLIC_BASE_URL });
@@ -110,16 +113,15 @@ export async function startPublishing(options: {
 
   /** Removal takes a choice for live content, applied to every piece live there, in the removal's transaction. */
   async function removeDestination(ctx: CallContext, id: string, onLive: 'leave' | 'unpublish' | 'delete') {
-    if (onLive !== 'leave' && onLive !== 'unpublish' && onLive !== 'delete')
-      throw errors.validation('on_live_content must be leave, unpublish or delete', { details: { field: 'on_live_content' } });
     const d = await destinations.load(ctx.org_id, id);
+    if (onLive !== 'leave' && onLive !== 'unpublish' && onLive !== 'delete')
+      throw errors.validation('on_live_content is required: leave, unpublish or delete', { details: { field: 'on_live_content' } });
     const live =
       onLive === 'leave'
         ? []
         : await store.find<PublicationDoc>(PUBLICATIONS, { where: { org_id: ctx.org_id, destination_id: id, status: 'live' } });
     if (live.length === 0) await core.commands.transaction(metadataOf(ctx), (s) => destinations.removeIn(s, ctx, d, onLive));
-    else
-      await pieces.takeDown(ctx, ctx.org_id, id, live, onLive as 'unpublish' | 'delete', (s) => destinations.removeIn(s, ctx, d, onLive));
+    else await pieces.takeDown(ctx, ctx.org_id, live, onLive as 'unpublish' | 'delete', (s) => destinations.removeIn(s, ctx, d, onLive));
   }
 
   // The auto-publisher: verified drafts that asked for it, published outside the consumer's transaction.
@@ -143,12 +145,15 @@ export async function startPublishing(options: {
       autoBusy = false;
     }
   };
+  // Runs in the service's own context, never in that of the consumer transaction that woke it.
+  const autoRoot = new AsyncResource('publishing.auto-publish');
+  const autoTick = autoRoot.bind(() => {
+    autoRunning = autoPass().then(() => scheduleAuto(config.DELIVERY_TICK_MS));
+  });
   const scheduleAuto = (ms: number) => {
     if (stopped) return;
     clearTimeout(autoTimer);
-    autoTimer = setTimeout(() => {
-      autoRunning = autoPass().then(() => scheduleAuto(config.DELIVERY_TICK_MS));
-    }, ms);
+    autoTimer = setTimeout(autoTick, ms);
     autoTimer.unref?.();
   };
 

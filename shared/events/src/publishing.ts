@@ -64,7 +64,7 @@ export const pieceUnpublished = defineEvent(
   Type.Object({ ...pieceRef, destination_id: Uuid, mode: Type.Union([Type.Literal('unpublish'), Type.Literal('delete')]) }),
 );
 
-const DestinationType = Type.Union([Type.Literal('hosted'), Type.Literal('webhook'), Type.Literal('wordpress')]);
+const DestinationType = Type.Union([Type.Literal('hosted'), Type.Literal('webhook'), Type.Literal('wordpress'), Type.Literal('ghost')]);
 export const destinationCreated = defineEvent(
   publishing,
   'destination.created',

@@ -18,6 +18,7 @@ import { boundJsonDepth, checkWindow, hardenRouteSchema, hasWindow } from './har
 import { registerRoutes } from './routes/index.js';
 import { registerRequestLog, type RequestLogMode } from './request-log.js';
 import { registerConsole } from './console.js';
+import { createHostedCache, registerHostedSite } from './hosted.js';
 import type { ServiceClients } from '../clients.js';
 import type { RouteAuth } from './route-auth.js';
 import { requestSchemaOf, type RouteRequestSchema } from '../mcp/route-schema.js';
@@ -44,6 +45,8 @@ export interface HttpDeps {
   consoleDir?: string;
   /** Serve the MCP server at /mcp (its tools dispatch to these routes in process). */
   mcp?: GatewayMcpOptions;
+  /** How long the gateway keeps a hosted page (0: ask publishing every time). */
+  hostedCacheTtlMs?: number;
 }
 
 export interface GatewayMcpOptions {
@@ -152,7 +155,13 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
   if (deps.consoleDir) await registerConsole(app as unknown as FastifyInstance, deps.consoleDir);
   registerMeter(app as unknown as FastifyInstance, deps.credits);
   app.setErrorHandler((err, request, reply) => sendError(request as FastifyRequest, reply as FastifyReply, err as Error));
-  app.setNotFoundHandler((_request, reply) => reply.status(404).type('text/plain; charset=utf-8').send('Not Found'));
+  // A GET no route matched may be a page of a verified custom domain (by Host).
+  const hostedCache = createHostedCache(deps.hostedCacheTtlMs ?? 1000);
+  const hosted: { fallback?: ReturnType<typeof registerHostedSite> } = {};
+  app.setNotFoundHandler(async (request, reply) => {
+    const served = hosted.fallback ? await hosted.fallback(request as FastifyRequest, reply as FastifyReply) : undefined;
+    return served ?? reply.status(404).type('text/plain; charset=utf-8').send('Not Found');
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -187,6 +196,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
         credits: deps.credits,
         loginThrottle: deps.loginThrottle,
         maxUploadBytes: deps.maxUploadBytes ?? 52428800,
+        onSiteChange: () => hostedCache.clear(),
       });
     },
     { prefix: '/api/v1' },
@@ -206,6 +216,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
     });
     app.addHook('preClose', () => served.close());
   }
+  hosted.fallback = registerHostedSite(app as unknown as FastifyInstance, deps.clients.sites, hostedCache);
 
   await app.ready();
   return { app: app as unknown as FastifyInstance, routes };

@@ -258,8 +258,9 @@ export function createSearchService(deps: SearchDeps) {
     async retrieve(ctx: CallContext, input: SearchInput): Promise<{ results: SearchHit[] }> {
       const { query, max } = checkInput(input);
       await checkFilters(ctx, input);
-      const tags = await tagFilter(ctx, input.tags);
-      const { hits } = await retrieve(ctx, query, max, { ...input, ...(tags && { tags }) });
+      // Nothing is recorded here, so the request's tags can only mean a filter.
+      const tagIds = await tagFilter(ctx, input.filter_tags ?? input.tags);
+      const { hits } = await retrieve(ctx, query, max, { ...input, tagIds });
       return { results: hits };
     },
 

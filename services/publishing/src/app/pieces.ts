@@ -5,10 +5,11 @@ import type { DraftRevision } from '@kb/events';
 import type { StoreTransaction } from '@kb/store';
 import { checkGate, withinScope } from '../domain/gate.js';
 import { pieceDecider, pieceStream, type PieceState } from '../domain/aggregates.js';
-import { renderPage, slugify } from '../domain/render.js';
+import { renderArticleBody, slugify } from '../domain/render.js';
 import type { DestinationAdapter, PublishEffect, ResolvedDestination } from '../destinations/port.js';
 import { enqueueDelivery, webhookBody } from '../deliveries/outbox.js';
 import {
+  DESTINATIONS,
   DRAFTS,
   PAGES,
   PIECE_STATES,
@@ -164,11 +165,7 @@ export function createPiecesService(
     const dests = await targets(orgId, ids);
     const slug = await slugFor(orgId, draft, store);
     const url = await sites.pageUrl(orgId, slug);
-    const html = renderPage(
-      { org_name: '', base_url: '' },
-      { slug, title: draft.title, description: draft.description, published_at: who.at, updated_at: who.at },
-      draft,
-    );
+    const html = renderArticleBody(draft);
     const pubs = await store.find<PublicationDoc>(PUBLICATIONS, { where: { piece_id: draft.draft_id } });
     const results: { d: DestinationDoc; effect?: PublishEffect; error?: string; unchanged?: boolean }[] = [];
     for (const d of dests) {
@@ -240,7 +237,6 @@ export function createPiecesService(
   async function takeDown(
     ctx: CallContext,
     orgId: string,
-    pieceId: string,
     pubs: PublicationDoc[],
     mode: 'unpublish' | 'delete',
     alsoIn?: (s: CommandSession) => Promise<void>,
@@ -248,7 +244,7 @@ export function createPiecesService(
     const done: { pub: PublicationDoc; d: DestinationDoc; resolved: ResolvedDestination; effect: PublishEffect }[] = [];
     const failures: { pub: PublicationDoc; error: string }[] = [];
     for (const pub of pubs) {
-      const d = (await store.get<DestinationDoc>('publishing_destinations', pub.destination_id))!;
+      const d = (await store.get<DestinationDoc>(DESTINATIONS, pub.destination_id))!;
       const resolved = destinations.resolve(d);
       try {
         const effect = await adapters[d.type]!.unpublish(
@@ -291,7 +287,6 @@ export function createPiecesService(
     });
     if (failures.length > 0)
       throw errors.downstream(`Taking the piece down failed: ${failures.map((f) => f.error).join('; ')}`, { code: 'destination_failed' });
-    void pieceId;
   }
 
   async function review(ctx: CallContext, id: string, build: (draft: DraftRevision) => Parameters<typeof pieceDecider.decide>[0]) {
@@ -423,7 +418,7 @@ export function createPiecesService(
           ? live.filter((p) => input.destination_ids!.includes(p.destination_id))
           : live;
       if (chosen.length === 0) throw errors.conflict('The piece is not live on those destinations', { code: 'not_published' });
-      await takeDown(ctx, ctx.org_id, id, chosen, input.mode ?? 'unpublish');
+      await takeDown(ctx, ctx.org_id, chosen, input.mode ?? 'unpublish');
       return view(ctx.org_id, id);
     },
   };

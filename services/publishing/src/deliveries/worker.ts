@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from '@kb/platform';
 import type { Store } from '@kb/store';
@@ -96,12 +97,16 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions) {
   }
 
   let busy = false;
+  // Passes run in the context the worker was created in, never in that of the
+  // transaction whose commit woke it (the store refuses nested transactions).
+  const root = new AsyncResource('publishing.delivery-worker');
+  const pass = root.bind(() => {
+    running = run();
+  });
   function schedule(ms: number) {
     if (stopped) return;
     clearTimeout(timer);
-    timer = setTimeout(() => {
-      running = run();
-    }, ms);
+    timer = setTimeout(pass, ms);
     timer.unref?.();
   }
 

@@ -29,7 +29,7 @@ export interface ResolvedDestination {
 
 /** One publishing port; one adapter per destination type. */
 export interface DestinationAdapter {
-  type: 'hosted' | 'webhook' | 'wordpress';
+  type: 'hosted' | 'webhook' | 'wordpress' | 'ghost';
   /** Closed keys: an unknown key or a bad value throws a validation error. */
   validateConfig(config: Record<string, unknown>): Record<string, unknown>;
   /** Whether creating one needs a secret (stored encrypted, never returned). */

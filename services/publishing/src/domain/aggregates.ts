@@ -132,7 +132,7 @@ export type DestinationCommand =
       data: {
         destination_id: string;
         org_id: string | null;
-        type: 'hosted' | 'webhook' | 'wordpress';
+        type: 'hosted' | 'webhook' | 'wordpress' | 'ghost';
         name: string;
         config: Record<string, unknown>;
         secret_ciphertext?: string;

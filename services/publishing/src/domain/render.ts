@@ -86,9 +86,11 @@ export function jsonLd(site: Site, page: SitePage, draft: DraftRevision): Record
   return { '@context': 'https://schema.org', '@graph': graph };
 }
 
-/** One published piece as a complete HTML page: meta, Open Graph, JSON-LD, inline citations and references. */
-export function renderPage(site: Site, page: SitePage, draft: DraftRevision): string {
-  const url = pageUrl(site, page.slug);
+/**
+ * The article's body: sections with inline citation marks linking to the
+ * numbered references, which quote the cited chunks. Also what CMS destinations get.
+ */
+export function renderArticleBody(draft: DraftRevision): string {
   const { refs, numberOf } = referencesOf(draft);
   const sections = draft.sections
     .map((s) => {
@@ -109,6 +111,15 @@ export function renderPage(site: Site, page: SitePage, draft: DraftRevision): st
         `<li id="ref-${r.n}"><blockquote>${esc(r.quote)}</blockquote><cite data-content-id="${esc(r.content_id)}" data-chunk-id="${esc(r.chunk_id)}">Source ${esc(r.content_id)}</cite></li>`,
     )
     .join('\n');
+  return `${sections}
+<footer><h2>Sources</h2><ol class="references">
+${references}
+</ol></footer>`;
+}
+
+/** One published piece as a complete HTML page: meta, Open Graph, JSON-LD, inline citations and references. */
+export function renderPage(site: Site, page: SitePage, draft: DraftRevision): string {
+  const url = pageUrl(site, page.slug);
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -131,10 +142,7 @@ export function renderPage(site: Site, page: SitePage, draft: DraftRevision): st
 <article>
 <h1>${esc(draft.title)}</h1>
 <p class="description">${esc(draft.description)}</p>
-${sections}
-<footer><h2>Sources</h2><ol class="references">
-${references}
-</ol></footer>
+${renderArticleBody(draft)}
 </article>
 </body>
 </html>

@@ -89,7 +89,7 @@ export interface PageDoc {
 export interface DestinationDoc {
   id: string;
   org_id: string | null;
-  type: 'hosted' | 'webhook' | 'wordpress';
+  type: 'hosted' | 'webhook' | 'wordpress' | 'ghost';
   name: string;
   config: Record<string, unknown>;
   secret_ciphertext?: string;

@@ -20,6 +20,7 @@ import { tagRoutes } from './tags.js';
 import { intakeRoutes } from './intake.js';
 import { contentRoutes } from './content.js';
 import { generationRoutes } from './generation.js';
+import { publishingRoutes } from './publishing.js';
 
 export interface RouteDeps {
   clients: ServiceClients;
@@ -30,6 +31,8 @@ export interface RouteDeps {
   loginThrottle: LoginThrottle;
   /** Largest uploaded file in bytes. */
   maxUploadBytes: number;
+  /** A publishing write went through: hosted pages cached by this gateway are stale. */
+  onSiteChange?: () => void;
 }
 
 /** Every feature area's routes, registered under /api/v1. A new area adds one line. */
@@ -49,4 +52,10 @@ export async function registerRoutes(api: FastifyInstance, deps: RouteDeps): Pro
   await api.register(intakeRoutes(deps.clients, deps.maxUploadBytes));
   await api.register(contentRoutes(deps.clients, deps.maxUploadBytes));
   await api.register(generationRoutes(deps.clients.generation, deps.clients.prompts));
+  await api.register(
+    publishingRoutes(
+      { content: deps.clients.publishingContent, destinations: deps.clients.destinations, webhooks: deps.clients.webhooks },
+      deps.onSiteChange,
+    ),
+  );
 }

@@ -1,0 +1,84 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RpcClient } from '@kb/rpc';
+import { hostedCaller } from './routes/publishing.js';
+
+interface HostedPage {
+  status: number;
+  content_type: string;
+  body: Buffer;
+  etag: string;
+  cache_control: string;
+}
+
+/**
+ * The gateway's micro-cache of hosted responses: a warm page costs a map lookup
+ * instead of a gRPC call. Entries live `ttlMs` (how stale another gateway replica
+ * can be after a change); every publishing write through this gateway clears it.
+ */
+export function createHostedCache(ttlMs: number, maxEntries = 10_000) {
+  const entries = new Map<string, { page: HostedPage; expires: number }>();
+  return {
+    get(key: string): HostedPage | undefined {
+      const e = entries.get(key);
+      if (!e) return undefined;
+      if (e.expires > Date.now()) return e.page;
+      entries.delete(key);
+      return undefined;
+    },
+    set(key: string, page: HostedPage) {
+      if (ttlMs <= 0) return;
+      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
+      entries.set(key, { page, expires: Date.now() + ttlMs });
+    },
+    clear: () => entries.clear(),
+  };
+}
+export type HostedCache = ReturnType<typeof createHostedCache>;
+
+function send(request: FastifyRequest, reply: FastifyReply, page: HostedPage) {
+  void reply.header('etag', page.etag).header('cache-control', page.cache_control).header('x-content-type-options', 'nosniff');
+  const tags = (request.headers['if-none-match'] ?? '').split(',').map((t) => t.trim().replace(/^W\//, ''));
+  if (page.status === 200 && tags.includes(page.etag)) return reply.status(304).send();
+  return reply
+    .status(page.status)
+    .type(page.content_type)
+    .send(request.method === 'HEAD' ? undefined : page.body);
+}
+
+/**
+ * The hosted destination's pages, outside /api/v1: under /sites/<org slug>/ and,
+ * for a verified custom domain, at the root of that Host. Publishing renders and
+ * caches the bytes; this answers ETag revalidations with 304.
+ * Returns the fallback for requests no route matched (custom domains).
+ */
+export function registerHostedSite(app: FastifyInstance, sites: RpcClient, cache: HostedCache) {
+  const fetchPage = async (request: FastifyRequest, input: { org_slug?: string; host?: string; path: string }) => {
+    const key = `${input.org_slug ?? ''}\u0000${input.host?.toLowerCase() ?? ''}\u0000${input.path}`;
+    const hit = cache.get(key);
+    if (hit) return hit;
+    const page = await sites.call<HostedPage>('Serve', input, hostedCaller(request.id));
+    cache.set(key, page);
+    return page;
+  };
+  const serve = async (request: FastifyRequest, reply: FastifyReply, input: { org_slug?: string; host?: string; path: string }) =>
+    send(request, reply, await fetchPage(request, input));
+  const config = { auth: { credential: 'none' as const } };
+  const schema = { hide: true };
+  app.get('/sites/:org_slug', { config, schema }, (req, reply) =>
+    reply.redirect(`/sites/${encodeURIComponent((req.params as { org_slug: string }).org_slug)}/`, 301),
+  );
+  app.get('/sites/:org_slug/*', { config, schema }, (req, reply) => {
+    const p = req.params as { org_slug: string; '*': string };
+    return serve(req, reply, { org_slug: p.org_slug, path: p['*'] });
+  });
+
+  /** A GET no route matched: the page of a verified custom domain named by Host, else undefined. */
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || request.url.startsWith('/api/')) return undefined;
+    const host = request.headers.host;
+    if (!host) return undefined;
+    const page = await fetchPage(request, { host, path: request.url.split('?')[0] ?? '/' });
+    if (page.status === 404) return undefined;
+    return send(request, reply, page);
+  };
+}
