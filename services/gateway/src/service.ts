@@ -11,6 +11,7 @@ import { createCreditsService, type CreditsService } from './app/credits.js';
 import { identityProjection } from './projections/identity.js';
 import { creditsProjection } from './projections/credits.js';
 import { buildHttpApp, type RouteEntry } from './http/app.js';
+import { createOAuthService } from './mcp/oauth.js';
 
 export const SERVICE_NAME = 'gateway';
 export const gatewayProjections = [identityProjection, creditsProjection];
@@ -105,6 +106,12 @@ export async function startGateway(options: {
         limit: config.MCP_RATE_LIMIT,
         windowMs: config.MCP_RATE_WINDOW_MS,
         dispatchSecret: config.INTERNAL_TOKEN,
+        oauth: createOAuthService({
+          store,
+          clock,
+          accessTtlSeconds: config.MCP_ACCESS_TOKEN_TTL_SECONDS,
+          refreshTtlSeconds: config.MCP_REFRESH_TOKEN_TTL_SECONDS,
+        }),
         jsonResponse: config.MCP_JSON_RESPONSE,
         ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
       },
