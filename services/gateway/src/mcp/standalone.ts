@@ -19,7 +19,7 @@ export const mcpConfigSpec = defineConfig(
     HOST: Type.String({ default: '0.0.0.0', description: 'interface the HTTP server binds' }),
     PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8090, description: 'HTTP port of /mcp (0 picks a free one)' }),
     GATEWAY_URL: Type.String({ pattern: '^https?://', description: 'the gateway the tools dispatch to (its REST API)' }),
-    AUTHORIZATION_SERVER_URL: Type.Optional(
+    OAUTH_ISSUER: Type.Optional(
       Type.String({ pattern: '^https?://', description: 'public URL of the gateway (the OAuth issuer); GATEWAY_URL when unset' }),
     ),
     PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'public base URL of this server; from Host when unset' })),
@@ -72,7 +72,7 @@ export async function startMcpServer(options: { config: McpConfig; logger: Logge
     limit: config.MCP_RATE_LIMIT,
     windowMs: config.MCP_RATE_WINDOW_MS,
     jsonResponse: config.MCP_JSON_RESPONSE,
-    authorizationServerUrl: config.AUTHORIZATION_SERVER_URL ?? config.GATEWAY_URL,
+    authorizationServerUrl: config.OAUTH_ISSUER ?? config.GATEWAY_URL,
     ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
   });
   app.get('/health', { config: { auth: { credential: 'none' } } }, async () => ({ status: 'ok' }));
