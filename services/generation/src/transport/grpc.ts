@@ -4,6 +4,7 @@ import type { SettingsService } from '../app/settings.js';
 import type { RunsService } from '../app/runs.js';
 import type { DraftsService } from '../app/drafts.js';
 import type { VerifyService } from '../app/verify.js';
+import type { GenerateService } from '../app/generate.js';
 
 type Body = Record<string, unknown>;
 
@@ -31,6 +32,7 @@ export function generationHandlers(s: {
   runs: RunsService;
   drafts: DraftsService;
   verify: VerifyService;
+  generate: GenerateService;
   onRunStarted: () => void;
 }): Record<string, UnaryHandler> {
   const { settings, runs, drafts, verify } = s;
@@ -64,5 +66,6 @@ export function generationHandlers(s: {
     DeleteDraft: json((b, ctx) => drafts.remove(ctx, b.draft_id)),
 
     Verify: json((b, ctx) => verify.verify(ctx, b)),
+    Generate: json((b, ctx) => s.generate.generate(ctx, b)),
   };
 }
