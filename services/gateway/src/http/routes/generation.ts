@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import type { RpcClient } from '@kb/rpc';
 import type { ServiceClients } from '../../clients.js';
 import { readScoped, type ItemMessage } from '../intake-support.js';
 import { DraftSection, StaleSource } from '@kb/events';
