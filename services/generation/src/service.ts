@@ -12,6 +12,7 @@ import { createRunsService } from './app/runs.js';
 import { createDraftsService } from './app/drafts.js';
 import { createVerifyService } from './app/verify.js';
 import { createGenerateService } from './app/generate.js';
+import { createBuilderService } from './app/builder.js';
 import { createRunWorker, createStoreRunLeases, type RunLeases } from './app/worker.js';
 import { createKnowledgeBaseRetriever } from './retrieval.js';
 import { generationHandlers } from './transport/grpc.js';
@@ -89,6 +90,7 @@ export async function startGeneration(options: {
   const drafts = createDraftsService({ store, commands: core.commands, clock });
   const verify = createVerifyService({ checker, retriever });
   const generate = createGenerateService({ checker, retriever, llm });
+  const builder = createBuilderService({ store, commands: core.commands, ids, clock, settings, retriever, checker, llm });
   // Stable for the process: a restart in place takes its runs back at once; another process waits out the lease.
   const owner = options.workerId ?? `${hostname()}:${process.pid}`;
   const worker = createRunWorker({
@@ -103,7 +105,7 @@ export async function startGeneration(options: {
   const proto = loadProto('generation.proto');
   server.addService(
     serviceConstructor(proto, 'generation.v1.Generation'),
-    generationHandlers({ settings, runs, drafts, verify, generate, onRunStarted: () => worker.notify() }),
+    generationHandlers({ settings, runs, drafts, verify, generate, builder, onRunStarted: () => worker.notify() }),
   );
   const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
   await core.start();

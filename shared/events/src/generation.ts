@@ -91,6 +91,18 @@ const draftFields = {
   /** Destination ids chosen for auto-publish; empty: the organization's default set. */
   publish_destination_ids: Type.Array(Uuid),
   actor: Type.Optional(Type.String()),
+  /** What produced this revision (builder steps, repairs); absent on a run's draft. */
+  change: Type.Optional(
+    Type.Object({
+      kind: Type.Union([
+        Type.Literal('outlined'),
+        Type.Literal('section_generated'),
+        Type.Literal('section_edited'),
+        Type.Literal('sections_reordered'),
+      ]),
+      section_id: Type.Optional(Type.String()),
+    }),
+  ),
   at: Timestamp,
 };
 

@@ -5,6 +5,7 @@ import type { RunsService } from '../app/runs.js';
 import type { DraftsService } from '../app/drafts.js';
 import type { VerifyService } from '../app/verify.js';
 import type { GenerateService } from '../app/generate.js';
+import type { BuilderService } from '../app/builder.js';
 
 type Body = Record<string, unknown>;
 
@@ -33,6 +34,7 @@ export function generationHandlers(s: {
   drafts: DraftsService;
   verify: VerifyService;
   generate: GenerateService;
+  builder: BuilderService;
   onRunStarted: () => void;
 }): Record<string, UnaryHandler> {
   const { settings, runs, drafts, verify } = s;
@@ -67,5 +69,11 @@ export function generationHandlers(s: {
 
     Verify: json((b, ctx) => verify.verify(ctx, b)),
     Generate: json((b, ctx) => s.generate.generate(ctx, b)),
+
+    CreatePiece: json((b, ctx) => s.builder.create(ctx, b)),
+    GenerateSection: json((b, ctx) => s.builder.generateSection(ctx, b)),
+    EditSection: json((b, ctx) => s.builder.editSection(ctx, b)),
+    ReorderSections: json((b, ctx) => s.builder.reorder(ctx, b)),
+    PieceHistory: json((b, ctx) => s.builder.history(ctx, b)),
   };
 }
