@@ -116,7 +116,7 @@ describe('read-model rebuild by replay', () => {
       }
       const unknown = admin(dir, 'rebuild-read-models', 'nonexistent');
       assert.equal(unknown.status, 1);
-      assert.match(unknown.stderr, /Unknown service nonexistent; one of: gateway, knowledge-base, ingest, analytics/);
+      assert.match(unknown.stderr, /Unknown service nonexistent; one of: gateway, knowledge-base, ingest, analytics, generation/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
