@@ -13,6 +13,7 @@ import { createDraftsService } from './app/drafts.js';
 import { createVerifyService } from './app/verify.js';
 import { createGenerateService } from './app/generate.js';
 import { createBuilderService } from './app/builder.js';
+import { createContentEngine } from './engine/engine.js';
 import { createRunWorker, createStoreRunLeases, type RunLeases } from './app/worker.js';
 import { createKnowledgeBaseRetriever } from './retrieval.js';
 import { generationHandlers } from './transport/grpc.js';
@@ -101,21 +102,35 @@ export async function startGeneration(options: {
     tickMs: config.RUN_WORKER_TICK_MS,
   });
 
+  const engine = createContentEngine({
+    store,
+    commands: core.commands,
+    ids,
+    clock,
+    settings,
+    logger,
+    onRunsStarted: () => worker.notify(),
+  });
+
   const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
   const proto = loadProto('generation.proto');
   server.addService(
     serviceConstructor(proto, 'generation.v1.Generation'),
-    generationHandlers({ settings, runs, drafts, verify, generate, builder, onRunStarted: () => worker.notify() }),
+    generationHandlers({ settings, runs, drafts, verify, generate, builder, engine, onRunStarted: () => worker.notify() }),
   );
   const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
   await core.start();
   const consumers = await startGenerationConsumers({ bus, store, commands: core.commands, logger });
-  if (options.worker !== false) worker.start();
+  if (options.worker !== false) {
+    worker.start();
+    engine.start(config.CONTENT_ENGINE_TICK_MS);
+  }
   logger.info({ port, llm: llm !== undefined }, 'generation listening');
 
   return {
     address: `${config.GRPC_HOST}:${port}`,
     async stop() {
+      engine.stop();
       await worker.stop();
       await server.shutdown();
       for (const c of consumers) await c.stop();

@@ -6,6 +6,7 @@ import type { DraftsService } from '../app/drafts.js';
 import type { VerifyService } from '../app/verify.js';
 import type { GenerateService } from '../app/generate.js';
 import type { BuilderService } from '../app/builder.js';
+import type { ContentEngine } from '../engine/engine.js';
 
 type Body = Record<string, unknown>;
 
@@ -35,6 +36,7 @@ export function generationHandlers(s: {
   verify: VerifyService;
   generate: GenerateService;
   builder: BuilderService;
+  engine: ContentEngine;
   onRunStarted: () => void;
 }): Record<string, UnaryHandler> {
   const { settings, runs, drafts, verify } = s;
@@ -75,5 +77,11 @@ export function generationHandlers(s: {
     EditSection: json((b, ctx) => s.builder.editSection(ctx, b)),
     ReorderSections: json((b, ctx) => s.builder.reorder(ctx, b)),
     PieceHistory: json((b, ctx) => s.builder.history(ctx, b)),
+
+    ListRules: json((b, ctx) => s.engine.list(ctx, page(b))),
+    GetRule: json((b, ctx) => s.engine.get(ctx, b.rule_id)),
+    CreateRule: json((b, ctx) => s.engine.create(ctx, b)),
+    UpdateRule: json((b, ctx) => s.engine.update(ctx, b.rule_id, b)),
+    DeleteRule: json((b, ctx) => s.engine.remove(ctx, b.rule_id)),
   };
 }
