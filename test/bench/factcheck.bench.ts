@@ -126,7 +126,8 @@ function alterNegation(s: string): string | undefined {
   if (neg && random() < 0.5) return s.slice(0, neg.index) + s.slice(neg.index + neg[0].length);
   const without = /\bwithout\b/.exec(s);
   if (without && random() < 0.5) return s.slice(0, without.index) + 'with' + s.slice(without.index + 7);
-  const aux = /\b(?:is|are|was|were|did|does|do|can|could|may|might|will|would|should|has|have|had)\s+(?!not\b)/.exec(s);
+  const aux =
+    /\b(?:is|are|was|were|did|does|do|can|could|may|might|will|would|should|has|have|had)\s+(?!(?:not|no|never|neither|nor)\b)/.exec(s);
   if (aux) return s.slice(0, aux.index + aux[0].length) + 'not ' + s.slice(aux.index + aux[0].length);
   if (neg) return s.slice(0, neg.index) + s.slice(neg.index + neg[0].length);
   return undefined;
@@ -241,18 +242,24 @@ interface Measured extends Sample {
 }
 const checker = createFactChecker({ threshold: 0, retrieveLimit: RETRIEVE });
 const measured: Measured[] = [];
-const started = performance.now();
+// Retrieval is done (and cached) first, so the times below are the checks alone.
+let checkerMs = 0;
+let baselineMs = 0;
 for (const s of samples) {
-  const out = await checker.checkDetailed({ text: s.text, retrieve });
-  // A made-up or altered text may split into two sentences: it is supported only if all are.
-  const factual = out.filter((x) => x.verdict !== 'not_factual');
-  const score = factual.length === 0 ? 0 : Math.min(...factual.map((x) => x.best_score));
-  const first = factual.find((x) => x.support.length > 0);
   const passages = await retrieve(s.text, RETRIEVE);
+  let t0 = performance.now();
+  const out = await checker.checkDetailed({ text: s.text, retrieve });
+  checkerMs += performance.now() - t0;
+  t0 = performance.now();
   const base = supportOf(
     s.text,
     passages.map((p) => p.text),
   );
+  baselineMs += performance.now() - t0;
+  // A made-up or altered text may split into two sentences: it is supported only if all are.
+  const factual = out.filter((x) => x.verdict !== 'not_factual');
+  const score = factual.length === 0 ? 0 : Math.min(...factual.map((x) => x.best_score));
+  const first = factual.find((x) => x.support.length > 0);
   measured.push({
     ...s,
     score,
@@ -262,9 +269,9 @@ for (const s of samples) {
     retrievedOwn: passages.some((p) => p.content_id === s.doc),
   });
 }
-const elapsed = performance.now() - started;
 console.log(
-  `checked ${measured.length} sentences in ${(elapsed / 1000).toFixed(1)} s (${(elapsed / measured.length).toFixed(1)} ms each, retrieval included)`,
+  `checked ${measured.length} texts against ${RETRIEVE} retrieved abstracts each: fact checker ${(checkerMs / measured.length).toFixed(2)} ms a text, ` +
+    `lexical overlap ${(baselineMs / measured.length).toFixed(2)} ms (${(checkerMs / baselineMs).toFixed(1)}x), retrieval excluded`,
 );
 
 // ---------------------------------------------------------------------------

@@ -12,3 +12,5 @@ export { createFactChecker, DEFAULT_FACT_THRESHOLD } from './verify/checker.js';
 export type { FactCheckerOptions, CheckedSentenceDetail } from './verify/checker.js';
 export { sentenceSpans } from './verify/text.js';
 export type { SentenceSpan } from './verify/text.js';
+export { factCheckTotals } from './verify/totals.js';
+export type { FactCheckTotals, SupportedRatio } from './verify/totals.js';

@@ -42,6 +42,10 @@ export interface Analysis {
   directions: DirectionMention[];
   /** Token positions of negation cues. */
   negations: number[];
+  /** Every word, lower case. */
+  words: Set<string>;
+  /** Words negated by a prefix, by the word they negate ("significant" → "nonsignificant"). */
+  prefixed: Map<string, string>;
 }
 
 // ---------------------------------------------------------------------------
@@ -56,10 +60,10 @@ const NEGATION_WORDS = new Set(
 /** Direction words by dimension: the first list goes up (+1), the second down (-1). */
 const DIRECTION_LEXICON: Record<string, [string[], string[]]> = {
   amount: [
-    'increase increased increases increasing increment rise rises rose risen rising grow grows grew grown growing gain gains gained elevate elevated elevation elevates raise raised raises upregulate upregulated upregulates upregulation up-regulated augment augmented boost boosted more higher greater larger bigger above exceed exceeded exceeds accumulate accumulated expand expanded excess'.split(
+    'up increase increased increases increasing increment rise rises rose risen rising grow grows grew grown growing gain gains gained elevate elevated elevation elevates raise raised raises upregulate upregulated upregulates upregulation up-regulated augment augmented boost boosted more higher greater larger bigger above exceed exceeded exceeds accumulate accumulated expand expanded excess'.split(
       ' ',
     ),
-    'decrease decreased decreases decreasing decrement fall falls fell fallen falling decline declined declines declining drop dropped drops dropping reduce reduced reduces reducing reduction lose loses lost loss losses lower lowered lowers downregulate downregulated downregulates downregulation down-regulated diminish diminished diminishes attenuate attenuated less fewer lesser smaller below deplete depleted shrink shrank shrunk contract contracted deficit'.split(
+    'down decrease decreased decreases decreasing decrement fall falls fell fallen falling decline declined declines declining drop dropped drops dropping reduce reduced reduces reducing reduction lose loses lost loss losses lower lowered lowers downregulate downregulated downregulates downregulation down-regulated diminish diminished diminishes attenuate attenuated less fewer lesser smaller below deplete depleted shrink shrank shrunk contract contracted deficit'.split(
       ' ',
     ),
   ],
@@ -70,7 +74,8 @@ const DIRECTION_LEXICON: Record<string, [string[], string[]]> = {
       ' ',
     ),
   ],
-  effect: [
+  // Acting on something goes the same two ways as amounts do (enhanced against reduced, induced against inhibited).
+  amount_effect: [
     'promote promoted promotes promoting activate activated activates activating activation stimulate stimulated stimulates stimulating stimulation enhance enhanced enhances enhancing enhancement induce induced induces inducing induction potentiate potentiated facilitate facilitated facilitates agonist'.split(
       ' ',
     ),
@@ -92,7 +97,8 @@ const DIRECTION_LEXICON: Record<string, [string[], string[]]> = {
 };
 
 const DIRECTIONS = new Map<string, { dimension: string; polarity: 1 | -1 }>();
-for (const [dimension, [up, down]] of Object.entries(DIRECTION_LEXICON)) {
+for (const [key, [up, down]] of Object.entries(DIRECTION_LEXICON)) {
+  const dimension = key.replace(/_.*$/, '');
   for (const w of up) DIRECTIONS.set(w, { dimension, polarity: 1 });
   for (const w of down) DIRECTIONS.set(w, { dimension, polarity: -1 });
 }
@@ -234,10 +240,23 @@ const CURRENCY_SIGNS: Record<string, string> = { $: 'usd', '€': 'eur', '£': '
 /** "1,200" → "1200"; "1,2" → "1.2"; "007" → "7". */
 function canonicalNumber(raw: string): string {
   let s = raw;
+  s = s.replace(/·/g, '.');
   if (/^\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(s)) s = s.replace(/,/g, '');
   else s = s.replace(',', '.');
   const n = Number(s);
   return Number.isFinite(n) ? String(n) : raw;
+}
+
+// Stems of words seen, memoized (bounded): the same words recur across passages.
+const STEMS = new Map<string, string>();
+function stemOf(word: string): string {
+  let s = STEMS.get(word);
+  if (s === undefined) {
+    s = stem(word);
+    if (STEMS.size > 200_000) STEMS.clear();
+    STEMS.set(word, s);
+  }
+  return s;
 }
 
 const isUpper = (s: string) => /\p{Lu}/u.test(s);
@@ -254,14 +273,15 @@ export function analyze(text: string): Analysis {
   tokens.forEach((t, i) => {
     const w = t.lower;
     // Numbers (digits or cardinal words; "one" is too often a pronoun to count).
-    if (/^\d/.test(w) || NUMBER_WORDS[w] !== undefined) {
-      const value = /^\d/.test(w) ? canonicalNumber(w) : String(NUMBER_WORDS[w]);
+    const digits = w.charCodeAt(0) >= 48 && w.charCodeAt(0) <= 57;
+    if (digits || Object.hasOwn(NUMBER_WORDS, w)) {
+      const value = digits ? canonicalNumber(w) : String(NUMBER_WORDS[w]);
       const next = tokens[i + 1];
       // The unit must follow directly ("25 mg", "12%", "3-fold").
       let unit: string | undefined;
-      if (next && next.start - t.end <= 1) unit = UNITS[next.lower];
+      if (next && next.start - t.end <= 1 && Object.hasOwn(UNITS, next.lower)) unit = UNITS[next.lower];
       const before = text.slice(Math.max(0, t.start - 1), t.start);
-      if (!unit && CURRENCY_SIGNS[before]) unit = CURRENCY_SIGNS[before];
+      if (!unit && Object.hasOwn(CURRENCY_SIGNS, before)) unit = CURRENCY_SIGNS[before];
       t.number = { value, raw: t.raw, ...(unit && { unit }), at: i };
       numbers.push(t.number);
       stems.add(value);
@@ -278,34 +298,59 @@ export function analyze(text: string): Analysis {
       directions.push(t.direction);
     }
     if (isStopword(w) || t.negation) return;
-    t.stem = stem(w);
+    t.stem = stemOf(w);
     stems.add(t.stem);
     // Names: an acronym or mixed letters and digits anywhere, a capital inside the sentence.
     const mixed = /\p{L}/u.test(t.raw) && /\p{N}/u.test(t.raw);
     const acronym = t.raw.length >= 2 && t.raw === t.raw.toUpperCase() && isUpper(t.raw);
-    const capitalized = i > 0 && isUpper(t.raw[0]!) && !/[.!?:]\s*$/.test(text.slice(0, t.start));
+    const capitalized = i > 0 && isUpper(t.raw[0]!) && !/[.!?:]\s*$/.test(text.slice(Math.max(0, t.start - 4), t.start));
     t.entity = !dir && (mixed || acronym || capitalized);
   });
-  return { tokens, stems, numbers, directions, negations };
+  // A double negation ("not unable", "not without") cancels out: neither cue counts.
+  for (let k = 0; k + 1 < negations.length; k++)
+    if (negations[k + 1]! - negations[k]! === 1) {
+      tokens[negations[k]!]!.negation = false;
+      tokens[negations[k + 1]!]!.negation = false;
+      negations.splice(k, 2);
+      k--;
+    }
+  const words = new Set(tokens.map((t) => t.lower));
+  const prefixed = new Map<string, string>();
+  for (const w of words) {
+    const base = prefixNegationOf(w);
+    if (base !== undefined && !prefixed.has(base)) prefixed.set(base, w);
+  }
+  return { tokens, stems, numbers, directions, negations, words, prefixed };
 }
 
-/** Concatenates the analyses of consecutive sentences (a window of a passage). */
-export function joinAnalyses(parts: Analysis[]): Analysis {
-  if (parts.length === 1) return parts[0]!;
+/**
+ * The analysis of consecutive pieces of one text (each analysed on its own)
+ * as if the joined text had been analysed: positions and offsets shifted.
+ * `offsets[i]` is where piece i starts in the joined text.
+ */
+export function joinAnalyses(parts: Analysis[], offsets: number[]): Analysis {
   const tokens: AnalyzedToken[] = [];
   const numbers: NumberMention[] = [];
   const directions: DirectionMention[] = [];
   const negations: number[] = [];
   const stems = new Set<string>();
-  for (const p of parts) {
-    const offset = tokens.length;
-    tokens.push(...p.tokens);
-    for (const n of p.numbers) numbers.push({ ...n, at: n.at + offset });
-    for (const d of p.directions) directions.push({ ...d, at: d.at + offset });
-    for (const n of p.negations) negations.push(n + offset);
-    for (const s of p.stems) stems.add(s);
-  }
-  return { tokens, stems, numbers, directions, negations };
+  const words = new Set<string>();
+  const prefixed = new Map<string, string>();
+  parts.forEach((p, k) => {
+    const at = tokens.length;
+    const shift = offsets[k]!;
+    for (const t of p.tokens) {
+      const moved: AnalyzedToken = { ...t, start: t.start + shift, end: t.end + shift };
+      if (t.number) numbers.push((moved.number = { ...t.number, at: t.number.at + at }));
+      if (t.direction) directions.push((moved.direction = { ...t.direction, at: t.direction.at + at }));
+      tokens.push(moved);
+    }
+    for (const n of p.negations) negations.push(n + at);
+    for (const x of p.stems) stems.add(x);
+    for (const x of p.words) words.add(x);
+    for (const [b, w] of p.prefixed) if (!prefixed.has(b)) prefixed.set(b, w);
+  });
+  return { tokens, stems, numbers, directions, negations, words, prefixed };
 }
 
 /** Words that are negated by a prefix: "nonsignificant", "unchanged", "insignificant". */

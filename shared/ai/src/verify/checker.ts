@@ -1,7 +1,7 @@
 import type { Llm } from '../ports.js';
 import { analyze, joinAnalyses, type Analysis } from './analysis.js';
 import { align, type Alignment } from './align.js';
-import type { CheckedSentence, EvidencePassage, FactChecker, FactCheckRequest, SentenceSupport } from './port.js';
+import type { CheckedSentence, Equivalent, EvidencePassage, FactChecker, FactCheckRequest, SentenceSupport } from './port.js';
 import { sentenceSpans, type SentenceSpan } from './text.js';
 import { secondOpinion, type JudgeItem } from './judge.js';
 
@@ -19,7 +19,7 @@ export interface FactCheckerOptions {
 }
 
 /** Chosen by cross-validation on the SciFact benchmark (npm run bench:factcheck). */
-export const DEFAULT_FACT_THRESHOLD = 0.75;
+export const DEFAULT_FACT_THRESHOLD = 0.9;
 
 /** Below this share of shared words a passage is not shown as support at all. */
 const CLOSE_ENOUGH = 0.4;
@@ -29,6 +29,8 @@ interface Window {
   /** Order of the passage among the candidates (cited first, then retrieval order). */
   rank: number;
   quote: string;
+  /** The text analysed: the quote, with equivalent words replaced when the request gives any. */
+  text: string;
   analysis: Analysis;
 }
 
@@ -50,20 +52,59 @@ function notFactual(span: SentenceSpan, a: Analysis): boolean {
   return content < 2 || (content < 3 && a.numbers.length === 0 && !/[.!]$/.test(claim));
 }
 
-/** Passage sentences and windows of two consecutive sentences, analysed once per passage text. */
-function windowsOf(passage: EvidencePassage, rank: number, cache: Map<string, { quote: string; analysis: Analysis }[]>): Window[] {
-  let parts = cache.get(passage.text);
+type Part = { quote: string; text: string; analysis: Analysis };
+
+/** Replaces every alternative of an equivalent term (whole words, any case) by the term. */
+function equate(text: string, equivalents: readonly Equivalent[]): string {
+  let out = text;
+  for (const { term, instead_of } of equivalents)
+    for (const alt of instead_of) {
+      if (!alt.trim() || alt.toLowerCase() === term.toLowerCase()) continue;
+      const escaped = alt
+        .trim()
+        .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+        .replace(/\s+/g, '\\s+');
+      out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'giu'), () => term);
+    }
+  return out;
+}
+
+/**
+ * Passage sentences and windows of two consecutive sentences, analysed once per
+ * passage text (and set of equivalents). The quote is always the passage's own text.
+ */
+function windowsOf(
+  passage: EvidencePassage,
+  rank: number,
+  cache: Map<string, Part[]>,
+  equivalents: readonly Equivalent[],
+  key: string,
+): Window[] {
+  const cacheKey = key ? `${key}\u0000${passage.text}` : passage.text;
+  let parts = cache.get(cacheKey);
   if (!parts) {
     const spans = sentenceSpans(passage.text);
-    const singles = spans.map((s) => ({ quote: s.text, analysis: analyze(s.text), start: s.start, end: s.end }));
-    parts = singles.map(({ quote, analysis }) => ({ quote, analysis }));
-    for (let i = 0; i + 1 < singles.length; i++)
-      parts.push({
-        quote: passage.text.slice(singles[i]!.start, singles[i + 1]!.end),
-        analysis: joinAnalyses([singles[i]!.analysis, singles[i + 1]!.analysis]),
-      });
+    if (equivalents.length === 0) {
+      const singles = spans.map((s) => ({ quote: s.text, text: s.text, analysis: analyze(s.text), start: s.start }));
+      parts = singles.map(({ quote, text, analysis }) => ({ quote, text, analysis }));
+      for (let i = 0; i + 1 < singles.length; i++) {
+        const quote = passage.text.slice(singles[i]!.start, spans[i + 1]!.end);
+        parts.push({
+          quote,
+          text: quote,
+          analysis: joinAnalyses([singles[i]!.analysis, singles[i + 1]!.analysis], [0, singles[i + 1]!.start - singles[i]!.start]),
+        });
+      }
+    } else {
+      const part = (quote: string): Part => {
+        const text = equate(quote, equivalents);
+        return { quote, text, analysis: analyze(text) };
+      };
+      parts = spans.map((s) => part(s.text));
+      for (let i = 0; i + 1 < spans.length; i++) parts.push(part(passage.text.slice(spans[i]!.start, spans[i + 1]!.end)));
+    }
     if (cache.size > 20_000) cache.clear();
-    cache.set(passage.text, parts);
+    cache.set(cacheKey, parts);
   }
   return parts.map((p) => ({ passage, rank, ...p }));
 }
@@ -91,7 +132,7 @@ interface Outcome {
 }
 
 function judgeAgainst(claim: string, a: Analysis, candidates: Window[], threshold: number, maxSupport: number): Outcome {
-  const scored: Scored[] = candidates.map((w) => ({ ...w, alignment: align(a, claim, w.analysis, w.quote) }));
+  const scored: Scored[] = candidates.map((w) => ({ ...w, alignment: align(a, claim, w.analysis, w.text) }));
   const clean = scored.filter((w) => w.alignment.issues.length === 0).sort(better);
   const best = clean[0]?.alignment.score ?? 0;
   const passing = clean.filter((w) => w.alignment.score >= threshold);
@@ -116,9 +157,9 @@ function judgeAgainst(claim: string, a: Analysis, candidates: Window[], threshol
     const issue = c.alignment.issues.find((i) => i.contradiction)!;
     return { verdict: 'contradicted', support: [supportOfWindow(c)], reason: issue.reason, best };
   }
-  const all = [...scored].sort(better);
+  const all = [...scored].sort((x, y) => y.alignment.coverage - x.alignment.coverage || better(x, y));
   const closest = all[0];
-  if (!closest || closest.alignment.score < CLOSE_ENOUGH)
+  if (!closest || closest.alignment.coverage < CLOSE_ENOUGH)
     return { verdict: 'unsupported', support: [], reason: 'no source says this', best };
   const withIssue = all.find((w) => w.alignment.rest >= threshold && w.alignment.issues.length > 0);
   return {
@@ -126,7 +167,9 @@ function judgeAgainst(claim: string, a: Analysis, candidates: Window[], threshol
     support: [supportOfWindow(withIssue ?? closest)],
     reason: withIssue
       ? withIssue.alignment.issues[0]!.reason
-      : `only ${Math.round(closest.alignment.score * 100)}% of its words are in the closest source`,
+      : closest.alignment.coverage < 1
+        ? `only ${Math.round(closest.alignment.coverage * 100)}% of its words are in the closest source`
+        : 'no single source span backs all of it',
     best,
     upgradable: !withIssue && closest.alignment.issues.length === 0,
   };
@@ -152,9 +195,12 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
   checkDetailed(request: FactCheckRequest): Promise<CheckedSentenceDetail[]>;
 } {
   const threshold = options.threshold ?? DEFAULT_FACT_THRESHOLD;
+  if (!(threshold >= 0 && threshold <= 1)) throw new RangeError(`threshold must be between 0 and 1, not ${threshold}`);
+  if (options.retrieveLimit !== undefined && !(Number.isInteger(options.retrieveLimit) && options.retrieveLimit >= 1))
+    throw new RangeError('retrieveLimit must be a positive integer');
   const retrieveLimit = options.retrieveLimit ?? 8;
   const maxSupport = options.maxSupport ?? 3;
-  const cache = new Map<string, { quote: string; analysis: Analysis }[]>();
+  const cache = new Map<string, Part[]>();
 
   async function checkOne(
     span: SentenceSpan,
@@ -162,21 +208,24 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
     request: FactCheckRequest,
   ): Promise<JudgeItem & { sentence: CheckedSentenceDetail }> {
     const base = { index, text: span.text, start: span.start, end: span.end, ...(span.cited.length > 0 && { cited: span.cited }) };
-    const a = analyze(span.claim);
+    const equivalents = (request.equivalents ?? []).filter((e) => e.term.trim() && e.instead_of.length > 0);
+    const key = equivalents.length > 0 ? JSON.stringify(equivalents) : '';
+    const claim = equivalents.length > 0 ? equate(span.claim, equivalents) : span.claim;
+    const a = analyze(claim);
     if (notFactual(span, a))
       return { claim: span.claim, upgradable: false, sentence: { ...base, verdict: 'not_factual', support: [], best_score: 0 } };
     const cited = request.cited ?? [];
     const citedHere = span.cited.filter((n) => n >= 1 && n <= cited.length).map((n) => cited[n - 1]!);
     const badMarkers = span.cited.filter((n) => n < 1 || n > cited.length);
     let outcome: Outcome | undefined;
-    let candidates: Window[] = citedHere.flatMap((p, i) => windowsOf(p, i, cache));
-    if (candidates.length > 0) outcome = judgeAgainst(span.claim, a, candidates, threshold, maxSupport);
+    let candidates: Window[] = citedHere.flatMap((p, i) => windowsOf(p, i, cache, equivalents, key));
+    if (candidates.length > 0) outcome = judgeAgainst(claim, a, candidates, threshold, maxSupport);
     if ((!outcome || outcome.verdict !== 'supported') && request.retrieve) {
       const found = await request.retrieve(span.claim, retrieveLimit);
       const have = new Set(citedHere.map((p) => p.chunk_id));
       const more = found.filter((p) => !have.has(p.chunk_id));
-      candidates = [...candidates, ...more.flatMap((p, i) => windowsOf(p, citedHere.length + i, cache))];
-      outcome = judgeAgainst(span.claim, a, candidates, threshold, maxSupport);
+      candidates = [...candidates, ...more.flatMap((p, i) => windowsOf(p, citedHere.length + i, cache, equivalents, key))];
+      outcome = judgeAgainst(claim, a, candidates, threshold, maxSupport);
     }
     if (!outcome) outcome = { verdict: 'unsupported', support: [], reason: 'no source to check it against', best: 0 };
     const reason =

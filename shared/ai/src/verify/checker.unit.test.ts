@@ -146,12 +146,120 @@ describe('the embedded fact checker', () => {
     assert.match(out[0]!.reason!, /no source/);
   });
 
+  it('catches a number changed to a value the source uses elsewhere', async () => {
+    const trial = passage(
+      'trial',
+      'Responses were seen in arms 2 and 3 of the study. Arm 3 enrolled 40 patients while arm 2 enrolled 55 patients.',
+    );
+    const r = async () => [trial];
+    const [twice] = await checker.check({ text: 'Responses were seen in arms 3 and 3 of the study.', retrieve: r });
+    assert.equal(twice!.verdict, 'contradicted');
+    const [moved] = await checker.check({ text: 'Arm 3 enrolled 55 patients while arm 2 enrolled 55 patients.', retrieve: r });
+    assert.equal(moved!.verdict, 'contradicted');
+    assert.match(moved!.reason!, /55 differs from the source's 40/);
+    const [same] = await checker.check({ text: 'Arm 3 enrolled 40 patients.', retrieve: r });
+    assert.equal(same!.verdict, 'supported');
+  });
+
+  it('reads decimals written with a middle dot', async () => {
+    const p = passage('gbd', 'The safest level of drinking was 0·8 standard drinks per week.');
+    const [s] = await checker.check({ text: 'The safest level of drinking was 0·9 standard drinks per week.', retrieve: async () => [p] });
+    assert.equal(s!.verdict, 'contradicted');
+    assert.match(s!.reason!, /0·9 differs from the source's 0·8/);
+  });
+
+  it('catches a dropped "not" before a function word and keeps negations to their own clause and sentence', async () => {
+    const p = passage(
+      'ub',
+      'In most, but not all, of these examples, ubiquitination leads to degradation. When produced alone, the virus is non-infectious. The enzyme is closely related to APOBEC1.',
+    );
+    const r = async () => [p];
+    assert.equal(
+      (await checker.check({ text: 'In most, but all, of these examples, ubiquitination leads to degradation.', retrieve: r }))[0]!.verdict,
+      'contradicted',
+    );
+    const [added] = await checker.check({ text: 'The enzyme is not closely related to APOBEC1.', retrieve: r });
+    assert.equal(added!.verdict, 'contradicted');
+    assert.equal((await checker.check({ text: 'The enzyme is closely related to APOBEC1.', retrieve: r }))[0]!.verdict, 'supported');
+  });
+
+  it('treats up and down, enhanced and reduced, induced and inhibited as opposite directions', async () => {
+    const p = passage('dc', 'Upon maturation, DC-SIGN is up-regulated and the enhanced capture of HIV-1 is induced by gangliosides.');
+    const r = async () => [p];
+    for (const text of [
+      'Upon maturation, DC-SIGN is down-regulated and the enhanced capture of HIV-1 is induced by gangliosides.',
+      'Upon maturation, DC-SIGN is up-regulated and the reduced capture of HIV-1 is induced by gangliosides.',
+      'Upon maturation, DC-SIGN is up-regulated and the enhanced capture of HIV-1 is inhibited by gangliosides.',
+    ])
+      assert.equal((await checker.check({ text, retrieve: r }))[0]!.verdict, 'contradicted', text);
+  });
+
+  it('reads a double negation as none, and picks the direction word standing where the claim has its own', async () => {
+    const p = passage(
+      'hac',
+      'We were unable to generate de novo HACs at a reasonable frequency. Following TCR activation, Nlrp12 inhibits Akt phosphorylation.',
+    );
+    const r = async () => [p];
+    const [dbl] = await checker.check({ text: 'We were not unable to generate de novo HACs at a reasonable frequency.', retrieve: r });
+    assert.equal(dbl!.verdict, 'contradicted');
+    const [swap] = await checker.check({ text: 'Following TCR inhibition, Nlrp12 inhibits Akt phosphorylation.', retrieve: r });
+    assert.equal(swap!.verdict, 'contradicted');
+    assert.match(swap!.reason!, /"inhibition" where the source says "activation"/);
+    assert.equal(
+      (await checker.check({ text: 'Following TCR activation, Nlrp12 inhibits Akt phosphorylation.', retrieve: r }))[0]!.verdict,
+      'supported',
+    );
+  });
+
+  it('does not back a sentence glued together from halves of two sources', async () => {
+    const [s] = await checker.check({
+      text: 'Employees receive 25 days of paid vacation, and the Pro plan includes 10 seats with annual billing.',
+      retrieve,
+    });
+    assert.notEqual(s!.verdict, 'supported');
+    // The same two facts, each in its own sentence, are both supported.
+    const both = await checker.check({
+      text: 'Employees receive 25 days of paid vacation every year. The Pro plan includes 10 seats.',
+      retrieve,
+    });
+    assert.deepEqual(
+      both.map((x) => x.verdict),
+      ['supported', 'supported'],
+    );
+  });
+
   it('returns the same verdicts however often it runs (no state between checks)', async () => {
     const text = 'Employees receive 21 days of paid vacation every year. Remote work did not reduce productivity.';
     const a = await checker.check({ text, retrieve });
     const b = await createFactChecker().check({ text, retrieve });
     assert.deepEqual(a, b);
     assert.deepEqual(await checker.check({ text, retrieve }), a);
+  });
+
+  it('reads a preferred term as the word it stands in for, and still quotes the source as written', async () => {
+    const p = passage('crm', 'Our clients receive a dedicated account manager and quarterly business reviews.');
+    const text = 'Our customers receive a dedicated account manager and quarterly business reviews.';
+    const r = async () => [p];
+    const strict = createFactChecker({ threshold: 0.9 });
+    const [plain] = await strict.check({ text, retrieve: r });
+    assert.notEqual(plain!.verdict, 'supported');
+    const [eq] = await strict.check({ text, retrieve: r, equivalents: [{ term: 'customers', instead_of: ['clients', 'buyers'] }] });
+    assert.equal(eq!.verdict, 'supported');
+    assert.equal(eq!.support[0]!.quote, 'Our clients receive a dedicated account manager and quarterly business reviews.');
+    // Equivalents do not excuse a changed number.
+    const q = passage('crm2', 'Our clients receive 4 business reviews a year.');
+    const [num] = await checker.check({
+      text: 'Our customers receive 6 business reviews a year.',
+      retrieve: async () => [q],
+      equivalents: [{ term: 'customers', instead_of: ['clients'] }],
+    });
+    assert.equal(num!.verdict, 'contradicted');
+  });
+
+  it('refuses a threshold outside 0..1 and a retrieve limit below 1', () => {
+    assert.throws(() => createFactChecker({ threshold: 1.5 }), RangeError);
+    assert.throws(() => createFactChecker({ threshold: Number.NaN }), RangeError);
+    assert.throws(() => createFactChecker({ retrieveLimit: 0 }), RangeError);
   });
 
   it('a stricter threshold turns a partial match unsupported', async () => {

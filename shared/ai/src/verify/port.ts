@@ -73,6 +73,17 @@ export interface FactCheckRequest {
    */
   cited?: EvidencePassage[];
   retrieve?: RetrievePassages;
+  /**
+   * Words the text may use in place of the sources' (a brand kit's preferred
+   * terms): wherever a passage or the text has one of `instead_of`, it reads as `term`.
+   */
+  equivalents?: Equivalent[];
+}
+
+/** A term and the words it stands in for ("customers" instead of "clients", "users"). */
+export interface Equivalent {
+  term: string;
+  instead_of: string[];
 }
 
 export interface FactChecker {

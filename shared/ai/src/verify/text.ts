@@ -69,7 +69,7 @@ export function sentenceSpans(source: string): SentenceSpan[] {
         .replace(/\s+([.,;:!?])/g, '$1')
         .replace(/\s+/g, ' ')
         .trim();
-      if (/[\p{L}\p{N}]/u.test(claim) || cited.length > 0) spans.push({ text, start: s, end: e, claim, cited });
+      if (/[\p{L}\p{N}]/u.test(text)) spans.push({ text, start: s, end: e, claim, cited });
     }
     start = end;
   };
@@ -128,7 +128,7 @@ export interface Token {
  */
 export function tokenize(text: string): Token[] {
   const out: Token[] = [];
-  for (const m of text.matchAll(/\p{L}[\p{L}\p{M}\p{N}]*(?:['’]\p{L}+)?|\d+(?:[.,]\d+)*|%/gu)) {
+  for (const m of text.matchAll(/\p{L}[\p{L}\p{M}\p{N}]*(?:['’]\p{L}+)?|\d+(?:[.,·]\d+)*|%/gu)) {
     const raw = m[0];
     out.push({
       raw,

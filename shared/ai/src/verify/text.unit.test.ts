@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { sentenceSpans, tokenize } from './text.js';
 
 describe('sentence spans', () => {
@@ -54,6 +55,52 @@ describe('tokens', () => {
     assert.deepEqual(
       tokenize("p53 didn't rise 1,200.5 or 12%").map((t) => t.lower),
       ['p53', "didn't", 'rise', '1,200.5', 'or', '12', '%'],
+    );
+  });
+});
+
+describe('sentence spans, any text', () => {
+  const pieces = fc.constantFrom(
+    'Sales rose',
+    ' 12.5%',
+    '. ',
+    '! ',
+    '? ',
+    '\n\n',
+    '\n- ',
+    ' [1]',
+    '[2, 3]',
+    ' e.g. ',
+    'Dr. ',
+    ' vs. ',
+    'The ',
+    '“quoted.” ',
+    '  ',
+    '…',
+    '1. ',
+    '#',
+    'ü',
+    ',',
+  );
+  it('slices back to each span, in order, without overlaps, and never loses a word', () => {
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 40 }), (parts) => {
+        const text = parts.join('');
+        const spans = sentenceSpans(text);
+        let last = 0;
+        for (const s of spans) {
+          assert.equal(text.slice(s.start, s.end), s.text);
+          assert.ok(s.start >= last && s.end > s.start);
+          assert.equal(s.text, s.text.trim());
+          last = s.end;
+        }
+        const covered = spans.map((s) => s.text).join(' ');
+        assert.deepEqual(
+          tokenize(covered).map((t) => t.raw),
+          tokenize(text).map((t) => t.raw),
+        );
+      }),
+      { numRuns: 300 },
     );
   });
 });
