@@ -11,6 +11,7 @@ import { knowledgeBaseConfigSpec } from '@kb/knowledge-base';
 import { ingestConfigSpec } from '@kb/ingest';
 import { analyticsConfigSpec } from '@kb/analytics';
 import { mcpConfigSpec } from '@kb/mcp';
+import { generationConfigSpec } from '@kb/generation';
 
 /**
  * The deployment descriptions (docker-compose.yml, infra/k8s) against the config
@@ -43,6 +44,7 @@ const specs: Record<string, ServiceConfig> = {
   ingest: serviceConfig(ingestConfigSpec),
   analytics: serviceConfig(analyticsConfigSpec),
   mcp: serviceConfig(mcpConfigSpec),
+  generation: serviceConfig(generationConfigSpec),
 };
 
 function problemsOf(spec: ServiceConfig, env: Env): string | undefined {

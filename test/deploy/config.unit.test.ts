@@ -8,6 +8,7 @@ import { knowledgeBaseConfigSpec } from '@kb/knowledge-base';
 import { ingestConfigSpec } from '@kb/ingest';
 import { analyticsConfigSpec } from '@kb/analytics';
 import { mcpConfigSpec } from '@kb/mcp';
+import { generationConfigSpec } from '@kb/generation';
 
 /**
  * Every service's configuration stops the start on a wrong or missing value with
@@ -19,12 +20,22 @@ const TOKEN = 'a-internal-token-of-some-length';
 const services: Record<string, { spec: ConfigSpec<TProperties>; base: Record<string, string> }> = {
   gateway: {
     spec: gatewayConfigSpec as unknown as ConfigSpec<TProperties>,
-    base: { INTERNAL_TOKEN: TOKEN, KNOWLEDGE_BASE_GRPC: 'kb:50051', INGEST_GRPC: 'ingest:50051', ANALYTICS_GRPC: 'analytics:50051' },
+    base: {
+      INTERNAL_TOKEN: TOKEN,
+      KNOWLEDGE_BASE_GRPC: 'kb:50051',
+      INGEST_GRPC: 'ingest:50051',
+      ANALYTICS_GRPC: 'analytics:50051',
+      GENERATION_GRPC: 'generation:50051',
+    },
   },
   'knowledge-base': { spec: knowledgeBaseConfigSpec as unknown as ConfigSpec<TProperties>, base: { INTERNAL_TOKEN: TOKEN } },
   ingest: { spec: ingestConfigSpec as unknown as ConfigSpec<TProperties>, base: { INTERNAL_TOKEN: TOKEN } },
   analytics: { spec: analyticsConfigSpec as unknown as ConfigSpec<TProperties>, base: { INTERNAL_TOKEN: TOKEN } },
   mcp: { spec: mcpConfigSpec as unknown as ConfigSpec<TProperties>, base: { INTERNAL_TOKEN: TOKEN, GATEWAY_URL: 'http://gateway:8080' } },
+  generation: {
+    spec: generationConfigSpec as unknown as ConfigSpec<TProperties>,
+    base: { INTERNAL_TOKEN: TOKEN, KNOWLEDGE_BASE_GRPC: 'kb:50051' },
+  },
 };
 
 /** Values that break at least one kind of constraint: numbers, enums, patterns, lengths. */

@@ -5,6 +5,7 @@ import { gatewayConfigSpec, startGateway, type RunningGateway } from '@kb/gatewa
 import { knowledgeBaseConfigSpec, startKnowledgeBase } from '@kb/knowledge-base';
 import { ingestConfigSpec, startIngest, type RunningService } from '@kb/ingest';
 import { analyticsConfigSpec, startAnalytics } from '@kb/analytics';
+import { generationConfigSpec, startGeneration } from '@kb/generation';
 
 /** What `npm start` uses for anything not set, so one command gives a working service. */
 export const developmentDefaults = {
@@ -44,20 +45,30 @@ export async function startSystem(options: {
   const knowledgeBase = await startKnowledgeBase({ config: kbConfig, logger: options.logger, ...extra });
   let ingest: RunningService | undefined;
   let analytics: RunningService | undefined;
+  let generation: RunningService | undefined;
   try {
     const ingestConfig = loadConfig(ingestConfigSpec, { ...env, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' });
     ingest = await startIngest({ config: ingestConfig, logger: options.logger, ...extra });
     const analyticsConfig = loadConfig(analyticsConfigSpec, { ...env, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' });
     analytics = await startAnalytics({ config: analyticsConfig, logger: options.logger, ...extra });
+    const generationConfig = loadConfig(generationConfigSpec, {
+      ...env,
+      GRPC_HOST: '127.0.0.1',
+      GRPC_PORT: '0',
+      KNOWLEDGE_BASE_GRPC: knowledgeBase.address,
+    });
+    generation = await startGeneration({ config: generationConfig, logger: options.logger, ...extra });
     const gatewayConfig = loadConfig(gatewayConfigSpec, {
       ...env,
       KNOWLEDGE_BASE_GRPC: knowledgeBase.address,
       INGEST_GRPC: ingest.address,
       ANALYTICS_GRPC: analytics.address,
+      GENERATION_GRPC: generation.address,
     });
     const gateway = await startGateway({ config: gatewayConfig, logger: options.logger, ...extra });
     const started = ingest;
     const startedAnalytics = analytics;
+    const startedGeneration = generation;
     return {
       url: gateway.url,
       gateway,
@@ -65,12 +76,14 @@ export async function startSystem(options: {
         await gateway.stop();
         await started.stop();
         await startedAnalytics.stop();
+        await startedGeneration.stop();
         await knowledgeBase.stop();
       },
     };
   } catch (err) {
     await ingest?.stop();
     await analytics?.stop();
+    await generation?.stop();
     await knowledgeBase.stop();
     throw err;
   }

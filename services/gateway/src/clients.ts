@@ -17,6 +17,7 @@ export interface ServiceClients {
   search: RpcClient;
   prompts: RpcClient;
   ingest: RpcClient;
+  generation: RpcClient;
 }
 
 export function createServiceClients(config: GatewayConfig): ServiceClients & { close(): void } {
@@ -39,6 +40,7 @@ export function createServiceClients(config: GatewayConfig): ServiceClients & { 
     search: client('knowledge_base.proto', 'knowledge_base.v1.Search', config.KNOWLEDGE_BASE_GRPC, 'knowledge-base'),
     prompts: client('knowledge_base.proto', 'knowledge_base.v1.Prompts', config.KNOWLEDGE_BASE_GRPC, 'knowledge-base'),
     ingest: client('ingest.proto', 'ingest.v1.IngestService', config.INGEST_GRPC, 'ingest'),
+    generation: client('generation.proto', 'generation.v1.Generation', config.GENERATION_GRPC, 'generation'),
   };
   return {
     ...clients,

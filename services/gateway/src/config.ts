@@ -20,6 +20,7 @@ export const gatewayConfigSpec = defineConfig(
     KNOWLEDGE_BASE_GRPC: GrpcAddress('knowledge-base'),
     ANALYTICS_GRPC: GrpcAddress('analytics'),
     INGEST_GRPC: GrpcAddress('ingest'),
+    GENERATION_GRPC: GrpcAddress('generation'),
     MAX_UPLOAD_BYTES: Type.Integer({
       minimum: 1024,
       default: 52428800,

@@ -91,6 +91,18 @@ const draftFields = {
   /** Destination ids chosen for auto-publish; empty: the organization's default set. */
   publish_destination_ids: Type.Array(Uuid),
   actor: Type.Optional(Type.String()),
+  /** What produced this revision (builder steps, repairs); absent on a run's draft. */
+  change: Type.Optional(
+    Type.Object({
+      kind: Type.Union([
+        Type.Literal('outlined'),
+        Type.Literal('section_generated'),
+        Type.Literal('section_edited'),
+        Type.Literal('sections_reordered'),
+      ]),
+      section_id: Type.Optional(Type.String()),
+    }),
+  ),
   at: Timestamp,
 };
 
@@ -139,6 +151,8 @@ export const generationRunRequested = defineEvent(
     }),
     /** Set when a content-engine rule started the run. */
     rule_id: Type.Optional(Uuid),
+    /** The requesting key's KB folder scope (null or absent: the whole KB), kept so the run retrieves within it. */
+    caller_folder_scope: Type.Optional(Type.Union([Type.Array(Uuid), Type.Null()])),
     actor: Type.Optional(Type.String()),
     at: Timestamp,
   }),
@@ -162,7 +176,96 @@ export const generationRunFailed = defineEvent(
   Type.Object({ run_id: Uuid, org_id: Uuid, reason: Type.String(), geo_question_id: Type.Optional(Uuid), at: Timestamp }),
 );
 
+/**
+ * Generation's own configuration facts (internal: they stay in its store).
+ * Each carries the whole state after the change.
+ */
+const Json = Type.Record(Type.String(), Type.Unknown());
+export const brandKitSet = defineEvent(
+  generation,
+  'brand_kit.set',
+  1,
+  Type.Object({ org_id: Uuid, name: Type.String(), guidelines: Json, created: Type.Boolean(), at: Timestamp }),
+  { internal: true },
+);
+const contentTypeFields = {
+  content_type_id: Uuid,
+  org_id: Uuid,
+  name: Type.String({ minLength: 1 }),
+  description: Type.String(),
+  config: Json,
+  at: Timestamp,
+};
+export const contentTypeCreated = defineEvent(generation, 'content_type.created', 1, Type.Object(contentTypeFields), { internal: true });
+export const contentTypeUpdated = defineEvent(generation, 'content_type.updated', 1, Type.Object(contentTypeFields), { internal: true });
+export const contentTypeDeleted = defineEvent(
+  generation,
+  'content_type.deleted',
+  1,
+  Type.Object({ content_type_id: Uuid, org_id: Uuid, at: Timestamp }),
+  { internal: true },
+);
+const productLineFields = { product_line_id: Uuid, org_id: Uuid, name: Type.String({ minLength: 1 }), details: Json, at: Timestamp };
+export const productLineCreated = defineEvent(generation, 'product_line.created', 1, Type.Object(productLineFields), { internal: true });
+export const productLineUpdated = defineEvent(generation, 'product_line.updated', 1, Type.Object(productLineFields), { internal: true });
+export const productLineDeleted = defineEvent(
+  generation,
+  'product_line.deleted',
+  1,
+  Type.Object({ product_line_id: Uuid, org_id: Uuid, at: Timestamp }),
+  { internal: true },
+);
+
+/** Content engine rules: which prompts get a run, for which content type, on what cadence. */
+const contentRuleFields = {
+  rule_id: Uuid,
+  org_id: Uuid,
+  name: Type.String({ minLength: 1 }),
+  content_type_id: Uuid,
+  /** Prompts carrying this tag; absent: every prompt. */
+  prompt_tag_id: Type.Optional(Uuid),
+  product_line_id: Type.Optional(Uuid),
+  cadence: Type.Union([Type.Literal('hourly'), Type.Literal('daily'), Type.Literal('weekly')]),
+  enabled: Type.Boolean(),
+  at: Timestamp,
+};
+export const contentRuleCreated = defineEvent(generation, 'content_rule.created', 1, Type.Object(contentRuleFields), { internal: true });
+export const contentRuleUpdated = defineEvent(generation, 'content_rule.updated', 1, Type.Object(contentRuleFields), { internal: true });
+export const contentRuleDeleted = defineEvent(
+  generation,
+  'content_rule.deleted',
+  1,
+  Type.Object({ rule_id: Uuid, org_id: Uuid, at: Timestamp }),
+  { internal: true },
+);
+/** The rule started its runs for one cadence slot (at most once per slot, whatever the replicas). */
+export const contentRuleFired = defineEvent(
+  generation,
+  'content_rule.fired',
+  1,
+  Type.Object({
+    rule_id: Uuid,
+    org_id: Uuid,
+    slot: Timestamp,
+    run_ids: Type.Array(Uuid),
+    skipped: Type.Optional(Type.String()),
+    at: Timestamp,
+  }),
+  { internal: true },
+);
+
 export const generationEvents = [
+  contentRuleCreated,
+  contentRuleUpdated,
+  contentRuleDeleted,
+  contentRuleFired,
+  brandKitSet,
+  contentTypeCreated,
+  contentTypeUpdated,
+  contentTypeDeleted,
+  productLineCreated,
+  productLineUpdated,
+  productLineDeleted,
   draftCreated,
   draftRevised,
   draftSourcesStale,
@@ -180,3 +283,8 @@ export type GenerationRunRequested = EventData<typeof generationRunRequested>;
 export type GenerationRunProgressed = EventData<typeof generationRunProgressed>;
 export type GenerationRunCompleted = EventData<typeof generationRunCompleted>;
 export type GenerationRunFailed = EventData<typeof generationRunFailed>;
+export type BrandKitSet = EventData<typeof brandKitSet>;
+export type ContentTypeCreated = EventData<typeof contentTypeCreated>;
+export type ProductLineCreated = EventData<typeof productLineCreated>;
+export type ContentRuleCreated = EventData<typeof contentRuleCreated>;
+export type ContentRuleFired = EventData<typeof contentRuleFired>;

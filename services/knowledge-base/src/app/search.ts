@@ -243,6 +243,15 @@ export function createSearchService(deps: SearchDeps) {
   return {
     search,
 
+    /** Passages only (generation, fact checking): same checks and scope as search; no answer, nothing recorded. */
+    async retrieve(ctx: CallContext, input: SearchInput): Promise<{ results: SearchHit[] }> {
+      const { query, max } = checkInput(input);
+      await checkFilters(ctx, input);
+      const tags = await tagFilter(ctx, input.tags);
+      const { hits } = await retrieve(ctx, query, max, { ...input, ...(tags && { tags }) });
+      return { results: hits };
+    },
+
     async listQueries(ctx: CallContext, page: Page) {
       checkPage(page);
       const where = { org_id: ctx.org_id, surface: 'org' };

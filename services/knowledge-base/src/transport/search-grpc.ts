@@ -29,6 +29,18 @@ export function searchHandlers(search: SearchService): Record<string, UnaryHandl
         },
         r.surface === 'org' ? 'org' : 'sdk',
       ),
+    Retrieve: (
+      r: { query?: string; max_results?: number; tags?: string[]; folder_ids?: string[]; category_id?: string; topic_id?: string },
+      ctx,
+    ) =>
+      search.retrieve(ctx, {
+        query: r.query ?? '',
+        max_results: r.max_results,
+        category_id: r.category_id,
+        topic_id: r.topic_id,
+        tags: r.tags ?? [],
+        folder_ids: r.folder_ids ?? [],
+      }),
     ListSearchQueries: (r: { limit?: number; offset?: number }, ctx) =>
       search.listQueries(ctx, { limit: r.limit ?? 10, offset: r.offset ?? 0 }),
     GetSearchQuery: (r: { query_id: string }, ctx) => search.getQuery(ctx, r.query_id),

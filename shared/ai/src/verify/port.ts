@@ -40,6 +40,24 @@ export interface CheckedSentence {
   support: SentenceSupport[];
   /** Why a sentence is not supported, in words a person reads (e.g. "number 12% differs from the source's 21%"). */
   reason?: string;
+  /** The 1-based source numbers of its [n] markers, when it has any. */
+  cited?: number[];
+  /** The LLM judge's view, when one is configured and the sentence was put to it. */
+  second_opinion?: SecondOpinion;
+}
+
+/**
+ * A chat model's verdict on a sentence given the quoted spans. It can only make
+ * the result stricter, except for a sentence the embedded check found merely
+ * worded differently from its closest source (no number, direction, negation or
+ * name at odds), which the judge may accept as supported.
+ */
+export interface SecondOpinion {
+  model: string;
+  verdict?: 'supported' | 'unsupported' | 'contradicted';
+  reason?: string;
+  /** Set instead of a verdict when the judge could not be asked or answered nonsense; the embedded verdict stands. */
+  error?: string;
 }
 
 /** Finds passages for a claim: the knowledge base's search, limited to the caller's scope. */
@@ -55,6 +73,17 @@ export interface FactCheckRequest {
    */
   cited?: EvidencePassage[];
   retrieve?: RetrievePassages;
+  /**
+   * Words the text may use in place of the sources' (a brand kit's preferred
+   * terms): wherever a passage or the text has one of `instead_of`, it reads as `term`.
+   */
+  equivalents?: Equivalent[];
+}
+
+/** A term and the words it stands in for ("customers" instead of "clients", "users"). */
+export interface Equivalent {
+  term: string;
+  instead_of: string[];
 }
 
 export interface FactChecker {

@@ -18,6 +18,7 @@ import { kbTreeRoutes } from './kb-tree.js';
 import { tagRoutes } from './tags.js';
 import { intakeRoutes } from './intake.js';
 import { contentRoutes } from './content.js';
+import { generationRoutes } from './generation.js';
 
 export interface RouteDeps {
   clients: ServiceClients;
@@ -45,4 +46,5 @@ export async function registerRoutes(api: FastifyInstance, deps: RouteDeps): Pro
   await api.register(promptRoutes(deps.clients.prompts));
   await api.register(intakeRoutes(deps.clients, deps.maxUploadBytes));
   await api.register(contentRoutes(deps.clients, deps.maxUploadBytes));
+  await api.register(generationRoutes(deps.clients));
 }

@@ -1,0 +1,49 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { checkAdapterSettings, configFields, defineConfig } from '@kb/platform';
+
+export const generationConfigSpec = defineConfig(
+  Type.Object({
+    LOG_LEVEL: configFields.LOG_LEVEL,
+    DATA_DIR: configFields.DATA_DIR,
+    STORE: configFields.STORE,
+    BUS: configFields.BUS,
+    MONGODB_URL: configFields.MONGODB_URL,
+    KAFKA_BROKERS: configFields.KAFKA_BROKERS,
+    INTERNAL_TOKEN: configFields.INTERNAL_TOKEN,
+    GRPC_HOST: configFields.GRPC_HOST,
+    GRPC_PORT: configFields.GRPC_PORT,
+    OTEL_EXPORTER_OTLP_ENDPOINT: configFields.OTEL_EXPORTER_OTLP_ENDPOINT,
+    KNOWLEDGE_BASE_GRPC: Type.String({
+      pattern: '^[^\\s:]+:\\d+$',
+      description: 'host:port of the knowledge-base gRPC server (retrieval, prompts)',
+    }),
+    RPC_DEADLINE_MS: Type.Integer({ minimum: 100, default: 10000, description: 'deadline of each call to knowledge-base' }),
+    LLM_URL: Type.Optional(
+      Type.String({
+        pattern: '^https?://',
+        description: 'OpenAI-compatible chat endpoint (with /v1) that drafts and repairs; without it the deterministic composer drafts',
+      }),
+    ),
+    LLM_MODEL: Type.String({ default: 'gpt-4o-mini', description: 'chat model name' }),
+    LLM_API_KEY: Type.Optional(Type.String({ description: 'bearer key of the chat endpoint' })),
+    LLM_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 60000, description: 'deadline of one chat call' }),
+    FACT_CHECK_LLM_JUDGE: Type.Boolean({
+      default: false,
+      description: 'with LLM_URL: the chat model gives a second opinion on sentences the embedded fact checker judges',
+    }),
+    CONTENT_ENGINE_TICK_MS: Type.Integer({
+      minimum: 100,
+      default: 60000,
+      description: 'how often the content engine looks for rules due to fire',
+    }),
+    RUN_WORKER_TICK_MS: Type.Integer({ minimum: 50, default: 1000, description: 'how often the run worker looks for queued runs' }),
+    RUN_LEASE_MS: Type.Integer({
+      minimum: 500,
+      default: 10000,
+      description: 'a run worker holds its run this long between heartbeats; a crashed worker’s run is taken again after it',
+    }),
+  }),
+  (config) => checkAdapterSettings(config),
+);
+
+export type GenerationConfig = Static<typeof generationConfigSpec.schema>;

@@ -1,0 +1,285 @@
+import { prefixNegationOf, type Analysis, type AnalyzedToken, type NumberMention } from './analysis.js';
+
+/**
+ * One claim against one span of a passage: the share of the claim's content
+ * words the span holds, and every way the span disagrees with the claim
+ * beyond missing words (a number, a unit, a direction, a negation, a name).
+ */
+
+export type IssueKind = 'number' | 'unit' | 'direction' | 'negation' | 'entity';
+
+export interface Issue {
+  kind: IssueKind;
+  /** The span says the opposite or a different value (rather than nothing). */
+  contradiction: boolean;
+  reason: string;
+  /** Claim stems this issue is about (left out when judging how well the rest matches). */
+  stems: string[];
+}
+
+export interface Alignment {
+  /** How well the span backs the claim (0..1): see `backing`. */
+  score: number;
+  /** Plain share of the claim's distinct content stems found in the span (0..1). */
+  coverage: number;
+  /** The same share over the stems no issue is about: "everything else matches". */
+  rest: number;
+  issues: Issue[];
+}
+
+const NEGATION_REACH = 5;
+
+/** Content stems governed by the negation cue at `at`: up to three content words in the next few tokens, within the clause. */
+function scopeOf(a: Analysis, at: number, text: Gap): string[] {
+  const out: string[] = [];
+  for (let i = at + 1; i < a.tokens.length && i <= at + NEGATION_REACH && out.length < 3; i++) {
+    if (CLAUSE.test(text(a.tokens[i - 1]!.end, a.tokens[i]!.start))) break;
+    const s = a.tokens[i]!.stem;
+    if (s && !a.tokens[i]!.number) out.push(s);
+  }
+  // "not all", "not only": a function word is all the cue governs.
+  const next = a.tokens[at + 1];
+  if (out.length === 0 && next && !next.negation && !CLAUSE.test(text(a.tokens[at]!.end, next.start))) out.push(next.stem ?? next.lower);
+  return out;
+}
+
+type Gap = (from: number, to: number) => string;
+const CLAUSE = /[,;:()[\].!?]/;
+
+/** Whether a negation cue precedes position `i` closely, in the same clause. */
+const negatedAt = (a: Analysis, i: number, text: Gap): boolean =>
+  a.negations.some((n) => n < i && i - n <= NEGATION_REACH && !CLAUSE.test(text(a.tokens[n]!.end, a.tokens[i]!.start)));
+
+/**
+ * A negation one side has over the other: for each cue of `from`, the words it
+ * governs; if `to` holds those words (the same phrase) without a cue before
+ * them, `to` lacks that negation.
+ */
+function unmatchedNegation(from: Analysis, fromText: Gap, to: Analysis, toText: Gap): { cue: AnalyzedToken; scope: string[] } | undefined {
+  for (const at of from.negations) {
+    const scope = scopeOf(from, at, fromText);
+    if (scope.length === 0) continue;
+    const need = Math.min(2, scope.length);
+    // Occurrences in `to` of the governed phrase: its first scope word with the others close by.
+    const key = (t: AnalyzedToken) => t.stem ?? t.lower;
+    const positions = to.tokens.flatMap((t, i) => (key(t) === scope[0] ? [i] : []));
+    const phrase = positions.filter((i) => {
+      const near = new Set(to.tokens.slice(i, i + NEGATION_REACH + 2).map(key));
+      return scope.filter((s) => near.has(s)).length >= need;
+    });
+    if (phrase.length > 0 && phrase.every((i) => !negatedAt(to, i, toText))) return { cue: from.tokens[at]!, scope };
+  }
+  return undefined;
+}
+
+/**
+ * How alike the surroundings of a claim's number and a span's number are: the
+ * content stems within three tokens of both, plus those at the same place
+ * ("enrolled 55 patients" against "enrolled 40 patients").
+ */
+function contextMatch(claim: Analysis, n: NumberMention, span: Analysis, m: NumberMention): number {
+  const at = (a: Analysis, i: number) => {
+    const t = a.tokens[i];
+    return t && !t.number ? t.stem : undefined;
+  };
+  const around = (a: Analysis, i: number) => new Set([-3, -2, -1, 1, 2, 3].map((d) => at(a, i + d)).filter((s): s is string => !!s));
+  const theirs = around(span, m.at);
+  let score = [...around(claim, n.at)].filter((s) => theirs.has(s)).length;
+  for (const d of [-2, -1, 1, 2]) {
+    const s = at(claim, n.at + d);
+    if (s && s === at(span, m.at + d)) score += 2;
+  }
+  return score;
+}
+
+/** The span's number a claim number most likely stands for: same neighbours, then same unit, then the first. */
+function counterpart(
+  claim: Analysis,
+  n: NumberMention,
+  span: Analysis,
+  candidates = span.numbers,
+): (NumberMention & { context: number }) | undefined {
+  let best: (NumberMention & { context: number }) | undefined;
+  let bestScore = -1;
+  for (const m of candidates) {
+    const context = contextMatch(claim, n, span, m);
+    let score = context * 2;
+    if (m.unit && m.unit === n.unit) score += 1;
+    if (m.value === n.value) score += 0.5;
+    if (score > bestScore) {
+      best = { ...m, context };
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+/** The claim's content stems in order, each once. */
+function orderedStems(a: Analysis): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const t of a.tokens)
+    if (t.stem && !seen.has(t.stem)) {
+      seen.add(t.stem);
+      out.push(t.stem);
+    }
+  return out;
+}
+
+/**
+ * How well a span backs the claim: the share of its content stems the span
+ * holds; for a claim of six stems or more, the share in its less-backed half,
+ * so that half a sentence glued to another source's half is not backed.
+ */
+function backing(order: string[], have: Set<string>, excluded: Set<string>): number {
+  const list = order.filter((s) => !excluded.has(s));
+  if (list.length === 0) return 0;
+  const share = (xs: string[]) => xs.filter((s) => have.has(s)).length / xs.length;
+  if (list.length < 6) return share(list);
+  const half = Math.floor(list.length / 2);
+  return Math.min(share(list.slice(0, half)), share(list.slice(half)));
+}
+
+/** Content stems within a few tokens of position `at`. */
+function contextOf(a: Analysis, at: number, reach = 4): Set<string> {
+  const out = new Set<string>();
+  for (let i = Math.max(0, at - reach); i <= Math.min(a.tokens.length - 1, at + reach); i++) {
+    const s = a.tokens[i]!.stem;
+    if (i !== at && s && !a.tokens[i]!.direction) out.add(s);
+  }
+  return out;
+}
+
+const withUnit = (n: NumberMention) => (n.unit ? (n.unit === '%' ? `${n.raw}%` : `${n.raw} ${n.unit}`) : n.raw);
+
+export function align(claim: Analysis, claimText: string, span: Analysis, spanText: string): Alignment {
+  if (claim.stems.size === 0) return { score: 0, coverage: 0, rest: 0, issues: [] };
+  const order = orderedStems(claim);
+  const score = backing(order, span.stems, new Set());
+  const issues: Issue[] = [];
+  const cText = (a: number, b: number) => claimText.slice(a, b);
+
+  // Numbers: every number of the claim must be in the span, with the same unit.
+  const usedTimes = new Map<string, number>();
+  for (const n of claim.numbers) {
+    const same = span.numbers.filter((m) => m.value === n.value);
+    const used = (usedTimes.get(n.value) ?? 0) + 1;
+    usedTimes.set(n.value, used);
+    // The same value, as often as the claim uses it, and not standing where the span has another number.
+    const other = counterpart(claim, n, span);
+    const displaced =
+      other !== undefined && other.value !== n.value && other.context > Math.max(0, ...same.map((m) => contextMatch(claim, n, span, m)));
+    if (same.length >= used && !displaced) {
+      if (n.unit && same.every((m) => m.unit && m.unit !== n.unit))
+        issues.push({
+          kind: 'unit',
+          contradiction: true,
+          reason: `unit of ${withUnit(n)} differs from the source's ${withUnit(same[0]!)}`,
+          stems: [n.value, claim.tokens[n.at + 1]?.stem].filter((x): x is string => !!x),
+        });
+      continue;
+    }
+    const differing = counterpart(
+      claim,
+      n,
+      span,
+      span.numbers.filter((m) => m.value !== n.value),
+    );
+    issues.push(
+      differing
+        ? {
+            kind: 'number',
+            contradiction: true,
+            reason: `number ${withUnit(n)} differs from the source's ${withUnit(differing)}`,
+            stems: [n.value],
+          }
+        : { kind: 'number', contradiction: false, reason: `number ${withUnit(n)} is not in the source`, stems: [n.value] },
+    );
+  }
+
+  // Directions: a word going one way where the span only has the other way of the same dimension.
+  // Where the span has several, the ones among the same words as the claim's decide.
+  for (const d of claim.directions) {
+    const sameDimension = span.directions.filter((e) => e.dimension === d.dimension);
+    if (sameDimension.length === 0) continue;
+    const mine = contextOf(claim, d.at);
+    const stemAt = (a: Analysis, i: number) => (a.tokens[i]?.direction ? undefined : a.tokens[i]?.stem);
+    const overlap = sameDimension.map((e) => {
+      const theirs = contextOf(span, e.at);
+      let score = [...mine].filter((x) => theirs.has(x)).length;
+      // The same word right beside it counts most ("TCR activation, Nlrp12" against "TCR inhibition, Nlrp12").
+      for (const k of [-2, -1, 1, 2]) {
+        const x = stemAt(claim, d.at + k);
+        if (x && x === stemAt(span, e.at + k)) score += 2;
+      }
+      return score;
+    });
+    const top = Math.max(...overlap);
+    const local = top > 0 ? sameDimension.filter((_, i) => overlap[i] === top) : sameDimension;
+    if (local.some((e) => e.polarity === d.polarity)) continue;
+    const stemOf = claim.tokens[d.at]!.stem;
+    issues.push({
+      kind: 'direction',
+      contradiction: true,
+      reason: `says "${d.raw}" where the source says "${local[0]!.raw}"`,
+      stems: stemOf ? [stemOf] : [],
+    });
+  }
+
+  // Negations, by cue words: one the span lacks, or one the claim dropped.
+  const sText = (a: number, b: number) => spanText.slice(a, b);
+  const added = unmatchedNegation(claim, cText, span, sText);
+  if (added)
+    issues.push({
+      kind: 'negation',
+      contradiction: true,
+      reason: `adds a negation ("${added.cue.raw}") the source does not have`,
+      stems: [],
+    });
+  else {
+    const dropped = unmatchedNegation(span, sText, claim, cText);
+    if (dropped)
+      issues.push({
+        kind: 'negation',
+        contradiction: true,
+        reason: `drops the source's negation ("${dropped.cue.raw}")`,
+        stems: [],
+      });
+  }
+  // Negations by prefix: "significant" against "nonsignificant", "changed" against "unchanged".
+  for (const t of claim.tokens) {
+    if (!t.stem || span.stems.has(t.stem)) continue;
+    const base = prefixNegationOf(t.lower);
+    const flipped =
+      base !== undefined && span.words.has(base)
+        ? base
+        : !claim.words.has(span.prefixed.get(t.lower) ?? '')
+          ? span.prefixed.get(t.lower)
+          : undefined;
+    if (flipped) {
+      issues.push({ kind: 'negation', contradiction: true, reason: `says "${t.raw}" where the source says "${flipped}"`, stems: [t.stem] });
+      break;
+    }
+  }
+
+  // Names: every name of the claim must be in the span.
+  const missingNames = claim.tokens.filter((t) => t.entity && t.stem && !span.stems.has(t.stem));
+  if (missingNames.length > 0) {
+    const claimStems = claim.stems;
+    const spanNames = span.tokens.filter((t) => t.entity && t.stem && !claimStems.has(t.stem));
+    const names = [...new Set(missingNames.map((t) => t.raw))];
+    issues.push({
+      kind: 'entity',
+      contradiction: spanNames.length > 0,
+      reason:
+        spanNames.length > 0
+          ? `names ${names.map((n) => `"${n}"`).join(', ')} where the source names "${spanNames[0]!.raw}"`
+          : `names ${names.map((n) => `"${n}"`).join(', ')}, which the source does not`,
+      stems: [...new Set(missingNames.map((t) => t.stem!))],
+    });
+  }
+
+  const excluded = new Set(issues.flatMap((i) => i.stems));
+  const coverage = order.filter((s) => span.stems.has(s)).length / order.length;
+  return { score, coverage, rest: backing(order, span.stems, excluded), issues };
+}

@@ -1,0 +1,262 @@
+import type { Llm } from '../ports.js';
+import { analyze, joinAnalyses, type Analysis } from './analysis.js';
+import { align, type Alignment } from './align.js';
+import type { CheckedSentence, Equivalent, EvidencePassage, FactChecker, FactCheckRequest, SentenceSupport } from './port.js';
+import { sentenceSpans, type SentenceSpan } from './text.js';
+import { secondOpinion, type JudgeItem } from './judge.js';
+
+export interface FactCheckerOptions {
+  /** A chat model asked for a second opinion on every factual sentence (optional; the embedded check stands on its own). */
+  judge?: Llm;
+  /** Share of a sentence's content words a source span must hold (besides agreeing on numbers, directions, negations and names). */
+  threshold?: number;
+  /** Passages asked of `retrieve` per sentence. */
+  retrieveLimit?: number;
+  /** Supporting passages kept per sentence. */
+  maxSupport?: number;
+  /** Sentences the judge is asked about at once. */
+  judgeConcurrency?: number;
+}
+
+/** Chosen by cross-validation on the SciFact benchmark (npm run bench:factcheck). */
+export const DEFAULT_FACT_THRESHOLD = 0.9;
+
+/** Below this share of shared words a passage is not shown as support at all. */
+const CLOSE_ENOUGH = 0.4;
+
+interface Window {
+  passage: EvidencePassage;
+  /** Order of the passage among the candidates (cited first, then retrieval order). */
+  rank: number;
+  quote: string;
+  /** The text analysed: the quote, with equivalent words replaced when the request gives any. */
+  text: string;
+  analysis: Analysis;
+}
+
+interface Scored extends Window {
+  alignment: Alignment;
+}
+
+// Imperative openers of marketing copy and instructions: no claim to check.
+const IMPERATIVE =
+  /^(?:contact|call|click|visit|join|sign|subscribe|learn|discover|explore|read|see|try|get|let's|let us|find out|download|register|book|order|buy|follow|share|check out|stay tuned|imagine|welcome|thank|thanks|please)\b/i;
+
+/** Why a sentence has no checkable claim, or undefined when it has one. */
+function notFactual(span: SentenceSpan, a: Analysis): boolean {
+  const claim = span.claim;
+  if (/\?\s*["'”’)]*$/.test(claim)) return true;
+  if (/^\s*#/.test(span.text)) return true;
+  if (IMPERATIVE.test(claim)) return true;
+  const content = a.stems.size;
+  return content < 2 || (content < 3 && a.numbers.length === 0 && !/[.!]$/.test(claim));
+}
+
+type Part = { quote: string; text: string; analysis: Analysis };
+
+/** Replaces every alternative of an equivalent term (whole words, any case) by the term. */
+function equate(text: string, equivalents: readonly Equivalent[]): string {
+  let out = text;
+  for (const { term, instead_of } of equivalents)
+    for (const alt of instead_of) {
+      if (!alt.trim() || alt.toLowerCase() === term.toLowerCase()) continue;
+      const escaped = alt
+        .trim()
+        .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+        .replace(/\s+/g, '\\s+');
+      out = out.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'giu'), () => term);
+    }
+  return out;
+}
+
+/**
+ * Passage sentences and windows of two consecutive sentences, analysed once per
+ * passage text (and set of equivalents). The quote is always the passage's own text.
+ */
+function windowsOf(
+  passage: EvidencePassage,
+  rank: number,
+  cache: Map<string, Part[]>,
+  equivalents: readonly Equivalent[],
+  key: string,
+): Window[] {
+  const cacheKey = key ? `${key}\u0000${passage.text}` : passage.text;
+  let parts = cache.get(cacheKey);
+  if (!parts) {
+    const spans = sentenceSpans(passage.text);
+    if (equivalents.length === 0) {
+      const singles = spans.map((s) => ({ quote: s.text, text: s.text, analysis: analyze(s.text), start: s.start }));
+      parts = singles.map(({ quote, text, analysis }) => ({ quote, text, analysis }));
+      for (let i = 0; i + 1 < singles.length; i++) {
+        const quote = passage.text.slice(singles[i]!.start, spans[i + 1]!.end);
+        parts.push({
+          quote,
+          text: quote,
+          analysis: joinAnalyses([singles[i]!.analysis, singles[i + 1]!.analysis], [0, singles[i + 1]!.start - singles[i]!.start]),
+        });
+      }
+    } else {
+      const part = (quote: string): Part => {
+        const text = equate(quote, equivalents);
+        return { quote, text, analysis: analyze(text) };
+      };
+      parts = spans.map((s) => part(s.text));
+      for (let i = 0; i + 1 < spans.length; i++) parts.push(part(passage.text.slice(spans[i]!.start, spans[i + 1]!.end)));
+    }
+    if (cache.size > 20_000) cache.clear();
+    cache.set(cacheKey, parts);
+  }
+  return parts.map((p) => ({ passage, rank, ...p }));
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+const supportOfWindow = (w: Scored, score = w.alignment.score): SentenceSupport => ({
+  content_id: w.passage.content_id,
+  version_id: w.passage.version_id,
+  chunk_id: w.passage.chunk_id,
+  quote: w.quote,
+  score: round(score),
+});
+
+const better = (a: Scored, b: Scored) => b.alignment.score - a.alignment.score || a.rank - b.rank || a.quote.length - b.quote.length;
+
+interface Outcome {
+  verdict: CheckedSentence['verdict'];
+  support: SentenceSupport[];
+  reason?: string;
+  /** Best score over passages that agree on everything checkable (0 when none): for tuning. */
+  best: number;
+  /** Unsupported only for want of shared words: a judge may accept it. */
+  upgradable?: boolean;
+}
+
+function judgeAgainst(claim: string, a: Analysis, candidates: Window[], threshold: number, maxSupport: number): Outcome {
+  const scored: Scored[] = candidates.map((w) => ({ ...w, alignment: align(a, claim, w.analysis, w.text) }));
+  const clean = scored.filter((w) => w.alignment.issues.length === 0).sort(better);
+  const best = clean[0]?.alignment.score ?? 0;
+  const passing = clean.filter((w) => w.alignment.score >= threshold);
+  if (passing.length > 0) {
+    // One support per chunk: its best span.
+    const seen = new Set<string>();
+    const support: SentenceSupport[] = [];
+    for (const w of passing) {
+      if (seen.has(w.passage.chunk_id)) continue;
+      seen.add(w.passage.chunk_id);
+      support.push(supportOfWindow(w));
+      if (support.length >= maxSupport) break;
+    }
+    return { verdict: 'supported', support, best };
+  }
+  // A span that matches everything else but disagrees on a number, direction, negation or name contradicts it.
+  const contradicting = scored
+    .filter((w) => w.alignment.rest >= threshold && w.alignment.issues.some((i) => i.contradiction))
+    .sort((x, y) => y.alignment.rest - x.alignment.rest || x.rank - y.rank);
+  const c = contradicting[0];
+  if (c) {
+    const issue = c.alignment.issues.find((i) => i.contradiction)!;
+    return { verdict: 'contradicted', support: [supportOfWindow(c)], reason: issue.reason, best };
+  }
+  const all = [...scored].sort((x, y) => y.alignment.coverage - x.alignment.coverage || better(x, y));
+  const closest = all[0];
+  if (!closest || closest.alignment.coverage < CLOSE_ENOUGH)
+    return { verdict: 'unsupported', support: [], reason: 'no source says this', best };
+  const withIssue = all.find((w) => w.alignment.rest >= threshold && w.alignment.issues.length > 0);
+  return {
+    verdict: 'unsupported',
+    support: [supportOfWindow(withIssue ?? closest)],
+    reason: withIssue
+      ? withIssue.alignment.issues[0]!.reason
+      : closest.alignment.coverage < 1
+        ? `only ${Math.round(closest.alignment.coverage * 100)}% of its words are in the closest source`
+        : 'no single source span backs all of it',
+    best,
+    upgradable: !withIssue && closest.alignment.issues.length === 0,
+  };
+}
+
+/** A sentence checked, with the internal score the benchmark tunes on. */
+export interface CheckedSentenceDetail extends CheckedSentence {
+  /** Best share of words held by a source span that agrees on everything else (0 when none). */
+  best_score: number;
+}
+
+/**
+ * The embedded fact checker: no model. Every sentence is split out with its
+ * offsets; a sentence with a claim is compared with the passages it cites ([n]),
+ * then, when those do not back it, with what `retrieve` finds. A passage backs
+ * it when one or two consecutive sentences of it hold enough of its content
+ * words and agree on every number and unit, every direction word, every
+ * negation and every name; a span that agrees on the rest but not on one of
+ * those contradicts it. With a judge, a chat model gives a second opinion.
+ */
+export function createFactChecker(options: FactCheckerOptions = {}): FactChecker & {
+  /** The same check with the score behind each verdict. */
+  checkDetailed(request: FactCheckRequest): Promise<CheckedSentenceDetail[]>;
+} {
+  const threshold = options.threshold ?? DEFAULT_FACT_THRESHOLD;
+  if (!(threshold >= 0 && threshold <= 1)) throw new RangeError(`threshold must be between 0 and 1, not ${threshold}`);
+  if (options.retrieveLimit !== undefined && !(Number.isInteger(options.retrieveLimit) && options.retrieveLimit >= 1))
+    throw new RangeError('retrieveLimit must be a positive integer');
+  const retrieveLimit = options.retrieveLimit ?? 8;
+  const maxSupport = options.maxSupport ?? 3;
+  const cache = new Map<string, Part[]>();
+
+  async function checkOne(
+    span: SentenceSpan,
+    index: number,
+    request: FactCheckRequest,
+  ): Promise<JudgeItem & { sentence: CheckedSentenceDetail }> {
+    const base = { index, text: span.text, start: span.start, end: span.end, ...(span.cited.length > 0 && { cited: span.cited }) };
+    const equivalents = (request.equivalents ?? []).filter((e) => e.term.trim() && e.instead_of.length > 0);
+    const key = equivalents.length > 0 ? JSON.stringify(equivalents) : '';
+    const claim = equivalents.length > 0 ? equate(span.claim, equivalents) : span.claim;
+    const a = analyze(claim);
+    if (notFactual(span, a))
+      return { claim: span.claim, upgradable: false, sentence: { ...base, verdict: 'not_factual', support: [], best_score: 0 } };
+    const cited = request.cited ?? [];
+    const citedHere = span.cited.filter((n) => n >= 1 && n <= cited.length).map((n) => cited[n - 1]!);
+    const badMarkers = span.cited.filter((n) => n < 1 || n > cited.length);
+    let outcome: Outcome | undefined;
+    let candidates: Window[] = citedHere.flatMap((p, i) => windowsOf(p, i, cache, equivalents, key));
+    if (candidates.length > 0) outcome = judgeAgainst(claim, a, candidates, threshold, maxSupport);
+    if ((!outcome || outcome.verdict !== 'supported') && request.retrieve) {
+      const found = await request.retrieve(span.claim, retrieveLimit);
+      const have = new Set(citedHere.map((p) => p.chunk_id));
+      const more = found.filter((p) => !have.has(p.chunk_id));
+      candidates = [...candidates, ...more.flatMap((p, i) => windowsOf(p, citedHere.length + i, cache, equivalents, key))];
+      outcome = judgeAgainst(claim, a, candidates, threshold, maxSupport);
+    }
+    if (!outcome) outcome = { verdict: 'unsupported', support: [], reason: 'no source to check it against', best: 0 };
+    const reason =
+      badMarkers.length > 0 && outcome.verdict !== 'supported'
+        ? [outcome.reason, `cites [${badMarkers.join(', ')}], which is not among the ${cited.length} sources`].filter(Boolean).join('; ')
+        : outcome.reason;
+    return {
+      claim: span.claim,
+      upgradable: outcome.upgradable === true,
+      sentence: {
+        ...base,
+        verdict: outcome.verdict,
+        support: outcome.support,
+        ...(reason && { reason }),
+        best_score: round(outcome.best),
+      },
+    };
+  }
+
+  async function checkDetailed(request: FactCheckRequest): Promise<CheckedSentenceDetail[]> {
+    const spans = sentenceSpans(request.text);
+    const items: (JudgeItem & { sentence: CheckedSentenceDetail })[] = [];
+    for (const [i, span] of spans.entries()) items.push(await checkOne(span, i, request));
+    if (options.judge) await secondOpinion(options.judge, items, options.judgeConcurrency ?? 4);
+    return items.map((it) => it.sentence);
+  }
+
+  return {
+    checkDetailed,
+    async check(request) {
+      return (await checkDetailed(request)).map(({ best_score: _, ...s }) => s);
+    },
+  };
+}
