@@ -313,6 +313,54 @@ describe('MCP: after the wait it works again', () => {
     await new Promise((r) => setTimeout(r, retryAfter * 1000));
     assert.equal((await rawMcp(small.url, { 'x-api-key': API_KEY })).status, 200);
   });
+
+  it('an OAuth grant has one budget across refreshed tokens, apart from API keys', async () => {
+    const owner = await logIn(small, 'admin@example.com', 'development-password');
+    const redirect = 'http://localhost:7777/cb';
+    const post = async (path: string, body: Record<string, string>, json = false) =>
+      fetch(`${small.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': json ? 'application/json' : 'application/x-www-form-urlencoded' },
+        body: json ? JSON.stringify(body) : new URLSearchParams(body).toString(),
+        redirect: 'manual',
+      });
+    const client = (await (
+      await fetch(`${small.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [redirect] }),
+      })
+    ).json()) as any;
+    const verifier = randomBytes(32).toString('base64url');
+    const consent = await post('/oauth/authorize', {
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: redirect,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      session_token: owner.token,
+      decision: 'allow',
+    });
+    const code = new URL(consent.headers.get('location')!).searchParams.get('code')!;
+    const tokens = (await (
+      await post('/oauth/token', {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        client_id: client.client_id,
+        redirect_uri: redirect,
+      })
+    ).json()) as any;
+    const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+    for (let i = 0; i < 5; i++) assert.equal((await rawMcp(small.url, bearer(tokens.access_token))).status, 200);
+    assert.equal((await rawMcp(small.url, bearer(tokens.access_token))).status, 429);
+    const refreshed = (await (
+      await post('/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id })
+    ).json()) as any;
+    assert.equal((await rawMcp(small.url, bearer(refreshed.access_token))).status, 429, 'a new token of the same grant shares its budget');
+    const key = (await owner.call('POST', '/org/api-keys', { name: 'other budget' })).body.key;
+    assert.equal((await rawMcp(small.url, { 'x-api-key': key })).status, 200);
+  });
 });
 
 // OAuth 2.1 driven by a script acting as the assistant.
