@@ -10,6 +10,7 @@ import { gatewayConfigSpec } from '@kb/gateway';
 import { knowledgeBaseConfigSpec } from '@kb/knowledge-base';
 import { ingestConfigSpec } from '@kb/ingest';
 import { analyticsConfigSpec } from '@kb/analytics';
+import { mcpConfigSpec } from '@kb/mcp';
 import { generationConfigSpec } from '@kb/generation';
 import { publishingConfigSpec } from '@kb/publishing';
 
@@ -43,6 +44,7 @@ const specs: Record<string, ServiceConfig> = {
   'knowledge-base': serviceConfig(knowledgeBaseConfigSpec),
   ingest: serviceConfig(ingestConfigSpec),
   analytics: serviceConfig(analyticsConfigSpec),
+  mcp: serviceConfig(mcpConfigSpec),
   generation: serviceConfig(generationConfigSpec),
   publishing: serviceConfig(publishingConfigSpec),
 };
@@ -357,7 +359,7 @@ describe('infra/k8s', () => {
       test(`${where}: has probes on its own port and resource requests and limits`, () => {
         const env = environmentOf(container, namespace, where);
         const config = spec.load(env) as { PORT?: number; GRPC_PORT?: number };
-        const ownPort = container.name === 'gateway' ? config.PORT : config.GRPC_PORT;
+        const ownPort = container.name === 'gateway' || container.name === 'mcp' ? config.PORT : config.GRPC_PORT;
         assert.ok(ownPort, `${where}: no port configured`);
         for (const kind of ['readinessProbe', 'livenessProbe'] as const) {
           const probe = container[kind];

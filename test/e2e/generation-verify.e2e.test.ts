@@ -16,6 +16,7 @@ let admin: SignedIn;
 let folderA: string;
 let folderB: string;
 let contentTypeId: string;
+let solarId: string;
 
 before(async () => {
   t = await startTestSystem();
@@ -29,6 +30,7 @@ before(async () => {
   folderB = await mk('Elsewhere');
   const solar = await addSource(t, 'Solar panels', SOURCES.solar, { parent_id: folderA });
   await waitIndexed(t, 'monocrystalline solar panels sunlight', solar.id);
+  solarId = solar.id;
   const type = await t.api('POST', '/org/content-types', { body: { name: 'Note', config: { sections: [{ title: 'Solar panels' }] } } });
   assert.equal(type.status, 201, type.text);
   contentTypeId = type.body.content_type_id;
@@ -135,5 +137,52 @@ describe('generation runs: credits and folder scope', () => {
     assert.equal(completed.state, 'completed', completed.reason);
     const draft = (await t.api('GET', `/org/generation/drafts/${completed.draft_id}`)).body;
     assert.deepEqual(draft.source_folder_ids, [folderA]);
+  });
+});
+
+describe('POST /generate (category/topic API)', () => {
+  it('summarises content items: lead sentences, each supported and cited to its chunk', async () => {
+    const res = await t.api('POST', '/generate', { body: { type: 'summary', content_ids: [solarId], max_sentences: 2 } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.grounded, true);
+    assert.equal(res.body.sentences.length, 2);
+    assert.match(res.body.sentences[0].text, /22 percent/);
+    for (const s of res.body.sentences) {
+      assert.equal(s.verdict, 'supported');
+      assert.equal(s.citations[0].content_id, solarId);
+    }
+    assert.match(res.body.text, /\[1\]/);
+    assert.equal(res.body.citations[0].n, 1);
+  });
+
+  it('replies to a question from the knowledge base with citations, or says it has nothing', async () => {
+    const res = await t.api('POST', '/generate', { body: { type: 'reply', question: 'How long are solar panels warranted?' } });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.grounded, true);
+    assert.ok(
+      res.body.sentences.some((s: any) => /25 years/.test(s.text)),
+      res.body.text,
+    );
+    assert.ok(res.body.sentences.every((s: any) => s.verdict === 'supported' && s.citations.length > 0));
+    const none = await t.api('POST', '/generate', { body: { type: 'reply', question: 'Who painted the Sistine chapel ceiling?' } });
+    assert.equal(none.status, 200);
+    assert.equal(none.body.grounded, false);
+    assert.deepEqual(none.body.sentences, []);
+  });
+
+  it('400 on a missing question or content_ids and unknown fields; 404 for an unknown item; 401; 402 without credits', async () => {
+    assert.equal((await t.api('POST', '/generate', { body: { type: 'reply' } })).status, 400);
+    assert.equal((await t.api('POST', '/generate', { body: { type: 'summary' } })).status, 400);
+    assert.equal((await t.api('POST', '/generate', { body: { type: 'poem', question: 'x' } })).status, 400);
+    assert.equal((await t.api('POST', '/generate', { body: { type: 'reply', question: 'x', tone: 'warm' } })).status, 400);
+    assert.equal((await t.api('POST', '/generate', { body: { type: 'summary', content_ids: [randomUUID()] } })).status, 404);
+    assert.equal((await t.api('POST', '/generate', { key: null, body: { type: 'reply', question: 'x' } })).status, 401);
+    const poor = await newOrgAdmin(t, 'generate-poor');
+    assert.equal((await poor.call('POST', '/generate', { type: 'reply', question: 'solar panels?' })).status, 402);
+  });
+
+  it('a folder-scoped key cannot summarise an item outside its folders (403)', async () => {
+    const { key } = await newApiKey(admin, { name: 'B reader', folder_scope: [folderB] });
+    assert.equal((await t.api('POST', '/generate', { key, body: { type: 'summary', content_ids: [solarId] } })).status, 403);
   });
 });

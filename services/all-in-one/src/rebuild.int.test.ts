@@ -85,6 +85,10 @@ describe('read-model rebuild by replay', () => {
         { prompt_id: promptId, model: 'm', run_at: '2026-03-02T10:00:00Z', text: 'Acme, then Globex', citations: ['https://acme.com/a'] },
         { prompt_id: promptId, model: 'm', run_at: '2026-03-01T10:00:00Z', text: 'Globex only', citations: ['https://news.example.org/b'] },
       ]);
+      // Generation: a brand kit, a content type and a product line.
+      await call('PUT', '/org/brand-kit', { guidelines: { voice: 'plain', banned_terms: ['cheap'] } });
+      await call('POST', '/org/content-types', { name: 'Explainer', config: { sections: [{ title: 'Overview' }] } });
+      await call('POST', '/org/product-lines', { name: 'Solar', details: { sku: 'S1' } });
       await system.stop();
 
       const originals: Record<string, Record<string, unknown[]>> = {};
@@ -108,7 +112,7 @@ describe('read-model rebuild by replay', () => {
           `${service} read models dropped`,
         );
       }
-      const run = admin(dir, 'rebuild-read-models', 'gateway', 'knowledge-base', 'ingest', 'analytics');
+      const run = admin(dir, 'rebuild-read-models', 'gateway', 'knowledge-base', 'ingest', 'analytics', 'generation');
       assert.equal(run.status, 0, run.stderr);
       for (const service of Object.keys(serviceProjections)) {
         assert.match(run.stdout, new RegExp(`${service}: done, [1-9]\\d* events replayed`));
@@ -116,7 +120,7 @@ describe('read-model rebuild by replay', () => {
       }
       const unknown = admin(dir, 'rebuild-read-models', 'nonexistent');
       assert.equal(unknown.status, 1);
-      assert.match(unknown.stderr, /Unknown service nonexistent; one of: gateway, knowledge-base, ingest, analytics/);
+      assert.match(unknown.stderr, /Unknown service nonexistent; one of: gateway, knowledge-base, ingest, analytics, generation/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

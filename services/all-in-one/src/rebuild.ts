@@ -6,6 +6,7 @@ import { gatewayProjections, SERVICE_NAME as GATEWAY } from '@kb/gateway';
 import { knowledgeBaseProjections, SERVICE_NAME as KNOWLEDGE_BASE } from '@kb/knowledge-base';
 import { ingestProjections, SERVICE_NAME as INGEST } from '@kb/ingest';
 import { analyticsProjections, SERVICE_NAME as ANALYTICS } from '@kb/analytics';
+import { generationProjections, SERVICE_NAME as GENERATION } from '@kb/generation';
 
 /** Every event-sourced service and the read models it owns. */
 export const serviceProjections: Record<string, Projection[]> = {
@@ -13,6 +14,7 @@ export const serviceProjections: Record<string, Projection[]> = {
   [KNOWLEDGE_BASE]: knowledgeBaseProjections,
   [INGEST]: ingestProjections,
   [ANALYTICS]: analyticsProjections,
+  [GENERATION]: generationProjections,
 };
 
 /** Drops and rebuilds one service's read models by replaying its event store (service stopped). */

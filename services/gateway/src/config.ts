@@ -99,6 +99,12 @@ export const gatewayConfigSpec = defineConfig(
     MCP_ENABLED: Type.Boolean({ default: true, description: 'serve the MCP server at /mcp on this port' }),
     MCP_RATE_LIMIT: Type.Integer({ minimum: 1, default: 60, description: 'MCP requests per window per API key or OAuth grant' }),
     MCP_RATE_WINDOW_MS: Type.Integer({ minimum: 100, default: 60000, description: 'the sliding window of MCP_RATE_LIMIT' }),
+    MCP_ACCESS_TOKEN_TTL_SECONDS: Type.Integer({ minimum: 60, default: 900, description: 'lifetime of an OAuth access token' }),
+    MCP_REFRESH_TOKEN_TTL_SECONDS: Type.Integer({
+      minimum: 3600,
+      default: 2592000,
+      description: 'lifetime of an OAuth refresh token (each use rotates it)',
+    }),
     MCP_JSON_RESPONSE: Type.Boolean({ default: false, description: 'answer MCP POSTs with JSON instead of an event stream' }),
     PUBLIC_URL: Type.Optional(
       Type.String({ pattern: '^https?://[^\\s]+$', description: 'public base URL (OAuth issuer, MCP resource); from Host when unset' }),

@@ -2,3 +2,4 @@ export { startGateway, gatewayProjections, SERVICE_NAME, type RunningGateway } f
 export { gatewayConfigSpec, type GatewayConfig } from './config.js';
 export type { RouteEntry } from './http/app.js';
 export type { RouteAuth } from './http/route-auth.js';
+export { startMcpServer, mcpConfigSpec, MCP_SERVICE_NAME, type McpConfig, type RunningMcp } from './mcp/standalone.js';

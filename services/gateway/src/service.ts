@@ -24,6 +24,7 @@ async function openRateLimiter(config: GatewayConfig, store: Store, clock: Clock
   const { createStoreRateLimiter } = await import('@kb/coordination/store');
   return createStoreRateLimiter({ store, clock });
 }
+import { createOAuthService } from './mcp/oauth.js';
 
 export const SERVICE_NAME = 'gateway';
 export const gatewayProjections = [identityProjection, creditsProjection];
@@ -130,6 +131,12 @@ export async function startGateway(options: {
         limit: config.MCP_RATE_LIMIT,
         windowMs: config.MCP_RATE_WINDOW_MS,
         dispatchSecret: config.INTERNAL_TOKEN,
+        oauth: createOAuthService({
+          store,
+          clock,
+          accessTtlSeconds: config.MCP_ACCESS_TOKEN_TTL_SECONDS,
+          refreshTtlSeconds: config.MCP_REFRESH_TOKEN_TTL_SECONDS,
+        }),
         jsonResponse: config.MCP_JSON_RESPONSE,
         ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
       },

@@ -31,6 +31,11 @@ export const generationConfigSpec = defineConfig(
       default: false,
       description: 'with LLM_URL: the chat model gives a second opinion on sentences the embedded fact checker judges',
     }),
+    CONTENT_ENGINE_TICK_MS: Type.Integer({
+      minimum: 100,
+      default: 60000,
+      description: 'how often the content engine looks for rules due to fire',
+    }),
     RUN_WORKER_TICK_MS: Type.Integer({ minimum: 50, default: 1000, description: 'how often the run worker looks for queued runs' }),
     RUN_LEASE_MS: Type.Integer({
       minimum: 500,

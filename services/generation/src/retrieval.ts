@@ -6,6 +6,8 @@ export interface RetrievalScope {
   folder_ids: string[];
   tags: string[];
   category_ids: string[];
+  /** One topic (the category/topic API's /generate). */
+  topic_id?: string;
 }
 
 /** The knowledge base's passages for a query, within the caller's folder scope and the filters (port). */
@@ -36,7 +38,13 @@ export function createKnowledgeBaseRetriever(search: RpcClient): Retriever {
     async retrieve(ctx, query, scope, limit) {
       const text = query.trim().slice(0, 2000);
       if (!text) return [];
-      const base = { query: text, max_results: Math.min(100, Math.max(1, limit)), tags: scope.tags, folder_ids: scope.folder_ids };
+      const base = {
+        query: text,
+        max_results: Math.min(100, Math.max(1, limit)),
+        tags: scope.tags,
+        folder_ids: scope.folder_ids,
+        ...(scope.topic_id && { topic_id: scope.topic_id }),
+      };
       const calls = scope.category_ids.length ? scope.category_ids.map((category_id) => ({ ...base, category_id })) : [base];
       const results = await Promise.all(calls.map((req) => search.call<{ results?: ChunkMessage[] }>('Retrieve', req, ctx)));
       const seen = new Set<string>();

@@ -11,6 +11,9 @@ import { createSettingsService } from './app/settings.js';
 import { createRunsService } from './app/runs.js';
 import { createDraftsService } from './app/drafts.js';
 import { createVerifyService } from './app/verify.js';
+import { createGenerateService } from './app/generate.js';
+import { createBuilderService } from './app/builder.js';
+import { createContentEngine } from './engine/engine.js';
 import { createRunWorker, createStoreRunLeases, type RunLeases } from './app/worker.js';
 import { createKnowledgeBaseRetriever } from './retrieval.js';
 import { generationHandlers } from './transport/grpc.js';
@@ -87,6 +90,8 @@ export async function startGeneration(options: {
   const runs = createRunsService({ store, commands: core.commands, ids, clock, settings, retriever, prompts, checker, llm, logger });
   const drafts = createDraftsService({ store, commands: core.commands, clock });
   const verify = createVerifyService({ checker, retriever });
+  const generate = createGenerateService({ checker, retriever, llm });
+  const builder = createBuilderService({ store, commands: core.commands, ids, clock, settings, retriever, checker, llm });
   // Stable for the process: a restart in place takes its runs back at once; another process waits out the lease.
   const owner = options.workerId ?? `${hostname()}:${process.pid}`;
   const worker = createRunWorker({
@@ -97,21 +102,35 @@ export async function startGeneration(options: {
     tickMs: config.RUN_WORKER_TICK_MS,
   });
 
+  const engine = createContentEngine({
+    store,
+    commands: core.commands,
+    ids,
+    clock,
+    settings,
+    logger,
+    onRunsStarted: () => worker.notify(),
+  });
+
   const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
   const proto = loadProto('generation.proto');
   server.addService(
     serviceConstructor(proto, 'generation.v1.Generation'),
-    generationHandlers({ settings, runs, drafts, verify, onRunStarted: () => worker.notify() }),
+    generationHandlers({ settings, runs, drafts, verify, generate, builder, engine, onRunStarted: () => worker.notify() }),
   );
   const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
   await core.start();
   const consumers = await startGenerationConsumers({ bus, store, commands: core.commands, logger });
-  if (options.worker !== false) worker.start();
+  if (options.worker !== false) {
+    worker.start();
+    engine.start(config.CONTENT_ENGINE_TICK_MS);
+  }
   logger.info({ port, llm: llm !== undefined }, 'generation listening');
 
   return {
     address: `${config.GRPC_HOST}:${port}`,
     async stop() {
+      engine.stop();
       await worker.stop();
       await server.shutdown();
       for (const c of consumers) await c.stop();

@@ -91,6 +91,18 @@ const draftFields = {
   /** Destination ids chosen for auto-publish; empty: the organization's default set. */
   publish_destination_ids: Type.Array(Uuid),
   actor: Type.Optional(Type.String()),
+  /** What produced this revision (builder steps, repairs); absent on a run's draft. */
+  change: Type.Optional(
+    Type.Object({
+      kind: Type.Union([
+        Type.Literal('outlined'),
+        Type.Literal('section_generated'),
+        Type.Literal('section_edited'),
+        Type.Literal('sections_reordered'),
+      ]),
+      section_id: Type.Optional(Type.String()),
+    }),
+  ),
   at: Timestamp,
 };
 
@@ -204,7 +216,49 @@ export const productLineDeleted = defineEvent(
   { internal: true },
 );
 
+/** Content engine rules: which prompts get a run, for which content type, on what cadence. */
+const contentRuleFields = {
+  rule_id: Uuid,
+  org_id: Uuid,
+  name: Type.String({ minLength: 1 }),
+  content_type_id: Uuid,
+  /** Prompts carrying this tag; absent: every prompt. */
+  prompt_tag_id: Type.Optional(Uuid),
+  product_line_id: Type.Optional(Uuid),
+  cadence: Type.Union([Type.Literal('hourly'), Type.Literal('daily'), Type.Literal('weekly')]),
+  enabled: Type.Boolean(),
+  at: Timestamp,
+};
+export const contentRuleCreated = defineEvent(generation, 'content_rule.created', 1, Type.Object(contentRuleFields), { internal: true });
+export const contentRuleUpdated = defineEvent(generation, 'content_rule.updated', 1, Type.Object(contentRuleFields), { internal: true });
+export const contentRuleDeleted = defineEvent(
+  generation,
+  'content_rule.deleted',
+  1,
+  Type.Object({ rule_id: Uuid, org_id: Uuid, at: Timestamp }),
+  { internal: true },
+);
+/** The rule started its runs for one cadence slot (at most once per slot, whatever the replicas). */
+export const contentRuleFired = defineEvent(
+  generation,
+  'content_rule.fired',
+  1,
+  Type.Object({
+    rule_id: Uuid,
+    org_id: Uuid,
+    slot: Timestamp,
+    run_ids: Type.Array(Uuid),
+    skipped: Type.Optional(Type.String()),
+    at: Timestamp,
+  }),
+  { internal: true },
+);
+
 export const generationEvents = [
+  contentRuleCreated,
+  contentRuleUpdated,
+  contentRuleDeleted,
+  contentRuleFired,
   brandKitSet,
   contentTypeCreated,
   contentTypeUpdated,
@@ -232,3 +286,5 @@ export type GenerationRunFailed = EventData<typeof generationRunFailed>;
 export type BrandKitSet = EventData<typeof brandKitSet>;
 export type ContentTypeCreated = EventData<typeof contentTypeCreated>;
 export type ProductLineCreated = EventData<typeof productLineCreated>;
+export type ContentRuleCreated = EventData<typeof contentRuleCreated>;
+export type ContentRuleFired = EventData<typeof contentRuleFired>;

@@ -323,6 +323,9 @@ export function createIdentityService(deps: {
       return doc && doc.revoked_at === null ? doc : undefined;
     },
 
+    /** A member's permissions in an organization (their role's), undefined when not a member (OAuth grants act with them). */
+    memberPermissions: (orgId: string, userId: string) => permissionsIn(orgId, userId),
+
     /** Resolves a presented session token; undefined when unknown, ended or expired (all 401). */
     async findOpenSession(token: string): Promise<ResolvedSession | undefined> {
       const byHash = await store.get<{ id: string; session_id: string }>(SESSION_TOKENS, hashToken(token));

@@ -26,6 +26,8 @@ import type { RateLimiter } from '@kb/coordination';
 import { injectDispatcher } from '../mcp/dispatcher.js';
 import { registerMcpHttp } from '../mcp/http.js';
 import { buildTools } from '../mcp/tools.js';
+import type { OAuthService } from '../mcp/oauth.js';
+import { oauthRoutes } from '../mcp/oauth-routes.js';
 
 export interface HttpDeps {
   identity: IdentityService;
@@ -55,6 +57,7 @@ export interface GatewayMcpOptions {
   windowMs: number;
   /** Proves a request comes from the MCP dispatcher (the internal token). */
   dispatchSecret: string;
+  oauth: OAuthService;
   publicUrl?: string;
   jsonResponse?: boolean;
 }
@@ -127,7 +130,14 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
       contextFromHeaders(request.headers),
     );
   });
-  app.addHook('onRequest', createAuthHook(deps.identity, deps.apiKeys));
+  app.addHook(
+    'onRequest',
+    createAuthHook(
+      deps.identity,
+      deps.apiKeys,
+      deps.mcp && { secret: deps.mcp.dispatchSecret, resolveAccessToken: deps.mcp.oauth.resolveAccessToken },
+    ),
+  );
   app.addHook('preValidation', boundJsonDepth);
   // After authentication, before anything calls a service: internal calls carry the span.
   app.addHook('preParsing', async (request) => {
@@ -215,6 +225,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
       ...(mcp.jsonResponse !== undefined && { jsonResponse: mcp.jsonResponse }),
     });
     app.addHook('preClose', () => served.close());
+    await app.register(oauthRoutes({ oauth: mcp.oauth, identity: deps.identity, ...(mcp.publicUrl && { publicUrl: mcp.publicUrl }) }));
   }
   hosted.fallback = registerHostedSite(app as unknown as FastifyInstance, deps.clients.sites, hostedCache);
 

@@ -6,6 +6,18 @@ import type { ApiKeyService } from '../app/api-keys.js';
 import { API_KEY_RE, SESSION_TOKEN_RE } from '../auth/secrets.js';
 import { apiKeyPermissions } from '../auth/permissions.js';
 import type { RouteAuth } from './route-auth.js';
+import { DISPATCH_HEADER } from '../mcp/dispatcher.js';
+import type { ResolvedGrant } from '../mcp/oauth.js';
+import { timingSafeEqual } from 'node:crypto';
+
+/** OAuth access tokens are accepted only on requests the MCP dispatcher makes (it alone knows the secret); REST stays on keys and sessions. */
+export interface McpDispatchAuth {
+  secret: string;
+  resolveAccessToken(token: string): Promise<ResolvedGrant | undefined>;
+}
+
+const sameSecret = (given: string, secret: string) =>
+  given.length === secret.length && timingSafeEqual(Buffer.from(given), Buffer.from(secret));
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -39,7 +51,32 @@ function single(header: string | string[] | undefined): string | undefined {
  * token in `Authorization: Bearer` (never both). The organization always comes
  * from the credential; a missing permission is 403.
  */
-export function createAuthHook(identity: IdentityService, apiKeys: ApiKeyService) {
+export function createAuthHook(identity: IdentityService, apiKeys: ApiKeyService, mcp?: McpDispatchAuth) {
+  async function asOAuthGrant(
+    request: FastifyRequest,
+    auth: Exclude<RouteAuth, { credential: 'none' }>,
+    token: string,
+    m: McpDispatchAuth,
+  ) {
+    const grant = await m.resolveAccessToken(token);
+    // A user who left the organization no longer acts in it through the grant.
+    const permissions = grant && (await identity.memberPermissions(grant.org_id, grant.user_id));
+    if (!grant || !permissions) throw errors.unauthenticated('Unknown, expired or revoked access token', { code: 'invalid_credential' });
+    if (auth.credential === 'user') {
+      throw errors.unauthenticated('This operation needs a signed-in user, not an OAuth grant', { code: 'user_session_required' });
+    }
+    if (auth.permission && !permissions.includes(auth.permission)) {
+      throw errors.forbidden(`Your role does not grant ${auth.permission}`, { code: 'missing_permission' });
+    }
+    request.caller = {
+      org_id: grant.org_id,
+      principal: { type: 'user', id: grant.user_id },
+      permissions,
+      folder_scope: grant.folder_scope,
+      request_id: request.id,
+    };
+  }
+
   async function asApiKey(request: FastifyRequest, auth: Exclude<RouteAuth, { credential: 'none' }>, header: string | string[]) {
     const key = single(header);
     if (!key || !API_KEY_RE.test(key)) throw errors.unauthenticated('Malformed API key', { code: 'malformed_credential' });
@@ -94,6 +131,11 @@ export function createAuthHook(identity: IdentityService, apiKeys: ApiKeyService
 
     const key = request.headers['x-api-key'];
     const bearer = request.headers.authorization;
+    const dispatched = request.headers[DISPATCH_HEADER];
+    if (mcp && typeof dispatched === 'string' && sameSecret(dispatched, mcp.secret) && key === undefined) {
+      const token = BEARER_RE.exec(single(bearer) ?? '')?.[1];
+      if (token?.startsWith('kbat_')) return asOAuthGrant(request, auth, token, mcp);
+    }
     if (key !== undefined && bearer !== undefined) {
       throw errors.unauthenticated('Send one credential: X-API-Key or Authorization, not both', { code: 'ambiguous_credential' });
     }

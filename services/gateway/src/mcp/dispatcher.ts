@@ -32,7 +32,7 @@ export interface Dispatcher {
 export const DISPATCH_HEADER = 'x-kb-mcp-dispatch';
 
 function headersFor(request: DispatchRequest, secret: string): Record<string, string> {
-  const headers: Record<string, string> = { ...request.credential, [DISPATCH_HEADER]: secret };
+  const headers: Record<string, string> = { ...request.credential, ...(secret && { [DISPATCH_HEADER]: secret }) };
   if (request.raw) headers['content-type'] = request.raw.contentType;
   else if (request.json !== undefined) headers['content-type'] = 'application/json';
   return headers;

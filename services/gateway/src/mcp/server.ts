@@ -20,7 +20,7 @@ export const MCP_SERVER_NAME = 'kb-content-service';
 export const MCP_SERVER_VERSION = '0.2.0';
 
 /** The caller's credential as the dispatcher forwards it; set on the AuthInfo of every MCP request. */
-export const credentialOf = (auth: AuthInfo | undefined): Record<string, string> => {
+export const requestCredential = (auth: AuthInfo | undefined): Record<string, string> => {
   const headers = auth?.extra?.headers;
   if (!headers || typeof headers !== 'object') throw new McpError(ErrorCode.InvalidRequest, 'No credential');
   return headers as Record<string, string>;
@@ -138,8 +138,14 @@ interface NodeJson {
  * the MCP request that calls them; knowledge-base documents are resources; a
  * few prompts guide an assistant through the tools.
  */
-export function createMcpServer(deps: { tools: Map<string, Tool>; dispatcher: Dispatcher }): Server {
+export function createMcpServer(deps: {
+  tools: Map<string, Tool>;
+  dispatcher: Dispatcher;
+  /** A fixed credential (stdio); over HTTP each request's own. */
+  credential?: Record<string, string>;
+}): Server {
   const { tools, dispatcher } = deps;
+  const credentialOf = (auth: AuthInfo | undefined) => deps.credential ?? requestCredential(auth);
   const server = new Server(
     { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
     {

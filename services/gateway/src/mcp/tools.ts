@@ -228,6 +228,66 @@ export const toolRows: ToolRow[] = [
     path: '/org/analytics/answers/latest',
     annotations: read,
   },
+  // Verified generation (services/generation).
+  {
+    name: 'verify_text',
+    title: 'Verify a text against the knowledge base',
+    description:
+      'Checks every sentence of a text against the knowledge base: a verdict per sentence (supported, unsupported, not factual) with the citing chunks and quoted spans. Costs one query credit.',
+    method: 'POST',
+    path: '/org/content/verify',
+    annotations: { ...read, idempotentHint: false },
+  },
+  {
+    name: 'list_content_types',
+    title: 'Content types',
+    description: 'The content types a generation run can produce (their content_type_id is what start_generation takes).',
+    method: 'GET',
+    path: '/org/content-types',
+    annotations: read,
+  },
+  {
+    name: 'start_generation',
+    title: 'Start a generation run',
+    description:
+      'Starts an asynchronous generation run for a content type (optionally answering a tracked prompt): a cited draft whose every sentence is fact-checked. Follow it with get_generation_run. Costs generation credits.',
+    method: 'POST',
+    path: '/org/generation/runs',
+    annotations: create,
+  },
+  {
+    name: 'get_generation_run',
+    title: 'Follow a generation run',
+    description:
+      'A run’s state (queued, running, completed, failed), progress from 0 to 1, failure reason and, once completed, its draft_id.',
+    method: 'GET',
+    path: '/org/generation/runs/:run_id',
+    annotations: read,
+  },
+  {
+    name: 'list_generation_runs',
+    title: 'List generation runs',
+    description: 'Generation runs, newest first, optionally by state or prompt.',
+    method: 'GET',
+    path: '/org/generation/runs',
+    annotations: read,
+  },
+  {
+    name: 'list_drafts',
+    title: 'List drafts',
+    description: 'Generated drafts with their verification summary, a page at a time.',
+    method: 'GET',
+    path: '/org/generation/drafts',
+    annotations: read,
+  },
+  {
+    name: 'get_draft',
+    title: 'Read a draft',
+    description: 'A draft: sections, sentences with verdicts and citations, and sources that changed since (stale).',
+    method: 'GET',
+    path: '/org/generation/drafts/:draft_id',
+    annotations: read,
+  },
 ];
 
 export interface Tool {

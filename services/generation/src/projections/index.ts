@@ -12,6 +12,7 @@ import type {
   ProductLineCreated,
 } from '@kb/events';
 import type { RunState } from '../domain/aggregates.js';
+import { rulesProjection } from '../engine/rules.js';
 
 export const BRAND_KITS = 'brand_kits';
 export const CONTENT_TYPES = 'content_types';
@@ -230,4 +231,4 @@ export const generationProjection: Projection = {
   },
 };
 
-export const generationProjections: Projection[] = [generationProjection];
+export const generationProjections: Projection[] = [generationProjection, rulesProjection];

@@ -7,6 +7,8 @@ import { topics, type EventEnvelope } from '@kb/events';
 import { draftDecider, draftStream } from '../domain/aggregates.js';
 import { DRAFT_SOURCES, type DraftSourceDoc } from '../projections/index.js';
 import { ORGANIZATIONS, type OrganizationDoc } from '../projections/organizations.js';
+import { PROMPTS, type PromptDoc } from '../projections/prompts.js';
+import type { PromptCreated } from '@kb/events';
 
 /**
  * Drift (issue item 5): a new version or the deletion of a content item marks
@@ -33,6 +35,13 @@ async function markDrafts(
       }),
     );
   }
+}
+
+/** Prompts (their tags pick the content engine's targets), from knowledge-base. */
+async function putPrompt(tx: Parameters<Parameters<typeof startEventConsumer>[0]['handlers'][string]>[0], event: EventEnvelope) {
+  const d = event.data as PromptCreated;
+  const doc: PromptDoc = { id: d.prompt_id, org_id: d.org_id, name: d.name, text: d.text, tags: d.tags, deleted: false };
+  await tx.put(PROMPTS, doc);
 }
 
 export async function startGenerationConsumers(deps: {
@@ -66,5 +75,20 @@ export async function startGenerationConsumers(deps: {
       'content.deleted': (tx, event) => markDrafts(deps.commands, tx, event, 'deleted'),
     },
   });
-  return [organizations, drift];
+  const prompts = await startEventConsumer({
+    bus: deps.bus,
+    store: deps.store,
+    groupId: 'generation.prompts',
+    topics: [topics.knowledgeBase],
+    logger: deps.logger,
+    handlers: {
+      'prompt.created': putPrompt,
+      'prompt.updated': putPrompt,
+      'prompt.deleted': async (tx, event) => {
+        const current = await tx.get<PromptDoc>(PROMPTS, (event.data as { prompt_id: string }).prompt_id);
+        if (current) await tx.put(PROMPTS, { ...current, deleted: true });
+      },
+    },
+  });
+  return [organizations, drift, prompts];
 }

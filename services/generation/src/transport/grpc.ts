@@ -4,6 +4,9 @@ import type { SettingsService } from '../app/settings.js';
 import type { RunsService } from '../app/runs.js';
 import type { DraftsService } from '../app/drafts.js';
 import type { VerifyService } from '../app/verify.js';
+import type { GenerateService } from '../app/generate.js';
+import type { BuilderService } from '../app/builder.js';
+import type { ContentEngine } from '../engine/engine.js';
 
 type Body = Record<string, unknown>;
 
@@ -31,6 +34,9 @@ export function generationHandlers(s: {
   runs: RunsService;
   drafts: DraftsService;
   verify: VerifyService;
+  generate: GenerateService;
+  builder: BuilderService;
+  engine: ContentEngine;
   onRunStarted: () => void;
 }): Record<string, UnaryHandler> {
   const { settings, runs, drafts, verify } = s;
@@ -64,5 +70,18 @@ export function generationHandlers(s: {
     DeleteDraft: json((b, ctx) => drafts.remove(ctx, b.draft_id)),
 
     Verify: json((b, ctx) => verify.verify(ctx, b)),
+    Generate: json((b, ctx) => s.generate.generate(ctx, b)),
+
+    CreatePiece: json((b, ctx) => s.builder.create(ctx, b)),
+    GenerateSection: json((b, ctx) => s.builder.generateSection(ctx, b)),
+    EditSection: json((b, ctx) => s.builder.editSection(ctx, b)),
+    ReorderSections: json((b, ctx) => s.builder.reorder(ctx, b)),
+    PieceHistory: json((b, ctx) => s.builder.history(ctx, b)),
+
+    ListRules: json((b, ctx) => s.engine.list(ctx, page(b))),
+    GetRule: json((b, ctx) => s.engine.get(ctx, b.rule_id)),
+    CreateRule: json((b, ctx) => s.engine.create(ctx, b)),
+    UpdateRule: json((b, ctx) => s.engine.update(ctx, b.rule_id, b)),
+    DeleteRule: json((b, ctx) => s.engine.remove(ctx, b.rule_id)),
   };
 }

@@ -31,11 +31,15 @@ export function searchHandlers(search: SearchService): Record<string, UnaryHandl
         },
         r.surface === 'org' ? 'org' : 'sdk',
       ),
-    Retrieve: (r: { query?: string; max_results?: number; tags?: string[]; folder_ids?: string[]; category_id?: string }, ctx) =>
+    Retrieve: (
+      r: { query?: string; max_results?: number; tags?: string[]; folder_ids?: string[]; category_id?: string; topic_id?: string },
+      ctx,
+    ) =>
       search.retrieve(ctx, {
         query: r.query ?? '',
         max_results: r.max_results,
         category_id: r.category_id,
+        topic_id: r.topic_id,
         tags: r.tags ?? [],
         folder_ids: r.folder_ids ?? [],
       }),

@@ -1,9 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import type { RpcClient } from '@kb/rpc';
+import type { ServiceClients } from '../../clients.js';
+import { readScoped, type ItemMessage } from '../intake-support.js';
 import { DraftSection, StaleSource } from '@kb/events';
 import { Timestamp, Uuid, errorResponses, OrgPagination } from '../schemas.js';
+import { errors } from '@kb/platform';
 import { callerOf } from '../auth-hook.js';
 
 /**
@@ -210,6 +212,12 @@ const Draft = Type.Object(
     stale_sources: Type.Array(StaleSource, { description: 'cited sources that changed or were deleted since' }),
     auto_publish: Type.Boolean(),
     publish_destination_ids: Type.Array(Uuid),
+    change: Type.Optional(
+      Type.Object(
+        { kind: Type.String(), section_id: Type.Optional(Type.String()) },
+        { description: 'the builder step that made this revision' },
+      ),
+    ),
     created_at: Timestamp,
     at: Timestamp,
   },
@@ -259,8 +267,50 @@ const RunListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export function generationRoutes(generation: RpcClient, prompts: RpcClient): FastifyPluginAsyncTypebox {
+const GenerateBody = Type.Object(
+  {
+    type: Type.Union([Type.Literal('summary'), Type.Literal('reply')], {
+      description: 'summary: of the content items in content_ids; reply: to `question`, from the knowledge base',
+    }),
+    content_ids: Type.Optional(Type.Array(Uuid, { minItems: 1, maxItems: 10, description: 'summary: the items to summarise' })),
+    question: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, pattern: '\\S', description: 'reply: the question' })),
+    category_id: Type.Optional(Uuid),
+    topic_id: Type.Optional(Uuid),
+    max_sentences: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 5 })),
+  },
+  { additionalProperties: false },
+);
+const GenerateResult = Type.Object(
+  {
+    type: Type.String(),
+    question: Type.Optional(Type.String()),
+    text: Type.String({ description: 'the summary or reply, citing chunks as [n] = citations[n - 1]' }),
+    grounded: Type.Boolean({ description: 'false when the knowledge base held nothing to say it from' }),
+    sentences: Type.Array(
+      Type.Object({
+        index: Type.Integer(),
+        text: Type.String(),
+        verdict: Type.String(),
+        citations: Type.Array(
+          Type.Object({
+            content_id: Uuid,
+            version_id: Uuid,
+            chunk_id: Type.String(),
+            quote: Type.String(),
+            score: Type.Optional(Type.Number()),
+          }),
+        ),
+      }),
+    ),
+    citations: Type.Array(Type.Object({ n: Type.Integer(), content_id: Uuid, version_id: Uuid, chunk_id: Type.String() })),
+  },
+  { $id: 'GenerateResult' },
+);
+
+export function generationRoutes(clients: Pick<ServiceClients, 'generation' | 'prompts' | 'ingest' | 'kbTree'>): FastifyPluginAsyncTypebox {
+  const { generation, prompts } = clients;
   return async (app) => {
+    app.addSchema(GenerateResult);
     app.addSchema(Guidelines);
     app.addSchema(BrandKit);
     app.addSchema(ContentType);
@@ -564,6 +614,273 @@ export function generationRoutes(generation: RpcClient, prompts: RpcClient): Fas
         },
       },
       async (req) => call('Verify', req.body, req),
+    );
+
+    // ---- the category/topic API: /generate ----
+    app.post(
+      '/generate',
+      {
+        config: generate,
+        schema: {
+          tags: ['Generate'],
+          summary: 'Generate a grounded summary or reply, with citations',
+          description:
+            'summary: the lead sentences of the content items in content_ids; reply: an answer to `question` from the knowledge base ' +
+            '(optionally one category or topic). Every sentence is checked by the fact checker and cites the chunks it comes from; ' +
+            'unsupported sentences are left out. Limited to the key’s folder scope. Costs the generation credits (402 when out).',
+          body: GenerateBody,
+          response: { 200: Type.Ref('GenerateResult'), ...errorResponses(400, 401, 402, 403, 404) },
+        },
+      },
+      async (req) => {
+        const body = req.body;
+        if (body.type === 'reply') {
+          if (!body.question) throw errors.validation('question is required for a reply', { details: { field: 'question' } });
+          const { content_ids: _c, ...rest } = body;
+          return call('Generate', rest, req);
+        }
+        if (!body.content_ids?.length)
+          throw errors.validation('content_ids is required for a summary', { details: { field: 'content_ids' } });
+        const ctx = callerOf(req);
+        const passages = [];
+        for (const contentId of body.content_ids) {
+          const detail = await readScoped<{ item: ItemMessage }>(clients as ServiceClients, ctx, contentId);
+          type ChunkMessage = { chunk_index: number; text: string };
+          const res = await clients.ingest.call<{ version_id: string; chunks: ChunkMessage[] }>(
+            'ListChunks',
+            { content_id: contentId, limit: 100, offset: 0 },
+            ctx,
+          );
+          for (const c of res.chunks)
+            passages.push({
+              content_id: contentId,
+              version_id: res.version_id,
+              chunk_id: `${res.version_id}:${c.chunk_index}`,
+              text: c.text,
+              title: detail.item.title,
+            });
+        }
+        return call('Generate', { type: 'summary', passages, max_sentences: body.max_sentences }, req);
+      },
+    );
+
+    // ---- Builder ----
+    const builderTags = ['Builder'];
+    const Piece = Type.Object({ draft_id: Uuid });
+    const SectionParams = Type.Object({ draft_id: Uuid, section_id: Type.String({ minLength: 1, maxLength: 20 }) });
+    app.post(
+      '/org/builder/pieces',
+      {
+        config: write,
+        schema: {
+          tags: builderTags,
+          summary: 'Start a piece: the outline from the content type',
+          description: 'A draft with the content type’s sections, empty; fill them one by one. Every step is a revision (GET …/history).',
+          body: Type.Object(
+            {
+              content_type_id: Uuid,
+              title: Type.Optional(Type.String({ minLength: 1, maxLength: 300 })),
+              geo_question_id: Type.Optional(Uuid),
+              product_line_id: Type.Optional(Uuid),
+              folder_ids: Type.Optional(Type.Array(Uuid, { maxItems: 50, description: 'KB folders the piece draws on' })),
+            },
+            { additionalProperties: false },
+          ),
+          response: { 201: Type.Ref('Draft'), ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (req, reply) => reply.status(201).send(await call('CreatePiece', req.body, req)),
+    );
+    app.post(
+      '/org/builder/pieces/:draft_id/sections/:section_id/generate',
+      {
+        config: generate,
+        schema: {
+          tags: builderTags,
+          summary: 'Generate or regenerate one section',
+          description:
+            'Drafts the section from the knowledge base in the brand kit’s voice and fact-checks it (unsupported sentences repaired once, then removed or flagged as the content type says). ' +
+            'Costs the generation credits. 422 when the knowledge base holds nothing for it.',
+          params: SectionParams,
+          body: Type.Optional(
+            Type.Object({ instructions: Type.Optional(Type.String({ maxLength: 4000 })) }, { additionalProperties: false }),
+          ),
+          response: { 200: Type.Ref('Draft'), ...errorResponses(400, 401, 402, 403, 404, 422) },
+        },
+      },
+      async (req) => call('GenerateSection', { ...(req.body ?? {}), ...req.params }, req),
+    );
+    app.put(
+      '/org/builder/pieces/:draft_id/sections/:section_id',
+      {
+        config: write,
+        schema: {
+          tags: builderTags,
+          summary: 'Edit a section by hand',
+          description: 'The text replaces the section; every sentence of it is checked against the knowledge base and keeps its verdict.',
+          params: SectionParams,
+          body: Type.Object(
+            { text: Type.String({ maxLength: 10000 }), title: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })) },
+            { additionalProperties: false },
+          ),
+          response: { 200: Type.Ref('Draft'), ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (req) => call('EditSection', { ...req.body, ...req.params }, req),
+    );
+    app.post(
+      '/org/builder/pieces/:draft_id/reorder',
+      {
+        config: write,
+        schema: {
+          tags: builderTags,
+          summary: 'Reorder the sections',
+          params: Piece,
+          body: Type.Object({ section_ids: Type.Array(Type.String(), { maxItems: 20 }) }, { additionalProperties: false }),
+          response: { 200: Type.Ref('Draft'), ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (req) => call('ReorderSections', { ...req.body, ...req.params }, req),
+    );
+    app.get(
+      '/org/builder/pieces/:draft_id/history',
+      {
+        config: read,
+        schema: {
+          tags: builderTags,
+          summary: 'The piece’s history: every revision, oldest first',
+          params: Piece,
+          response: {
+            200: Type.Array(
+              Type.Object({
+                revision: Type.Union([Type.Integer(), Type.Null()]),
+                type: Type.String(),
+                change: Type.Object({ kind: Type.String(), section_id: Type.Optional(Type.String()) }),
+                actor: Type.Union([Type.String(), Type.Null()]),
+                at: Timestamp,
+                totals: Type.Optional(
+                  Type.Object({
+                    sentences: Type.Integer(),
+                    factual: Type.Integer(),
+                    supported: Type.Integer(),
+                    unsupported: Type.Integer(),
+                  }),
+                ),
+                verification: Type.Optional(Type.String()),
+              }),
+            ),
+            ...errorResponses(400, 401, 403, 404),
+          },
+        },
+      },
+      async (req) => (await call<{ items: never[] }>('PieceHistory', req.params, req)).items,
+    );
+
+    // ---- Content Engine ----
+    const engineTags = ['Content Engine'];
+    const Rule = Type.Object(
+      {
+        rule_id: Uuid,
+        name: Type.String(),
+        content_type_id: Uuid,
+        prompt_tag_id: Type.Union([Uuid, Type.Null()], { description: 'prompts carrying this tag; null: every prompt' }),
+        product_line_id: Type.Union([Uuid, Type.Null()]),
+        cadence: Type.Union([Type.Literal('hourly'), Type.Literal('daily'), Type.Literal('weekly')]),
+        enabled: Type.Boolean(),
+        last_slot: Type.Union([Timestamp, Type.Null()], { description: 'the last cadence slot the rule fired for' }),
+        last_run_ids: Type.Array(Uuid, { description: 'the runs it started then' }),
+        last_skipped: Type.Union([Type.String(), Type.Null()], { description: 'why it started nothing then (e.g. runs switched off)' }),
+        created_at: Timestamp,
+        updated_at: Timestamp,
+      },
+      { $id: 'ContentEngineRule' },
+    );
+    app.addSchema(Rule);
+    const RuleInput = Type.Object(
+      {
+        name: Type.String({ minLength: 1, maxLength: 200 }),
+        content_type_id: Uuid,
+        prompt_tag_id: Type.Optional(Type.Union([Uuid, Type.Null()])),
+        product_line_id: Type.Optional(Type.Union([Uuid, Type.Null()])),
+        cadence: Type.Optional(Type.Union([Type.Literal('hourly'), Type.Literal('daily'), Type.Literal('weekly')], { default: 'daily' })),
+        enabled: Type.Optional(Type.Boolean({ default: true })),
+      },
+      { additionalProperties: false },
+    );
+    const RuleParams = Type.Object({ rule_id: Uuid });
+    const ruleDescription =
+      'Once per cadence slot (UTC hour, day or week starting Monday) the rule starts one generation run per matching prompt ' +
+      '(geo_question_id = the prompt, rule_id = the rule), never twice for the same slot even with several replicas. ' +
+      'While the organization’s runs switch is off the slot passes with nothing started. A new rule fires for the current slot at once.';
+    app.get(
+      '/org/content-engine/rules',
+      {
+        config: read,
+        schema: {
+          tags: engineTags,
+          summary: 'List content engine rules',
+          querystring: OrgPagination,
+          response: { 200: Type.Array(Type.Ref('ContentEngineRule')), ...errorResponses(400, 401, 403) },
+        },
+      },
+      async (req, reply) => listed('ListRules', req.query, req, reply),
+    );
+    app.post(
+      '/org/content-engine/rules',
+      {
+        config: write,
+        schema: {
+          tags: engineTags,
+          summary: 'Create a rule that starts runs by itself',
+          description: ruleDescription,
+          body: RuleInput,
+          response: { 201: Type.Ref('ContentEngineRule'), ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (req, reply) => reply.status(201).send(await call('CreateRule', req.body, req)),
+    );
+    app.get(
+      '/org/content-engine/rules/:rule_id',
+      {
+        config: read,
+        schema: {
+          tags: engineTags,
+          summary: 'Get a rule',
+          params: RuleParams,
+          response: { 200: Type.Ref('ContentEngineRule'), ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (req) => call('GetRule', req.params, req),
+    );
+    app.put(
+      '/org/content-engine/rules/:rule_id',
+      {
+        config: write,
+        schema: {
+          tags: engineTags,
+          summary: 'Replace a rule',
+          params: RuleParams,
+          body: RuleInput,
+          response: { 200: Type.Ref('ContentEngineRule'), ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (req) => call('UpdateRule', { ...req.body, ...req.params }, req),
+    );
+    app.delete(
+      '/org/content-engine/rules/:rule_id',
+      {
+        config: write,
+        schema: {
+          tags: engineTags,
+          summary: 'Delete a rule',
+          params: RuleParams,
+          response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) },
+        },
+      },
+      async (req, reply) => {
+        await call('DeleteRule', req.params, req);
+        return reply.status(204).send(null);
+      },
     );
   };
 }

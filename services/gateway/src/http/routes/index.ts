@@ -51,7 +51,7 @@ export async function registerRoutes(api: FastifyInstance, deps: RouteDeps): Pro
   await api.register(promptRoutes(deps.clients.prompts));
   await api.register(intakeRoutes(deps.clients, deps.maxUploadBytes));
   await api.register(contentRoutes(deps.clients, deps.maxUploadBytes));
-  await api.register(generationRoutes(deps.clients.generation, deps.clients.prompts));
+  await api.register(generationRoutes(deps.clients));
   await api.register(
     publishingRoutes(
       { content: deps.clients.publishingContent, destinations: deps.clients.destinations, webhooks: deps.clients.webhooks },

@@ -1,0 +1,321 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { systemClock, type Clock } from '@kb/platform';
+import type { Store } from '@kb/store';
+import { ACCESS_TOKEN_RE, REFRESH_TOKEN_RE } from './oauth-tokens.js';
+
+/**
+ * The OAuth 2.1 authorization server for assistants (spec 5.3): dynamic client
+ * registration (RFC 7591, public clients), authorization code with PKCE S256
+ * only, short-lived access tokens, rotating refresh tokens (a reused one revokes
+ * the grant), revocation (RFC 7009). A grant is one user's consent for one
+ * client in one organization, optionally limited to knowledge-base folders.
+ * Secrets are stored hashed.
+ */
+const CLIENTS = 'oauth_clients';
+const CODES = 'oauth_codes';
+const GRANTS = 'oauth_grants';
+const ACCESS = 'oauth_access_tokens';
+
+export interface OAuthClient {
+  id: string;
+  client_name: string;
+  redirect_uris: string[];
+  created_at: string;
+}
+
+interface CodeDoc {
+  id: string;
+  client_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  org_id: string;
+  user_id: string;
+  folder_scope: string[] | null;
+  expires_at: number;
+}
+
+interface GrantDoc {
+  id: string;
+  client_id: string;
+  org_id: string;
+  user_id: string;
+  folder_scope: string[] | null;
+  refresh_hash: string;
+  refresh_expires_at: number;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+interface AccessDoc {
+  id: string;
+  grant_id: string;
+  expires_at: number;
+}
+
+/** An RFC 6749 error: the token endpoint answers it as { error, error_description }. */
+export class OAuthError extends Error {
+  constructor(
+    readonly error: string,
+    readonly description: string,
+    readonly status = 400,
+  ) {
+    super(description);
+  }
+}
+
+export interface AuthorizeRequest {
+  response_type?: string;
+  client_id?: string;
+  redirect_uri?: string;
+  code_challenge?: string;
+  code_challenge_method?: string;
+  state?: string;
+  scope?: string;
+  resource?: string;
+}
+
+export interface TokenSet {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+export interface ResolvedGrant {
+  grant_id: string;
+  client_id: string;
+  org_id: string;
+  user_id: string;
+  folder_scope: string[] | null;
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+const CHALLENGE_RE = /^[A-Za-z0-9_-]{43}$/;
+const VERIFIER_RE = /^[A-Za-z0-9._~-]{43,128}$/;
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** https anywhere, or http on the loopback (native assistants); never a fragment (RFC 6749 3.1.2). */
+function redirectUriProblem(uri: unknown): string | undefined {
+  if (typeof uri !== 'string' || uri.length > 2000) return 'must be a URL of at most 2000 characters';
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.hash) return 'must not have a fragment';
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) return undefined;
+  if (url.protocol === 'http:' || url.protocol === 'javascript:' || url.protocol === 'data:') return 'must be https (or http on localhost)';
+  // Private-use schemes of native apps (RFC 8252 7.1), e.g. com.example.app:/callback.
+  return /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol) ? undefined : 'must be https (or http on localhost)';
+}
+
+export function createOAuthService(deps: {
+  store: Store;
+  clock?: Clock;
+  random?: (bytes: number) => Buffer;
+  accessTtlSeconds: number;
+  refreshTtlSeconds: number;
+  codeTtlSeconds?: number;
+}) {
+  const { store } = deps;
+  const clock = deps.clock ?? systemClock;
+  const random = deps.random ?? randomBytes;
+  const now = () => clock.now().getTime();
+  const codeTtlMs = (deps.codeTtlSeconds ?? 60) * 1000;
+
+  async function issue(
+    tx: Parameters<Parameters<Store['transaction']>[0]>[0],
+    grant: Omit<GrantDoc, 'refresh_hash' | 'refresh_expires_at'>,
+  ): Promise<TokenSet> {
+    const access = `kbat_${grant.id}_${random(32).toString('base64url')}`;
+    const refresh = `kbrt_${grant.id}_${random(32).toString('base64url')}`;
+    await tx.put(GRANTS, { ...grant, refresh_hash: sha256(refresh), refresh_expires_at: now() + deps.refreshTtlSeconds * 1000 });
+    await tx.put(ACCESS, { id: sha256(access), grant_id: grant.id, expires_at: now() + deps.accessTtlSeconds * 1000 });
+    return { access_token: access, token_type: 'Bearer', expires_in: deps.accessTtlSeconds, refresh_token: refresh, scope: 'mcp' };
+  }
+
+  return {
+    /** RFC 7591: a public client (no secret), its redirect URIs matched exactly later. */
+    async register(input: Record<string, unknown>): Promise<OAuthClient & Record<string, unknown>> {
+      const uris = input.redirect_uris;
+      if (!Array.isArray(uris) || uris.length === 0 || uris.length > 10) {
+        throw new OAuthError('invalid_redirect_uri', 'redirect_uris must list 1 to 10 URLs');
+      }
+      for (const uri of uris) {
+        const problem = redirectUriProblem(uri);
+        if (problem) throw new OAuthError('invalid_redirect_uri', `redirect_uri ${String(uri).slice(0, 200)} ${problem}`);
+      }
+      const method = input.token_endpoint_auth_method ?? 'none';
+      if (method !== 'none') throw new OAuthError('invalid_client_metadata', 'Only public clients: token_endpoint_auth_method none');
+      for (const [field, allowed] of [
+        ['grant_types', ['authorization_code', 'refresh_token']],
+        ['response_types', ['code']],
+      ] as const) {
+        const v = input[field];
+        if (v !== undefined && (!Array.isArray(v) || v.some((x) => !(allowed as readonly string[]).includes(x as string)))) {
+          throw new OAuthError('invalid_client_metadata', `${field} may only hold ${allowed.join(', ')}`);
+        }
+      }
+      const name = input.client_name;
+      if (name !== undefined && (typeof name !== 'string' || name.length > 200)) {
+        throw new OAuthError('invalid_client_metadata', 'client_name must be a string of at most 200 characters');
+      }
+      const client: OAuthClient = {
+        id: random(16).toString('hex'),
+        client_name: (name as string | undefined)?.trim() || 'MCP client',
+        redirect_uris: uris as string[],
+        created_at: clock.now().toISOString(),
+      };
+      await store.transaction((tx) => tx.put(CLIENTS, client));
+      return {
+        ...client,
+        client_id: client.id,
+        client_id_issued_at: Math.floor(now() / 1000),
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+      };
+    },
+
+    /**
+     * Checks an authorization request. Problems with the client or the redirect
+     * URI are shown to the user (never redirected); the rest go back to the
+     * client's redirect URI as error parameters.
+     */
+    async checkAuthorize(req: AuthorizeRequest): Promise<{ client: OAuthClient; redirect_uri: string; redirectError?: OAuthError }> {
+      const client = typeof req.client_id === 'string' ? await store.get<OAuthClient>(CLIENTS, req.client_id) : undefined;
+      if (!client) throw new OAuthError('invalid_client', 'Unknown client_id');
+      if (typeof req.redirect_uri !== 'string' || !client.redirect_uris.includes(req.redirect_uri)) {
+        throw new OAuthError('invalid_request', 'redirect_uri does not exactly match one registered for this client');
+      }
+      const result = { client, redirect_uri: req.redirect_uri };
+      if (req.response_type !== 'code')
+        return { ...result, redirectError: new OAuthError('unsupported_response_type', 'response_type must be code') };
+      if (req.code_challenge_method !== 'S256') {
+        return { ...result, redirectError: new OAuthError('invalid_request', 'PKCE with code_challenge_method S256 is required') };
+      }
+      if (typeof req.code_challenge !== 'string' || !CHALLENGE_RE.test(req.code_challenge)) {
+        return {
+          ...result,
+          redirectError: new OAuthError('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters)'),
+        };
+      }
+      return result;
+    },
+
+    /** The user consented: a one-time code bound to the client, redirect URI, PKCE challenge, organization and folders. */
+    async issueCode(req: AuthorizeRequest, consent: { org_id: string; user_id: string; folder_scope: string[] | null }): Promise<string> {
+      const { client, redirect_uri, redirectError } = await this.checkAuthorize(req);
+      if (redirectError) throw redirectError;
+      if (consent.folder_scope && (consent.folder_scope.length > 50 || consent.folder_scope.some((f) => !UUID_RE.test(f)))) {
+        throw new OAuthError('invalid_request', 'folder ids must be at most 50 uuids');
+      }
+      const code = random(32).toString('base64url');
+      const doc: CodeDoc = {
+        id: sha256(code),
+        client_id: client.id,
+        redirect_uri,
+        code_challenge: req.code_challenge!,
+        ...consent,
+        expires_at: now() + codeTtlMs,
+      };
+      await store.transaction((tx) => tx.put(CODES, doc));
+      return code;
+    },
+
+    /** authorization_code: the code once, with the verifier of its challenge, by its client, to its redirect URI. */
+    async exchangeCode(input: Record<string, unknown>): Promise<TokenSet> {
+      const { code, client_id, redirect_uri, code_verifier } = input;
+      if (typeof code !== 'string' || typeof client_id !== 'string')
+        throw new OAuthError('invalid_request', 'code and client_id are required');
+      if (typeof code_verifier !== 'string' || !VERIFIER_RE.test(code_verifier)) {
+        throw new OAuthError('invalid_request', 'code_verifier (43 to 128 characters) is required');
+      }
+      const outcome = await store.transaction(async (tx): Promise<TokenSet | OAuthError> => {
+        const doc = await tx.get<CodeDoc>(CODES, sha256(code));
+        if (!doc || doc.expires_at <= now()) return new OAuthError('invalid_grant', 'Unknown, used or expired code');
+        // One use only, whatever happens next (so the failures below are returned, not thrown: the delete commits).
+        await tx.delete(CODES, doc.id);
+        if (doc.client_id !== client_id) return new OAuthError('invalid_grant', 'The code was issued to another client');
+        if (doc.redirect_uri !== redirect_uri)
+          return new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
+        const expected = Buffer.from(doc.code_challenge);
+        const actual = Buffer.from(createHash('sha256').update(code_verifier).digest('base64url'));
+        if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
+          return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
+        }
+        return issue(tx, {
+          id: random(16).toString('hex'),
+          client_id: doc.client_id,
+          org_id: doc.org_id,
+          user_id: doc.user_id,
+          folder_scope: doc.folder_scope,
+          revoked_at: null,
+          created_at: clock.now().toISOString(),
+        });
+      });
+      if (outcome instanceof OAuthError) throw outcome;
+      return outcome;
+    },
+
+    /** refresh_token: rotates; presenting a refresh token already rotated away revokes the whole grant (theft detection). */
+    async refresh(input: Record<string, unknown>): Promise<TokenSet> {
+      const { refresh_token, client_id } = input;
+      if (typeof refresh_token !== 'string' || typeof client_id !== 'string') {
+        throw new OAuthError('invalid_request', 'refresh_token and client_id are required');
+      }
+      const grantId = REFRESH_TOKEN_RE.exec(refresh_token)?.[1];
+      if (!grantId) throw new OAuthError('invalid_grant', 'Unknown refresh token');
+      const outcome = await store.transaction(async (tx) => {
+        const grant = await tx.get<GrantDoc>(GRANTS, grantId);
+        if (!grant || grant.revoked_at !== null || grant.client_id !== client_id) return 'invalid' as const;
+        if (grant.refresh_hash !== sha256(refresh_token)) {
+          await tx.put(GRANTS, { ...grant, revoked_at: clock.now().toISOString() });
+          return 'reused' as const;
+        }
+        if (grant.refresh_expires_at <= now()) return 'invalid' as const;
+        return issue(tx, grant);
+      });
+      if (outcome === 'reused') throw new OAuthError('invalid_grant', 'Refresh token already used: the grant is revoked');
+      if (outcome === 'invalid') throw new OAuthError('invalid_grant', 'Unknown, expired or revoked refresh token');
+      return outcome;
+    },
+
+    /** RFC 7009: a refresh token revokes its grant (and so every access token of it); an access token only itself. Unknown tokens are fine. */
+    async revoke(token: unknown): Promise<void> {
+      if (typeof token !== 'string' || !token) throw new OAuthError('invalid_request', 'token is required');
+      await store.transaction(async (tx) => {
+        const refreshGrant = REFRESH_TOKEN_RE.exec(token)?.[1];
+        if (refreshGrant) {
+          const grant = await tx.get<GrantDoc>(GRANTS, refreshGrant);
+          if (grant && grant.refresh_hash === sha256(token) && grant.revoked_at === null) {
+            await tx.put(GRANTS, { ...grant, revoked_at: clock.now().toISOString() });
+          }
+          return;
+        }
+        if (ACCESS_TOKEN_RE.test(token)) await tx.delete(ACCESS, sha256(token));
+      });
+    },
+
+    /** The grant behind a live access token; undefined when unknown, expired or revoked. */
+    async resolveAccessToken(token: string): Promise<ResolvedGrant | undefined> {
+      if (!ACCESS_TOKEN_RE.test(token)) return undefined;
+      const access = await store.get<AccessDoc>(ACCESS, sha256(token));
+      if (!access || access.expires_at <= now()) return undefined;
+      const grant = await store.get<GrantDoc>(GRANTS, access.grant_id);
+      if (!grant || grant.revoked_at !== null || !token.startsWith(`kbat_${grant.id}_`)) return undefined;
+      return {
+        grant_id: grant.id,
+        client_id: grant.client_id,
+        org_id: grant.org_id,
+        user_id: grant.user_id,
+        folder_scope: grant.folder_scope,
+      };
+    },
+  };
+}
+
+export type OAuthService = ReturnType<typeof createOAuthService>;
