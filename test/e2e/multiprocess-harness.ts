@@ -171,6 +171,8 @@ export interface MultiProcessSystem {
   process(name: string, replica?: number): ServiceProcess;
   /** kill -9: no shutdown hook runs. */
   kill(name: string, replica?: number): Promise<void>;
+  /** SIGTERM (graceful shutdown); resolves with the exit code. */
+  terminate(name: string, replica?: number): Promise<number | null>;
   /** Start (again) a replica on the same data folder and port. */
   start(name: string, replica?: number): Promise<ServiceProcess>;
   stop(): Promise<void>;
@@ -279,6 +281,11 @@ export async function startMultiProcessSystem(options: {
       const target = system.process(name, replica);
       target.child.kill('SIGKILL');
       await target.exited;
+    },
+    async terminate(name, replica) {
+      const target = system.process(name, replica);
+      target.child.kill('SIGTERM');
+      return target.exited;
     },
     start: (name, replica = 0) => launch(specOf(name), replica),
     async stop() {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { AssignerProtocol, Kafka, logLevel } from 'kafkajs';
 import { topics } from '@kb/events';
+import { consumerGroupLag } from '@kb/bus/kafka';
 import { KafkaBroker, startMultiProcessSystem, startOtlpReceiver, waitUntil, type MultiProcessSystem } from './multiprocess-harness.js';
 
 /**
@@ -246,4 +247,30 @@ describe('every service its own process, on a real Kafka broker', { skip }, () =
     for (let i = 0; i < 5; i++) ids.push(await ingest(`After ${i}`, `Document ${i} after the broker restart mentions ${word}.`, parent));
     await assertAllSearchable(word, ids);
   });
+
+  it(
+    'SIGTERM the knowledge base mid-stream: it finishes in-flight work, commits, exits 0; the group drains to lag 0',
+    TIMEOUT,
+    async () => {
+      const parent = await folder('Graceful');
+      const word = batchWord();
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) ids.push(await ingest(`Graceful ${i}`, `Document ${i} of the graceful stop mentions ${word}.`, parent));
+      const signalled = Date.now();
+      assert.equal(await sys.terminate('knowledge-base'), 0);
+      assert.ok(Date.now() - signalled < 20_000, `stopped ${Date.now() - signalled} ms after SIGTERM`);
+      await sys.start('knowledge-base');
+      await assertAllSearchable(word, ids);
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        await waitUntil(async () => {
+          const lag = await consumerGroupLag(admin, SEARCH_INDEX_GROUP, [topics.ingest, topics.knowledgeBase]);
+          return lag.lag === 0 || undefined;
+        }, 'the search-index group to have committed everything');
+      } finally {
+        await admin.disconnect();
+      }
+    },
+  );
 });
