@@ -31,7 +31,13 @@ export interface ServiceSpec {
 /** Every service of the distributed runtime. Adding a service is adding a line here. */
 export const SERVICES: ServiceSpec[] = [
   { name: 'knowledge-base', entry: 'services/knowledge-base/src/main.ts', kind: 'grpc' },
-  { name: 'ingest', entry: 'services/ingest/src/main.ts', kind: 'grpc', env: { INGEST_WORKERS: '1' } },
+  // A job leased by a killed worker is taken again when its lease ends: 15 s here instead of 5 min.
+  {
+    name: 'ingest',
+    entry: 'services/ingest/src/main.ts',
+    kind: 'grpc',
+    env: { INGEST_WORKERS: '1', INGEST_TIMEOUT_MS: '10000', INGEST_LEASE_MS: '15000' },
+  },
   { name: 'analytics', entry: 'services/analytics/src/main.ts', kind: 'grpc' },
   { name: 'gateway', entry: 'services/gateway/src/main.ts', kind: 'http', env: { ...developmentDefaults } },
 ];
