@@ -31,7 +31,13 @@ export interface ServiceSpec {
 /** Every service of the distributed runtime. Adding a service is adding a line here. */
 export const SERVICES: ServiceSpec[] = [
   { name: 'knowledge-base', entry: 'services/knowledge-base/src/main.ts', kind: 'grpc' },
-  { name: 'ingest', entry: 'services/ingest/src/main.ts', kind: 'grpc', env: { INGEST_WORKERS: '1' } },
+  // A job leased by a killed worker is taken again when its lease ends: 15 s here instead of 5 min.
+  {
+    name: 'ingest',
+    entry: 'services/ingest/src/main.ts',
+    kind: 'grpc',
+    env: { INGEST_WORKERS: '1', INGEST_TIMEOUT_MS: '10000', INGEST_LEASE_MS: '15000' },
+  },
   { name: 'analytics', entry: 'services/analytics/src/main.ts', kind: 'grpc' },
   { name: 'gateway', entry: 'services/gateway/src/main.ts', kind: 'http', env: { ...developmentDefaults } },
 ];
@@ -171,6 +177,8 @@ export interface MultiProcessSystem {
   process(name: string, replica?: number): ServiceProcess;
   /** kill -9: no shutdown hook runs. */
   kill(name: string, replica?: number): Promise<void>;
+  /** SIGTERM (graceful shutdown); resolves with the exit code. */
+  terminate(name: string, replica?: number): Promise<number | null>;
   /** Start (again) a replica on the same data folder and port. */
   start(name: string, replica?: number): Promise<ServiceProcess>;
   stop(): Promise<void>;
@@ -279,6 +287,11 @@ export async function startMultiProcessSystem(options: {
       const target = system.process(name, replica);
       target.child.kill('SIGKILL');
       await target.exited;
+    },
+    async terminate(name, replica) {
+      const target = system.process(name, replica);
+      target.child.kill('SIGTERM');
+      return target.exited;
     },
     start: (name, replica = 0) => launch(specOf(name), replica),
     async stop() {

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { AssignerProtocol, Kafka, logLevel } from 'kafkajs';
 import { topics } from '@kb/events';
+import { consumerGroupLag } from '@kb/bus/kafka';
+import { checkHealth } from '@kb/rpc';
 import { KafkaBroker, startMultiProcessSystem, startOtlpReceiver, waitUntil, type MultiProcessSystem } from './multiprocess-harness.js';
 
 /**
@@ -239,11 +241,43 @@ describe('every service its own process, on a real Kafka broker', { skip }, () =
     const word = batchWord();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push(await ingest(`Before ${i}`, `Document ${i} before the broker restart mentions ${word}.`, parent));
+    // Readiness (grpc.health.v1 Check, what a Kubernetes probe asks) follows the bus.
+    const grpcServices = sys.processes.filter((p) => p.name !== 'gateway' && p.child.exitCode === null && p.child.signalCode === null);
+    const health = () => Promise.all(grpcServices.map((p) => checkHealth(`127.0.0.1:${p.port}`, 10_000)));
+    assert.deepEqual(new Set(await health()), new Set(['SERVING']));
     broker.stop();
+    await waitUntil(async () => (await health()).every((s) => s === 'NOT_SERVING') || undefined, 'every service not ready without its bus');
     // The broker is down: the gateway and ingest still accept (ingest's outbox holds the events).
     for (let i = 0; i < 5; i++) ids.push(await ingest(`During ${i}`, `Document ${i} while the broker is down mentions ${word}.`, parent));
     broker.start();
+    await waitUntil(async () => (await health()).every((s) => s === 'SERVING') || undefined, 'every service ready again');
     for (let i = 0; i < 5; i++) ids.push(await ingest(`After ${i}`, `Document ${i} after the broker restart mentions ${word}.`, parent));
     await assertAllSearchable(word, ids);
   });
+
+  it(
+    'SIGTERM the knowledge base mid-stream: it finishes in-flight work, commits, exits 0; the group drains to lag 0',
+    TIMEOUT,
+    async () => {
+      const parent = await folder('Graceful');
+      const word = batchWord();
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) ids.push(await ingest(`Graceful ${i}`, `Document ${i} of the graceful stop mentions ${word}.`, parent));
+      const signalled = Date.now();
+      assert.equal(await sys.terminate('knowledge-base'), 0);
+      assert.ok(Date.now() - signalled < 20_000, `stopped ${Date.now() - signalled} ms after SIGTERM`);
+      await sys.start('knowledge-base');
+      await assertAllSearchable(word, ids);
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        await waitUntil(async () => {
+          const lag = await consumerGroupLag(admin, SEARCH_INDEX_GROUP, [topics.ingest, topics.knowledgeBase]);
+          return lag.lag === 0 || undefined;
+        }, 'the search-index group to have committed everything');
+      } finally {
+        await admin.disconnect();
+      }
+    },
+  );
 });

@@ -4,7 +4,7 @@ import { randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platfo
 import { topics } from '@kb/events';
 import type { LeaseManager } from '@kb/coordination';
 import { createRpcServer, loadProto, serviceConstructor } from '@kb/rpc';
-import { createEventSourcedCore, openBus, openStore } from '@kb/runtime';
+import { checkDependencies, createEventSourcedCore, dependencyChecks, openBus, openStore } from '@kb/runtime';
 import type { Store } from '@kb/store';
 import type { AnalyticsConfig } from './config.js';
 import { createAnswersService } from './app/answers.js';
@@ -97,6 +97,7 @@ export async function startAnalytics(options: {
   });
 
   const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
+  server.addHealth(async () => (await checkDependencies(dependencyChecks({ store, bus }))).ready);
   const proto = loadProto('analytics.proto');
   server.addService(serviceConstructor(proto, 'analytics.v1.AnswerService'), answerHandlers(answers));
   server.addService(serviceConstructor(proto, 'analytics.v1.ReportService'), reportHandlers(reports));

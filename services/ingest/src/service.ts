@@ -6,7 +6,7 @@ import { randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platfo
 import { topics } from '@kb/events';
 import type { BlobStore } from '@kb/blob';
 import { createRpcServer, loadProto, serviceConstructor } from '@kb/rpc';
-import { createEventSourcedCore, openBus, openStore } from '@kb/runtime';
+import { checkDependencies, createEventSourcedCore, dependencyChecks, openBus, openStore } from '@kb/runtime';
 import { startEventConsumer } from '@kb/eventsourcing';
 import type { IngestConfig } from './config.js';
 import { createIntake } from './app/intake.js';
@@ -128,6 +128,7 @@ export async function startIngest(options: {
   const queries = createContentQueries(store);
 
   const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
+  server.addHealth(async () => (await checkDependencies(dependencyChecks({ store, bus }))).ready);
   server.addService(serviceConstructor(loadProto('ingest.proto'), 'ingest.v1.IngestService'), ingestHandlers(intake, queries));
   const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
   await core.start();

@@ -46,6 +46,7 @@ export async function createSearchFeature(deps: {
     search,
     prompts,
     indexer,
+    index,
     register(server: ReturnType<typeof createRpcServer>, proto: ReturnType<typeof loadProto>) {
       server.addService(serviceConstructor(proto, 'knowledge_base.v1.Search'), searchHandlers(search));
       server.addService(serviceConstructor(proto, 'knowledge_base.v1.Prompts'), promptHandlers(prompts, suggestions));

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platform';
 import { topics } from '@kb/events';
 import { createRpcServer, loadProto, serviceConstructor } from '@kb/rpc';
-import { createEventSourcedCore, openBus, openStore } from '@kb/runtime';
+import { checkDependencies, createEventSourcedCore, dependencyChecks, openBus, openStore } from '@kb/runtime';
 import type { KnowledgeBaseConfig } from './config.js';
 import { createCategoriesService } from './app/categories.js';
 import { knowledgeBaseProjections } from './projections/index.js';
@@ -60,6 +60,7 @@ export async function startKnowledgeBase(options: {
   server.addService(serviceConstructor(proto, 'knowledge_base.v1.KnowledgeBaseTree'), kbTreeHandlers(tree));
   server.addService(serviceConstructor(proto, 'knowledge_base.v1.Tags'), tagHandlers(tags));
   searchFeature.register(server, proto);
+  server.addHealth(async () => (await checkDependencies(dependencyChecks({ store, bus, index: searchFeature.index }))).ready);
   const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
   await core.start();
   // The content lifecycle from ingest: content nodes in the tree, the filing read model, tags.

@@ -48,6 +48,8 @@ export interface EventBus {
   /** Durable once resolved. Messages with the same key keep their order. */
   publish(topic: string, messages: OutgoingMessage[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /** Resolves when the bus answers (a readiness check); rejects when it cannot be reached. */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -3,3 +3,4 @@ export * from './status.js';
 export * from './proto.js';
 export * from './server.js';
 export * from './client.js';
+export * from './health.js';

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { contextFromTraceparent, inSpan, isAppError, SpanKind } from '@kb/platform';
 import { metadataToContext, type CallContext } from './context.js';
 import { toServiceError } from './status.js';
+import { addHealthService } from './health.js';
 
 export type UnaryHandler<Req = any, Res = any> = (request: Req, ctx: CallContext) => Promise<Res>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -56,6 +57,10 @@ export function createRpcServer(options: RpcServerOptions) {
 
   return {
     addService,
+    /** grpc.health.v1 Check: SERVING while `ready()` resolves true (see health.ts). */
+    addHealth(ready: () => Promise<boolean>): void {
+      addHealthService(server, ready);
+    },
     /** Binds and resolves with the actual port (0 picks a free one). */
     listen(host: string, port: number): Promise<number> {
       return new Promise((resolve, reject) => {

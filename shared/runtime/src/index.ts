@@ -1,2 +1,3 @@
 export * from './adapters.js';
 export * from './event-sourced-service.js';
+export * from './health.js';

@@ -138,6 +138,11 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
       await ensureTopics(topics);
     },
 
+    async ping() {
+      assertOpen();
+      await (await getAdmin()).describeCluster();
+    },
+
     async publish(topic, messages) {
       assertOpen();
       if (messages.length === 0) return;

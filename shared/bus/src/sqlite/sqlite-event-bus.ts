@@ -49,6 +49,11 @@ export function createSqliteEventBus(options: SqliteEventBusOptions): EventBus {
       log.ensureTopics(topics, partitions);
     },
 
+    async ping() {
+      assertOpen();
+      db.prepare('SELECT 1').get();
+    },
+
     async publish(topic, messages) {
       assertOpen();
       validateTopics([topic]);
