@@ -46,15 +46,13 @@ export async function startFakeChatModel(): Promise<FakeChatModel> {
         const [, passage, sentence] = /^Source passage:\n([\s\S]*)\n\nSentence:\n([\s\S]*)$/.exec(user) ?? [];
         content = sentence?.includes('99') ? firstSentence(passage!.replace(/^#.*\n+/, '')) : (sentence ?? '');
       }
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            id: 'chatcmpl-1',
-            object: 'chat.completion',
-            choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
-          }),
-        );
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
