@@ -199,7 +199,7 @@ export function createBuilderService(deps: {
       const retrieve = (claim: string, limit: number) => retriever.retrieve(ctx, claim, scopeOf(draft), limit);
       const sentences = [];
       for (const text of splitSentences(input.text)) {
-        const check = await checkSentence(checker, text, [], retrieve);
+        const check = await checkSentence(checker, text, [], retrieve, guidelines.preferred_terms ?? []);
         sentences.push({
           text,
           verdict: check.verdict,

@@ -1,4 +1,4 @@
-import type { EvidencePassage, FactChecker, FactVerdict, Llm, RetrievePassages, SentenceSupport } from '@kb/ai';
+import type { Equivalent, EvidencePassage, FactChecker, FactVerdict, Llm, RetrievePassages, SentenceSupport } from '@kb/ai';
 import type { DraftedSection } from '../domain/composer.js';
 import { allowed } from '../domain/composer.js';
 import { citationOf, isSupported, type Citation, type VerifiedSection } from '../domain/draft.js';
@@ -24,9 +24,11 @@ export async function checkSentence(
   text: string,
   cited: EvidencePassage[],
   retrieve: RetrievePassages | undefined,
+  equivalents: Equivalent[] = [],
 ): Promise<SentenceCheck> {
   const marked = cited.length ? `${text} ${cited.map((_, i) => `[${i + 1}]`).join('')}` : text;
-  const parts = await checker.check({ text: marked, cited, ...(retrieve && { retrieve }) });
+  // The brand kit's preferred terms read as the words they replace, so a substitution is not a changed fact.
+  const parts = await checker.check({ text: marked, cited, ...(retrieve && { retrieve }), ...(equivalents.length && { equivalents }) });
   if (parts.length === 0) return { verdict: 'not_factual', support: [] };
   const verdict = parts.map((p) => p.verdict).reduce((a, b) => (RANK[b] > RANK[a] ? b : a));
   return { verdict, support: parts.flatMap((p) => p.support).sort((a, b) => b.score - a.score) };
@@ -76,11 +78,12 @@ export async function verifySections(options: {
       const passage = drafted.passage >= 0 ? section.passages[drafted.passage] : undefined;
       const cited = passage ? [passage] : [];
       let text = drafted.text;
-      let check = await checkSentence(options.checker, text, cited, options.retrieve);
+      const equivalents = options.guidelines.preferred_terms ?? [];
+      let check = await checkSentence(options.checker, text, cited, options.retrieve, equivalents);
       if (!isSupported(check.verdict)) {
         const repaired = await regenerateSentence(drafted, passage, options.guidelines, options.llm);
         if (repaired) {
-          const again = await checkSentence(options.checker, repaired, cited, options.retrieve);
+          const again = await checkSentence(options.checker, repaired, cited, options.retrieve, equivalents);
           if (isSupported(again.verdict) || options.config.unsupported_sentences === 'block') {
             text = repaired;
             check = again;
