@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { SERVICES, SHARED_SETTINGS, grpcVariable, root } from '../e2e/multiprocess-harness.js';
+import { SERVICES, SHARED_SETTINGS, STATELESS_FRONTS, grpcVariable, root } from '../e2e/multiprocess-harness.js';
 
 /**
  * The multi-process suite (test/e2e/multiprocess.e2e.test.ts) and the deployment
@@ -37,6 +37,7 @@ const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { 
 const composeApps = new Map(
   Object.entries(compose.services)
     .filter(([, s]) => s.build?.dockerfile === 'infra/Dockerfile')
+    .filter(([name, s]) => !STATELESS_FRONTS.includes(s.build!.args!.SERVICE ?? name))
     .map(([name, s]) => [s.build!.args!.SERVICE ?? name, s.environment ?? {}]),
 );
 
@@ -46,7 +47,9 @@ const k8s = readdirSync(k8sDir)
   .flatMap((f) => parseAllDocuments(readFileSync(join(k8sDir, f), 'utf8')).map((d) => d.toJS() as K8sObject | null))
   .filter((o): o is K8sObject => o !== null);
 const deployments = new Map(
-  k8s.filter((o) => o.kind === 'Deployment').map((d) => [d.metadata!.name!, d.spec!.template!.spec!.containers![0]!]),
+  k8s
+    .filter((o) => o.kind === 'Deployment' && !STATELESS_FRONTS.includes(o.metadata!.name!))
+    .map((d) => [d.metadata!.name!, d.spec!.template!.spec!.containers![0]!]),
 );
 const sharedConfigMap = k8s.find((o) => o.kind === 'ConfigMap' && o.metadata?.name === 'kb-shared')?.data ?? {};
 const envNames = (c: Container) => new Set((c.env ?? []).map((e) => e.name));

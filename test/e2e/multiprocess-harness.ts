@@ -28,7 +28,17 @@ export interface ServiceSpec {
   env?: Record<string, string>;
 }
 
-/** Every service of the distributed runtime. Adding a service is adding a line here. */
+/**
+ * Deployed processes outside this suite: the MCP server's own process
+ * (services/mcp) holds no state and joins no bus; it forwards to the gateway's
+ * REST API, and test/e2e/mcp-process.e2e.test.ts runs it as its own process.
+ */
+/** The gateway's share of npm start's development values: its bootstrap organization, admin and key. */
+const bootstrapSettings = Object.fromEntries(Object.entries(developmentDefaults).filter(([k]) => k.startsWith('BOOTSTRAP_')));
+
+export const STATELESS_FRONTS = ['mcp'];
+
+/** Every service of the distributed runtime that takes part in the bus. Adding a service is adding a line here. */
 export const SERVICES: ServiceSpec[] = [
   { name: 'knowledge-base', entry: 'services/knowledge-base/src/main.ts', kind: 'grpc' },
   // A job leased by a killed worker is taken again when its lease ends: 15 s here instead of 5 min.
@@ -39,7 +49,14 @@ export const SERVICES: ServiceSpec[] = [
     env: { INGEST_WORKERS: '1', INGEST_TIMEOUT_MS: '10000', INGEST_LEASE_MS: '15000' },
   },
   { name: 'analytics', entry: 'services/analytics/src/main.ts', kind: 'grpc' },
-  { name: 'gateway', entry: 'services/gateway/src/main.ts', kind: 'http', env: { ...developmentDefaults } },
+  { name: 'generation', entry: 'services/generation/src/main.ts', kind: 'grpc' },
+  {
+    name: 'publishing',
+    entry: 'services/publishing/src/main.ts',
+    kind: 'grpc',
+    env: { PUBLISHING_SECRET_KEY: 'multiprocess-publishing-secret' },
+  },
+  { name: 'gateway', entry: 'services/gateway/src/main.ts', kind: 'http', env: bootstrapSettings },
 ];
 
 /** What every process of the suite shares: the bus on Kafka, stores and index embedded (one data folder per service). */
@@ -223,10 +240,9 @@ export async function startMultiProcessSystem(options: {
     mkdirSync(dataDir, { recursive: true });
     const env: Record<string, string> = { ...shared, DATA_DIR: dataDir, ...spec.env };
     if (spec.kind === 'grpc') Object.assign(env, { GRPC_HOST: '127.0.0.1', GRPC_PORT: String(port) });
-    else {
-      Object.assign(env, { HOST: '127.0.0.1', PORT: String(port) });
-      for (const [name, balancer] of balancers) env[grpcVariable(name)] = `127.0.0.1:${balancer.port}`;
-    }
+    else Object.assign(env, { HOST: '127.0.0.1', PORT: String(port) });
+    // Every process finds the others' gRPC services (generation asks the knowledge base, publishing asks analytics).
+    for (const [name, balancer] of balancers) if (name !== spec.name) env[grpcVariable(name)] = `127.0.0.1:${balancer.port}`;
     const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', spec.entry], {
       cwd: root,
       env: { ...process.env, ...env },
