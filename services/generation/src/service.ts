@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platform';
 import { topics } from '@kb/events';
 import { createRpcClient, createRpcServer, loadProto, serviceConstructor } from '@kb/rpc';
-import { createEventSourcedCore, openBus, openStore } from '@kb/runtime';
+import { checkDependencies, createEventSourcedCore, dependencyChecks, openBus, openStore } from '@kb/runtime';
 import { createFactChecker, createOpenAiChat, type FactChecker, type Llm } from '@kb/ai';
 import type { GenerationConfig } from './config.js';
 import { generationProjections } from './projections/index.js';
@@ -113,6 +113,8 @@ export async function startGeneration(options: {
   });
 
   const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
+  // Ready only while its store and bus answer (grpc.health.v1, the readiness probe of the deployment).
+  server.addHealth(async () => (await checkDependencies(dependencyChecks({ store, bus }))).ready);
   const proto = loadProto('generation.proto');
   server.addService(
     serviceConstructor(proto, 'generation.v1.Generation'),

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { errors, randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platform';
 import { topics } from '@kb/events';
 import { createRpcClient, createRpcServer, loadProto, serviceConstructor, type CallContext } from '@kb/rpc';
-import { createEventSourcedCore, openBus, openStore } from '@kb/runtime';
+import { checkDependencies, createEventSourcedCore, dependencyChecks, openBus, openStore } from '@kb/runtime';
 import type { PublishingConfig } from './config.js';
 import { publishingProjections } from './projections/index.js';
 import { DRAFTS, PUBLICATIONS, type DraftDoc, type PublicationDoc } from './projections/collections.js';
@@ -158,6 +158,8 @@ export async function startPublishing(options: {
   };
 
   const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
+  // Ready only while its store and bus answer (grpc.health.v1, the readiness probe of the deployment).
+  server.addHealth(async () => (await checkDependencies(dependencyChecks({ store, bus }))).ready);
   const proto = loadProto('publishing.proto');
   server.addService(serviceConstructor(proto, 'publishing.v1.ContentService'), contentHandlers(pieces, outcomes));
   server.addService(
