@@ -96,6 +96,7 @@ export async function startGateway(options: {
     logger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     maxUploadBytes: config.MAX_UPLOAD_BYTES,
+    uploads: { maxRequestBytes: config.UPLOAD_MAX_REQUEST_BYTES, inflightBytes: config.UPLOAD_INFLIGHT_BYTES },
   });
   await core.start();
   const sweeper = startCreditSweeper(credits, config.CREDIT_HOLD_TTL_SECONDS * 1000, logger);

@@ -9,6 +9,7 @@ import type { OrganizationService } from '../app/organizations.js';
 import type { ApiKeyService } from '../app/api-keys.js';
 import type { CreditsService } from '../app/credits.js';
 import { registerMeter } from './meter.js';
+import { createUploadBudget } from './intake-support.js';
 import { createAuthHook } from './auth-hook.js';
 import { sendError } from './errors.js';
 import { ErrorBody } from './schemas.js';
@@ -28,6 +29,8 @@ export interface HttpDeps {
   bodyLimit?: number;
   /** Largest uploaded file in bytes (multipart intake routes). */
   maxUploadBytes?: number;
+  /** Upload budgets: per request and in flight over all requests (bytes). */
+  uploads?: { maxRequestBytes: number; inflightBytes: number };
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -149,6 +152,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
         apiKeys: deps.apiKeys,
         credits: deps.credits,
         maxUploadBytes: deps.maxUploadBytes ?? 52428800,
+        uploadBudget: createUploadBudget(deps.uploads ?? { maxRequestBytes: 104857600, inflightBytes: 268435456 }),
       });
     },
     { prefix: '/api/v1' },

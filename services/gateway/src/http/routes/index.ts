@@ -18,6 +18,7 @@ import { kbTreeRoutes } from './kb-tree.js';
 import { tagRoutes } from './tags.js';
 import { intakeRoutes } from './intake.js';
 import { contentRoutes } from './content.js';
+import type { UploadBudget } from '../intake-support.js';
 
 export interface RouteDeps {
   clients: ServiceClients;
@@ -27,6 +28,8 @@ export interface RouteDeps {
   credits: CreditsService;
   /** Largest uploaded file in bytes. */
   maxUploadBytes: number;
+  /** In-flight and per-request byte budgets of uploads, shared by every multipart route. */
+  uploadBudget: UploadBudget;
 }
 
 /** Every feature area's routes, registered under /api/v1. A new area adds one line. */
@@ -43,6 +46,6 @@ export async function registerRoutes(api: FastifyInstance, deps: RouteDeps): Pro
   await api.register(identityRoutes(deps));
   await api.register(searchRoutes(deps.clients.search));
   await api.register(promptRoutes(deps.clients.prompts));
-  await api.register(intakeRoutes(deps.clients, deps.maxUploadBytes));
-  await api.register(contentRoutes(deps.clients, deps.maxUploadBytes));
+  await api.register(intakeRoutes(deps.clients, deps.maxUploadBytes, deps.uploadBudget));
+  await api.register(contentRoutes(deps.clients, deps.maxUploadBytes, deps.uploadBudget));
 }
