@@ -233,7 +233,7 @@ export async function registerMultipart(
     }
   };
   // Admission, before any byte of the body is read.
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async (request) => {
     // (isMultipart() is only known once the body parser ran.)
     if (!/^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) return;
     const length = Number(request.headers['content-length']);
@@ -242,7 +242,6 @@ export async function registerMultipart(
       // The body is discarded as it arrives (never held), so the client finishes
       // sending and reads the answer instead of a reset connection.
       request.raw.resume();
-      void reply.header('connection', 'close');
       return err;
     };
     if (declared > budget.maxRequestBytes) {
