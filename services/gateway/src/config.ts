@@ -44,6 +44,17 @@ export const gatewayConfigSpec = defineConfig(
       description:
         'how long the gateway keeps a hosted page before asking publishing again (writes through it clear it at once; 0: never keep)',
     }),
+    UPLOAD_MAX_REQUEST_BYTES: Type.Integer({
+      minimum: 1024,
+      default: 104857600,
+      description: 'largest multipart upload request in bytes (all its files); a larger one is 413',
+    }),
+    UPLOAD_INFLIGHT_BYTES: Type.Integer({
+      minimum: 1024,
+      default: 268435456,
+      description:
+        'upload bytes the gateway receives at once (declared sizes of the uploads in progress); past it a new upload is 503 with Retry-After',
+    }),
     RPC_DEADLINE_MS: Type.Integer({ minimum: 100, default: 10000, description: 'deadline of each internal call' }),
     BOOTSTRAP_ORG_NAME: Type.Optional(Type.String({ minLength: 2, description: 'organization created on first start' })),
     BOOTSTRAP_ADMIN_EMAIL: Type.Optional(Type.String({ pattern: '^[^@\\s]+@[^@\\s]+$', description: 'its admin user' })),

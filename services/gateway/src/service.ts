@@ -142,6 +142,7 @@ export async function startGateway(options: {
       },
     }),
     hostedCacheTtlMs: config.HOSTED_CACHE_TTL_MS,
+    uploads: { maxRequestBytes: config.UPLOAD_MAX_REQUEST_BYTES, inflightBytes: config.UPLOAD_INFLIGHT_BYTES },
   });
   await core.start();
   const sweeper = startCreditSweeper(credits, config.CREDIT_HOLD_TTL_SECONDS * 1000, logger);

@@ -11,6 +11,12 @@ export interface BlobInfo {
 export interface BlobStore {
   /** Store bytes under key, replacing anything stored under it before. Durable when it resolves. */
   put(key: string, bytes: Uint8Array): Promise<BlobInfo>;
+  /**
+   * Streams bytes under key as they come (an upload arriving in pieces), holding
+   * no more than one piece in memory; replaces anything stored under it before.
+   * Durable when it resolves; when the source throws, nothing is stored under key.
+   */
+  putStream(key: string, source: AsyncIterable<Uint8Array>): Promise<BlobInfo>;
   /** The bytes, or undefined when nothing is stored under key. */
   get(key: string): Promise<Buffer | undefined>;
   /** Returns whether something was removed. */

@@ -11,6 +11,8 @@ export const errorKinds = {
   not_found: { http: 404, retriable: false },
   conflict: { http: 409, retriable: false },
   unprocessable: { http: 422, retriable: false },
+  /** A request body over a size budget (uploads). */
+  payload_too_large: { http: 413, retriable: false },
   rate_limited: { http: 429, retriable: true },
   internal: { http: 500, retriable: true },
   downstream: { http: 502, retriable: true },
@@ -63,6 +65,7 @@ export const errors = {
   notFound: (what: string, opts?: AppErrorOptions) => new AppError('not_found', `${what} not found`, { code: 'not_found', ...opts }),
   conflict: (message: string, opts?: AppErrorOptions) => new AppError('conflict', message, opts),
   unprocessable: (message: string, opts?: AppErrorOptions) => new AppError('unprocessable', message, opts),
+  payloadTooLarge: (message: string, opts?: AppErrorOptions) => new AppError('payload_too_large', message, opts),
   rateLimited: (retryAfterSeconds: number, opts?: AppErrorOptions) =>
     new AppError('rate_limited', 'Too many requests', { retryAfterSeconds, ...opts }),
   internal: (message = 'Internal error', opts?: AppErrorOptions) => new AppError('internal', message, opts),

@@ -10,6 +10,7 @@ const kindToStatus: Record<ErrorKind, status> = {
   not_found: status.NOT_FOUND,
   conflict: status.ALREADY_EXISTS,
   unprocessable: status.FAILED_PRECONDITION,
+  payload_too_large: status.OUT_OF_RANGE,
   rate_limited: status.RESOURCE_EXHAUSTED,
   internal: status.INTERNAL,
   downstream: status.UNKNOWN,

@@ -24,6 +24,22 @@ export function describeBlobStoreContract(name: string, factory: BlobStoreFactor
     });
     afterEach(async () => cleanup());
 
+    it('streams pieces into one blob; a source that fails stores nothing', async () => {
+      const pieces = [randomBytes(100_000), randomBytes(1), randomBytes(250_000)];
+      async function* source() {
+        for (const p of pieces) yield p;
+      }
+      const info = await blobs.putStream('org-1/streamed', source());
+      assert.deepEqual(info, { key: 'org-1/streamed', size_bytes: 350_001 });
+      assert.deepEqual(await blobs.get('org-1/streamed'), Buffer.concat(pieces));
+      async function* broken() {
+        yield randomBytes(10);
+        throw new Error('client went away');
+      }
+      await assert.rejects(blobs.putStream('org-1/broken', broken()), /client went away/);
+      assert.equal(await blobs.exists('org-1/broken'), false);
+    });
+
     it('stores bytes and reads back exactly the same bytes', async () => {
       const bytes = randomBytes(300_000);
       const info = await blobs.put('org-1/v-1', bytes);

@@ -10,6 +10,7 @@ import type { ApiKeyService } from '../app/api-keys.js';
 import type { CreditsService } from '../app/credits.js';
 import type { LoginThrottle } from '../app/login-throttle.js';
 import { registerMeter } from './meter.js';
+import { createUploadBudget } from './intake-support.js';
 import { createAuthHook } from './auth-hook.js';
 import { sendError } from './errors.js';
 import { ErrorBody } from './schemas.js';
@@ -41,6 +42,8 @@ export interface HttpDeps {
   bodyLimit?: number;
   /** Largest uploaded file in bytes (multipart intake routes). */
   maxUploadBytes?: number;
+  /** Upload budgets: per request and in flight over all requests (bytes). */
+  uploads?: { maxRequestBytes: number; inflightBytes: number };
   /** Which requests log at info (request-log.ts); default `changes`. */
   requestLog?: RequestLogMode;
   /** Built web console to serve at / (static files; the console calls the public API only). */
@@ -207,6 +210,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
         loginThrottle: deps.loginThrottle,
         maxUploadBytes: deps.maxUploadBytes ?? 52428800,
         onSiteChange: () => hostedCache.clear(),
+        uploadBudget: createUploadBudget(deps.uploads ?? { maxRequestBytes: 104857600, inflightBytes: 268435456 }),
       });
     },
     { prefix: '/api/v1' },

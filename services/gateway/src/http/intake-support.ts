@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import multipart, { type MultipartFile, type MultipartValue } from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest, FastifySchema, FastifySchemaCompiler } from 'fastify';
@@ -12,6 +13,8 @@ import { buildValidatorFactory } from './validation.js';
 export const MAX_FILES = 10;
 /** Files of one request go to ingest in calls below the internal 64 MB message limit. */
 const CALL_BYTES = 48 * 1024 * 1024;
+/** An upload streams to ingest in pieces of this size: what one request holds in memory at a time. */
+export const PIECE_BYTES = 256 * 1024;
 
 const Status = Type.Union([Type.Literal('queued'), Type.Literal('processing'), Type.Literal('completed'), Type.Literal('failed')]);
 
@@ -152,34 +155,123 @@ export async function readScoped<T extends { item: ItemMessage }>(
 
 export interface UploadedFile {
   filename: string;
+  /** Empty: the bytes were streamed to ingest under stage_id. */
   data: Buffer;
+  /** The pieces staged in ingest (StagePiece) that become the file. */
+  stage_id: string;
   too_large: boolean;
   size_bytes: number;
 }
 
+/**
+ * Byte budgets of uploads (issue 13): one request may send at most
+ * maxRequestBytes (413 otherwise), and the uploads being received at once may
+ * declare at most `capacity` bytes together (503 with Retry-After otherwise,
+ * before any byte is read), so a flood queues at the clients instead of growing
+ * the server. Memory per upload is a few pieces (PIECE_BYTES) whatever its size.
+ */
+export interface UploadBudget {
+  readonly maxRequestBytes: number;
+  readonly capacity: number;
+  /** Bytes declared by the uploads in progress. */
+  inUse: number;
+}
+
+export function createUploadBudget(options: { maxRequestBytes: number; inflightBytes: number }): UploadBudget {
+  return { maxRequestBytes: options.maxRequestBytes, capacity: Math.max(options.inflightBytes, options.maxRequestBytes), inUse: 0 };
+}
+
+/** Seconds a client is asked to wait when the in-flight budget is spent. */
+export const UPLOAD_RETRY_AFTER_SECONDS = 1;
+
 export interface MultipartBody {
   files: UploadedFile[];
   fields: Map<string, string[]>;
+  /** File bytes received so far. */
+  bytes: number;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     upload?: MultipartBody;
+    /** Bytes this request holds of the upload budget (released once, when it ends). */
+    uploadHeld?: number;
   }
 }
 
-const emptyUpload = (): MultipartBody => ({ files: [], fields: new Map() });
+const emptyUpload = (): MultipartBody => ({ files: [], fields: new Map(), bytes: 0 });
+const sizeText = (bytes: number) =>
+  bytes >= 1048576 ? `${Math.round((bytes / 1048576) * 10) / 10} MB` : `${Math.round((bytes / 1024) * 10) / 10} KB`;
 
 /**
  * Multipart intake for the routes of one plugin: parts are read before the
- * handler (so the credit meter knows the file count), files up to the size
- * limit are buffered, a larger one is kept as "too large" (its item ends
- * failed with a reason), and an eleventh file is a 400.
+ * handler (so the credit meter knows the file count), files are streamed to
+ * ingest in pieces as they arrive (never held whole), a file over the size
+ * limit is kept as "too large" (its item ends failed with a reason), and an
+ * eleventh file is a 400. Uploads are admitted against the byte budgets
+ * (UploadBudget): 413 over the per-request one, 503 with Retry-After when the
+ * in-flight one is spent.
  */
 export async function registerMultipart(
   app: FastifyInstance,
-  options: { maxUploadBytes: number; fileFields: string[]; textFields: string[] },
+  options: { maxUploadBytes: number; fileFields: string[]; textFields: string[]; ingest: RpcClient; budget?: UploadBudget },
 ) {
+  const budget = options.budget ?? createUploadBudget({ maxRequestBytes: 104857600, inflightBytes: 268435456 });
+  const release = (request: FastifyRequest) => {
+    if (!request.uploadHeld) return;
+    budget.inUse -= request.uploadHeld;
+    request.uploadHeld = 0;
+  };
+  /** Staged pieces of a request that did not succeed are dropped (a 2xx consumed them). */
+  const discard = (request: FastifyRequest) => {
+    const caller = request.caller;
+    const staged = request.upload?.files.filter((f) => f.stage_id) ?? [];
+    if (!caller || staged.length === 0) return;
+    for (const file of staged) {
+      options.ingest
+        .call('DiscardStaged', { stage_id: file.stage_id }, caller)
+        .catch((err: unknown) => request.log.warn({ err, stage_id: file.stage_id }, 'could not discard staged upload pieces'));
+    }
+  };
+  // Admission, before any byte of the body is read.
+  app.addHook('onRequest', async (request) => {
+    // (isMultipart() is only known once the body parser ran.)
+    if (!/^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) return;
+    const length = Number(request.headers['content-length']);
+    const declared = Number.isFinite(length) && length >= 0 ? length : budget.maxRequestBytes;
+    const refuse = (err: Error) => {
+      // The body is discarded as it arrives (never held), so the client finishes
+      // sending and reads the answer instead of a reset connection.
+      request.raw.resume();
+      return err;
+    };
+    if (declared > budget.maxRequestBytes) {
+      throw refuse(
+        errors.payloadTooLarge(`The upload is larger than the ${sizeText(budget.maxRequestBytes)} limit per request`, {
+          code: 'upload_too_large',
+          details: { limit_bytes: budget.maxRequestBytes },
+        }),
+      );
+    }
+    if (budget.inUse + declared > budget.capacity) {
+      throw refuse(
+        errors.unavailable('Too many uploads in progress; retry after the time in Retry-After', {
+          code: 'upload_capacity_reached',
+          retryAfterSeconds: UPLOAD_RETRY_AFTER_SECONDS,
+        }),
+      );
+    }
+    budget.inUse += declared;
+    request.uploadHeld = declared;
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    release(request);
+    if (reply.statusCode < 200 || reply.statusCode >= 300) discard(request);
+  });
+  app.addHook('onRequestAbort', async (request) => {
+    release(request);
+    discard(request);
+  });
   await app.register(multipart, {
     attachFieldsToBody: true,
     throwFileSizeLimit: false,
@@ -196,14 +288,50 @@ export async function registerMultipart(
         part.file.resume();
         throw errors.validation(`At most ${MAX_FILES} files per upload`, { code: 'too_many_files' });
       }
-      const data = await part.toBuffer();
-      const tooLarge = part.file.truncated;
-      upload.files.push({
+      const caller = this.caller;
+      if (!caller) throw errors.unauthenticated();
+      // Streamed to ingest in pieces as it arrives: awaiting each piece pauses the
+      // socket, so the request never holds more than about one piece.
+      const file: UploadedFile = {
         filename: stripControlChars(part.filename),
-        data: tooLarge ? Buffer.alloc(0) : data,
-        too_large: tooLarge,
-        size_bytes: tooLarge ? options.maxUploadBytes + 1 : data.length,
-      });
+        data: Buffer.alloc(0),
+        stage_id: randomUUID(),
+        too_large: false,
+        size_bytes: 0,
+      };
+      upload.files.push(file);
+      let pending: Buffer[] = [];
+      let pendingBytes = 0;
+      let seq = 0;
+      const flush = async () => {
+        if (pendingBytes === 0) return;
+        const data = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
+        pending = [];
+        pendingBytes = 0;
+        await options.ingest.call('StagePiece', { stage_id: file.stage_id, seq: seq++, data }, caller);
+      };
+      for await (const chunk of part.file as AsyncIterable<Buffer>) {
+        file.size_bytes += chunk.length;
+        upload.bytes += chunk.length;
+        if (upload.bytes > budget.maxRequestBytes) {
+          // The rest of the body is discarded as it arrives, so the connection stays usable.
+          part.file.resume();
+          this.raw.resume();
+          throw errors.payloadTooLarge(`The upload is larger than the ${sizeText(budget.maxRequestBytes)} limit per request`, {
+            code: 'upload_too_large',
+            details: { limit_bytes: budget.maxRequestBytes },
+          });
+        }
+        pending.push(chunk);
+        pendingBytes += chunk.length;
+        if (pendingBytes >= PIECE_BYTES) await flush();
+      }
+      if (part.file.truncated) {
+        // Over the per-file limit: the item is created failed; its pieces are dropped by ingest.
+        file.too_large = true;
+        file.size_bytes = Math.max(file.size_bytes, options.maxUploadBytes + 1);
+      }
+      await flush();
     },
   });
   // Text fields arrive on the body; gather them (and reject unknown ones) before validation.

@@ -15,7 +15,10 @@ export const MAX_FILES_PER_CALL = 10;
 
 export interface FileInput {
   filename: string;
+  /** The bytes, unless they were streamed in pieces under stage_id. */
   data: Buffer;
+  /** The bytes were staged in pieces (stagePiece) under this id. */
+  stage_id?: string;
   /** The gateway stopped reading at the size limit. */
   too_large?: boolean;
   size_bytes?: number;
@@ -38,6 +41,19 @@ export interface IntakeDeps {
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const blobKey = (orgId: string, versionId: string) => `${orgId}/${versionId}`;
+/** Where the pieces of an upload in progress wait: per organization, so one never completes another's. */
+const stageKey = (orgId: string, stageId: string, seq: number) => `staging/${orgId}/${stageId}/${seq}`;
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Largest piece of a staged upload (the gateway sends 256 KB). */
+export const MAX_PIECE_BYTES = 4 * 1024 * 1024;
+const MAX_PIECES = 1_000_000;
+
+/** A stored file: what the version records about its bytes. */
+interface Stored {
+  size_bytes: number;
+  sha256: string;
+  too_large: boolean;
+}
 const metadataOf = (ctx: CallContext) => ({
   metadata: { org_id: ctx.org_id, actor: `${ctx.principal.type}:${ctx.principal.id}`, request_id: ctx.request_id },
 });
@@ -70,19 +86,70 @@ export function createIntake(deps: IntakeDeps) {
     return format;
   }
 
-  function sourceOf(file: FileInput, format: Format | undefined): Source {
+  function sourceOf(file: FileInput, format: Format | undefined, stored: Stored): Source {
     return {
       kind: 'file',
       filename: file.filename,
       ...(format && { format, media_type: MEDIA_TYPES[format] }),
-      size_bytes: file.too_large ? Math.max(file.size_bytes ?? 0, deps.maxUploadBytes + 1) : file.data.length,
-      sha256: sha256(file.data),
+      size_bytes: stored.size_bytes,
+      sha256: stored.sha256,
     };
   }
 
-  const tooLargeReason = (file: FileInput) =>
+  const tooLargeReason = (stored: Stored) =>
     `The file is larger than the ${megabytes(deps.maxUploadBytes)} limit` +
-    (file.size_bytes ? ` (at least ${megabytes(file.size_bytes)})` : '');
+    (stored.size_bytes ? ` (at least ${megabytes(stored.size_bytes)})` : '');
+
+  function checkStageId(stageId: string): void {
+    if (!UUID_RE.test(stageId)) throw errors.validation('stage_id must be a uuid', { details: { field: 'stage_id' } });
+  }
+
+  /** Drops an upload's staged pieces. */
+  async function discardStaged(orgId: string, stageId: string): Promise<void> {
+    checkStageId(stageId);
+    for (let seq = 0; seq < MAX_PIECES; seq++) if (!(await blobs.delete(stageKey(orgId, stageId, seq)))) return;
+  }
+
+  /**
+   * Stores a file's bytes under key: staged pieces are streamed into the blob one
+   * at a time (hashed on the way) and then dropped, so no whole file is held in
+   * memory; a file over the size limit stores nothing.
+   */
+  async function storeFile(ctx: CallContext, file: FileInput, key: string): Promise<Stored> {
+    const tooLarge = (size: number): Stored => ({
+      size_bytes: Math.max(size, deps.maxUploadBytes + 1),
+      sha256: sha256(Buffer.alloc(0)),
+      too_large: true,
+    });
+    if (file.too_large) {
+      if (file.stage_id) await discardStaged(ctx.org_id, file.stage_id);
+      return tooLarge(file.size_bytes ?? 0);
+    }
+    if (!file.stage_id) {
+      await blobs.put(key, file.data);
+      return { size_bytes: file.data.length, sha256: sha256(file.data), too_large: false };
+    }
+    const stageId = file.stage_id;
+    checkStageId(stageId);
+    const hash = createHash('sha256');
+    let size = 0;
+    async function* pieces() {
+      for (let seq = 0; seq < MAX_PIECES; seq++) {
+        const piece = await blobs.get(stageKey(ctx.org_id, stageId, seq));
+        if (!piece) return;
+        hash.update(piece);
+        size += piece.length;
+        yield piece;
+      }
+    }
+    await blobs.putStream(key, pieces());
+    await discardStaged(ctx.org_id, stageId);
+    if (size > deps.maxUploadBytes) {
+      await blobs.delete(key);
+      return tooLarge(size);
+    }
+    return { size_bytes: size, sha256: hash.digest('hex'), too_large: false };
+  }
 
   const readItem = async (contentId: string) => (await store.get<ContentDoc>(CONTENT, contentId))!;
 
@@ -129,15 +196,18 @@ export function createIntake(deps: IntakeDeps) {
     allowed: Format[],
     options: { filing: Filing; title?: string; summary?: string },
   ): Promise<FileOutcome> {
-    const source = sourceOf(file, format);
-    const existing = file.too_large
-      ? undefined
-      : await store.get<{ id: string; content_id: string }>(HASHES, hashId(ctx.org_id, source.sha256));
-    if (existing) return { filename: file.filename, status: 'skipped', content_id: existing.content_id, reason: 'duplicate' };
     const contentId = ids.uuid();
     const versionId = ids.uuid();
     const key = blobKey(ctx.org_id, versionId);
-    if (!file.too_large) await blobs.put(key, file.data);
+    const stored = await storeFile(ctx, file, key);
+    const source = sourceOf(file, format, stored);
+    const existing = stored.too_large
+      ? undefined
+      : await store.get<{ id: string; content_id: string }>(HASHES, hashId(ctx.org_id, source.sha256));
+    if (existing) {
+      await blobs.delete(key).catch(() => undefined);
+      return { filename: file.filename, status: 'skipped', content_id: existing.content_id, reason: 'duplicate' };
+    }
     const command: ContentCommand = {
       type: 'create',
       content_id: contentId,
@@ -152,8 +222,8 @@ export function createIntake(deps: IntakeDeps) {
     };
     let duplicateOf: string | undefined;
     try {
-      const job = file.too_large
-        ? { failure: tooLargeReason(file) }
+      const job = stored.too_large
+        ? { failure: tooLargeReason(stored) }
         : { blob_key: key, filename: file.filename, ...(format && { claimed_format: format }), allowed_formats: allowed };
       duplicateOf = await commitVersion(ctx, contentId, command, job);
     } catch (err) {
@@ -233,6 +303,20 @@ export function createIntake(deps: IntakeDeps) {
       return outcomes;
     },
 
+    /** One piece of an upload in progress (in order from seq 0); uploadFiles or replaceFile then name its stage_id. */
+    async stagePiece(ctx: CallContext, stageId: string, seq: number, data: Buffer): Promise<void> {
+      checkStageId(stageId);
+      if (!Number.isInteger(seq) || seq < 0 || seq >= MAX_PIECES)
+        throw errors.validation('seq is out of range', { details: { field: 'seq' } });
+      if (data.length === 0 || data.length > MAX_PIECE_BYTES) {
+        throw errors.validation(`A piece holds 1 byte to ${megabytes(MAX_PIECE_BYTES)}`, { details: { field: 'data' } });
+      }
+      await blobs.put(stageKey(ctx.org_id, stageId, seq), data);
+    },
+
+    /** Drops the pieces of an upload that will not be completed. */
+    discardStaged: (ctx: CallContext, stageId: string) => discardStaged(ctx.org_id, stageId),
+
     /** A new version from a new file (PUT, or PATCH with a file): version_num goes up, processing is queued. */
     async replaceFile(
       ctx: CallContext,
@@ -245,19 +329,19 @@ export function createIntake(deps: IntakeDeps) {
       const format = claimedFormat(input.file.filename, allowed);
       const versionId = ids.uuid();
       const key = blobKey(ctx.org_id, versionId);
-      if (!input.file.too_large) await blobs.put(key, input.file.data);
+      const stored = await storeFile(ctx, input.file, key);
       const command: ContentCommand = {
         type: 'add_version',
         org_id: ctx.org_id,
         version_id: versionId,
-        source: sourceOf(input.file, format),
+        source: sourceOf(input.file, format, stored),
         at: now().toISOString(),
         ...(input.title !== undefined && { title: input.title }),
         ...(input.summary !== undefined && { summary: input.summary }),
       };
       try {
-        const job = input.file.too_large
-          ? { failure: tooLargeReason(input.file) }
+        const job = stored.too_large
+          ? { failure: tooLargeReason(stored) }
           : { blob_key: key, filename: input.file.filename, ...(format && { claimed_format: format }), allowed_formats: allowed };
         await commitVersion(ctx, contentId, command, job);
       } catch (err) {

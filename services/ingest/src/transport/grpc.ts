@@ -16,6 +16,7 @@ interface FileMessage {
   data?: Buffer;
   too_large?: boolean;
   size_bytes?: string | number;
+  stage_id?: string;
 }
 
 const filingOf = (f: FilingMessage | undefined): Filing => ({
@@ -30,6 +31,7 @@ const fileOf = (f: FileMessage | undefined): FileInput => ({
   data: f?.data ?? Buffer.alloc(0),
   too_large: f?.too_large ?? false,
   size_bytes: Number(f?.size_bytes ?? 0),
+  ...(f?.stage_id && { stage_id: f.stage_id }),
 });
 
 /** The content item message: the JSON shape plus where it came from. */
@@ -101,6 +103,14 @@ export function ingestHandlers(intake: Intake, queries: ContentQueries): Record<
           ...(r.summary !== undefined && { summary: r.summary }),
         }),
       ),
+    StagePiece: async (r: { stage_id?: string; seq?: number; data?: Buffer }, ctx) => {
+      await intake.stagePiece(ctx, r.stage_id ?? '', r.seq ?? 0, r.data ?? Buffer.alloc(0));
+      return {};
+    },
+    DiscardStaged: async (r: { stage_id?: string }, ctx) => {
+      await intake.discardStaged(ctx, r.stage_id ?? '');
+      return {};
+    },
     UploadFiles: async (
       r: {
         files?: FileMessage[];

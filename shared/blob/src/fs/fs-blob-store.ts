@@ -30,6 +30,27 @@ export function createFsBlobStore(options: { root: string }): BlobStore {
       await rename(temp, path);
       return { key, size_bytes: bytes.byteLength };
     },
+    async putStream(key, source) {
+      const path = pathOf(key);
+      await mkdir(dirname(path), { recursive: true });
+      const temp = `${path}.${randomUUID()}.part`;
+      const handle = await open(temp, 'w');
+      let size = 0;
+      try {
+        for await (const piece of source) {
+          await handle.write(piece);
+          size += piece.byteLength;
+        }
+        await handle.sync();
+      } catch (err) {
+        await handle.close();
+        await rm(temp, { force: true });
+        throw err;
+      }
+      await handle.close();
+      await rename(temp, path);
+      return { key, size_bytes: size };
+    },
     async get(key) {
       try {
         return await readFile(pathOf(key));

@@ -27,6 +27,28 @@ export async function createGridFsBlobStore(options: { url: string; database: st
       for (const file of older) await bucket.delete(file._id);
       return { key, size_bytes: bytes.byteLength };
     },
+    async putStream(key, source) {
+      checkBlobKey(key);
+      const older = await filesOf(key);
+      const upload = bucket.openUploadStream(key);
+      let size = 0;
+      try {
+        for await (const piece of source) {
+          size += piece.byteLength;
+          const chunk = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
+          if (!upload.write(chunk)) await new Promise<void>((resolve) => upload.once('drain', () => resolve()));
+        }
+        await new Promise<void>((resolve, reject) => {
+          upload.once('error', reject);
+          upload.end(() => resolve());
+        });
+      } catch (err) {
+        await upload.abort().catch(() => undefined);
+        throw err;
+      }
+      for (const file of older) await bucket.delete(file._id);
+      return { key, size_bytes: size };
+    },
     async get(key) {
       checkBlobKey(key);
       const [latest] = await filesOf(key);

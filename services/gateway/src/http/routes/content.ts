@@ -23,6 +23,7 @@ import {
   withSubfolders,
   type ItemMessage,
   type MultipartBody,
+  type UploadBudget,
 } from '../intake-support.js';
 
 const tags = ['Content'];
@@ -82,10 +83,12 @@ function singleFile(upload: MultipartBody, required: boolean) {
 }
 
 /** Category/topic API content (spec 2.1, 4.2): the listing, raw text, and PDF/DOCX/DOC files with versions. */
-export function contentRoutes(clients: ServiceClients, maxUploadBytes: number): FastifyPluginAsyncTypebox {
+export function contentRoutes(clients: ServiceClients, maxUploadBytes: number, budget?: UploadBudget): FastifyPluginAsyncTypebox {
   return async (app) => {
     await registerMultipart(app as unknown as FastifyInstance, {
       maxUploadBytes,
+      ingest: clients.ingest,
+      ...(budget && { budget }),
       fileFields: ['file'],
       textFields: ['title', 'summary', 'category_id', 'topic_id'],
     });

@@ -21,6 +21,7 @@ import { intakeRoutes } from './intake.js';
 import { contentRoutes } from './content.js';
 import { generationRoutes } from './generation.js';
 import { publishingRoutes } from './publishing.js';
+import type { UploadBudget } from '../intake-support.js';
 
 export interface RouteDeps {
   clients: ServiceClients;
@@ -33,6 +34,8 @@ export interface RouteDeps {
   maxUploadBytes: number;
   /** A publishing write went through: hosted pages cached by this gateway are stale. */
   onSiteChange?: () => void;
+  /** In-flight and per-request byte budgets of uploads, shared by every multipart route. */
+  uploadBudget: UploadBudget;
 }
 
 /** Every feature area's routes, registered under /api/v1. A new area adds one line. */
@@ -49,8 +52,8 @@ export async function registerRoutes(api: FastifyInstance, deps: RouteDeps): Pro
   await api.register(identityRoutes(deps));
   await api.register(searchRoutes(deps.clients.search));
   await api.register(promptRoutes(deps.clients.prompts));
-  await api.register(intakeRoutes(deps.clients, deps.maxUploadBytes));
-  await api.register(contentRoutes(deps.clients, deps.maxUploadBytes));
+  await api.register(intakeRoutes(deps.clients, deps.maxUploadBytes, deps.uploadBudget));
+  await api.register(contentRoutes(deps.clients, deps.maxUploadBytes, deps.uploadBudget));
   await api.register(generationRoutes(deps.clients));
   await api.register(
     publishingRoutes(

@@ -24,6 +24,7 @@ import {
   uploadOf,
   versionJson,
   type ItemMessage,
+  type UploadBudget,
 } from '../intake-support.js';
 
 const tags = ['Knowledge Base'];
@@ -80,10 +81,12 @@ const Chunk = Type.Object({
 });
 
 /** Organization API intake: raw text, file uploads, and following an item's processing (spec 4.1, 8). */
-export function intakeRoutes(clients: ServiceClients, maxUploadBytes: number): FastifyPluginAsyncTypebox {
+export function intakeRoutes(clients: ServiceClients, maxUploadBytes: number, budget?: UploadBudget): FastifyPluginAsyncTypebox {
   return async (app) => {
     await registerMultipart(app as unknown as FastifyInstance, {
       maxUploadBytes,
+      ingest: clients.ingest,
+      ...(budget && { budget }),
       fileFields: ['files', 'file'],
       textFields: ['parent_id', 'tags', 'category_id', 'topic_id'],
     });
