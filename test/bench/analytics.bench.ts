@@ -211,13 +211,27 @@ function mergeMonth(collection: string, stored: AnyDoc, day: AnyDoc): AnyDoc {
     return { ...stored, prompts };
   }
   if (collection === DAILY_SOURCES) {
-    const keys = ['domain_runs', 'domain_citations', 'page_runs', 'page_citations'];
+    const keys = [
+      'domain_runs',
+      'domain_citations',
+      'page_runs',
+      'page_citations',
+      'site_runs',
+      'site_citations',
+      'rule_runs',
+      'rule_citations',
+    ];
     return {
       ...stored,
       ...Object.fromEntries(keys.map((k) => [k, add(stored[k] as Record<string, number>, day[k] as Record<string, number>)])),
     };
   }
-  if (collection === DAILY_COUNTS) return { ...stored, ...mergeCounts(countsOf(stored as never), day as never) };
+  if (collection === DAILY_COUNTS) {
+    // Per-day maps of a month row: each day is built once, so the union.
+    const perDay = (k: string) =>
+      stored[k] === undefined ? {} : { [k]: { ...(stored[k] as object), ...((day[k] as object | undefined) ?? {}) } };
+    return { ...stored, ...mergeCounts(countsOf(stored as never), day as never), ...perDay('series'), ...perDay('day_totals') };
+  }
   throw new Error(`no month rows in ${collection}`);
 }
 
@@ -364,6 +378,13 @@ async function reports() {
       { name: 'time series', run: () => reportsSvc.timeseries(w.ctx, { from, to }), filter: {} },
       { name: 'domains', run: () => reportsSvc.sources(w.ctx, 'domain', { from, to }), filter: {} },
       { name: 'pages', run: () => reportsSvc.sources(w.ctx, 'page', { from, to }), filter: {} },
+      { name: 'per source rule', run: () => reportsSvc.sourceRules(w.ctx, { from, to }), filter: {} },
+      { name: 'registrable domains', run: () => reportsSvc.registrableDomains(w.ctx, { from, to }), filter: {} },
+      {
+        name: 'per source rule, tag',
+        run: () => reportsSvc.sourceRules(w.ctx, { from, to, tag_id: tagId }),
+        filter: { tag: true },
+      },
       { name: 'prompts won/lost', run: () => reportsSvc.prompts(w.ctx, { from, to }), filter: {} },
       {
         name: `overview, tag (${tagged.size} prompts)`,

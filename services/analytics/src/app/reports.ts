@@ -27,6 +27,7 @@ import {
   PROMPTS,
   PROMPT_OUTCOMES,
   countRowId,
+  countsFromDayTotals,
   countsFromFigures,
   monthOf,
   type PromptOutcomeDoc,
@@ -143,21 +144,71 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     return w.filters.prompt_id ? tagged.filter((id) => id === w.filters.prompt_id) : tagged;
   }
 
+  /** store.get memoised for one report: rows read by two of its parts are parsed once. */
+  type Get = <T extends { id: string }>(collection: string, id: string) => Promise<T | undefined>;
+  function memoGet(): Get {
+    const seen = new Map<string, Promise<unknown>>();
+    return <T extends { id: string }>(collection: string, id: string) => {
+      const key = `${collection}\u0000${id}`;
+      let p = seen.get(key);
+      if (!p) seen.set(key, (p = store.get<T>(collection, id)));
+      return p as Promise<T | undefined>;
+    };
+  }
+
   /**
    * The count rows a report sums: one per whole month of the window and one
    * per day left over at its ends, per prompt of a prompt or tag filter, read
-   * by id, since each row's id is its key.
+   * by id, since each row's id is its key. With `scalar` (reports that need no
+   * per-brand mentions), the edge days come from their month row's day_totals
+   * when it keeps them: one read per edge month instead of one per edge day.
    */
-  async function rows<T extends CountDoc | SourceDoc>(collection: string, orgId: string, w: ReportWindow): Promise<T[]> {
+  async function rows<T extends CountDoc | SourceDoc>(
+    collection: string,
+    orgId: string,
+    w: ReportWindow,
+    options: { get?: Get; scalar?: boolean } = {},
+  ): Promise<T[]> {
+    const get = options.get ?? memoGet();
     const scope = await promptScope(orgId, w);
     if (scope && scope.length === 0) return [];
     const model = w.filters.model ?? ALL;
     const location = w.filters.location ?? ALL;
     const periods = periodsOf(w.from, w.to);
     const prompts = scope ?? [ALL];
-    const ids = prompts.flatMap((prompt_id) => periods.map((day) => countRowId({ org_id: orgId, day, prompt_id, model, location })));
-    const found = await Promise.all(ids.map((id) => store.get<T>(collection, id)));
-    return found.filter((r): r is Awaited<T> => r !== undefined) as T[];
+    const id = (prompt_id: string, day: string) => countRowId({ org_id: orgId, day, prompt_id, model, location });
+    if (!(options.scalar && collection === DAILY_COUNTS)) {
+      const found = await Promise.all(prompts.flatMap((p) => periods.map((day) => get<T>(collection, id(p, day)))));
+      return found.filter((r): r is Awaited<T> => r !== undefined) as T[];
+    }
+    const months = periods.filter((p) => p.length === 7);
+    const edgeDays = periods.filter((p) => p.length === 10);
+    const edgeMonths = [...new Set(edgeDays.map(monthOf))];
+    const out: CountDoc[] = [];
+    await Promise.all(
+      prompts.map(async (p) => {
+        const [whole, edges] = await Promise.all([
+          Promise.all(months.map((m) => get<CountDoc>(DAILY_COUNTS, id(p, m)))),
+          Promise.all(edgeMonths.map((m) => get<CountDoc>(DAILY_COUNTS, id(p, m)))),
+        ]);
+        for (const doc of whole) if (doc) out.push(doc);
+        const fallback: string[] = [];
+        edgeMonths.forEach((month, i) => {
+          const doc = edges[i];
+          if (!doc) return;
+          const days = edgeDays.filter((d) => d.startsWith(month));
+          if (!doc.day_totals) return void fallback.push(...days);
+          const c = emptyCounts();
+          for (const d of days) {
+            const figures = doc.day_totals[d];
+            if (figures) countsFromDayTotals(figures, c);
+          }
+          out.push(c as CountDoc);
+        });
+        for (const doc of await Promise.all(fallback.map((d) => get<CountDoc>(DAILY_COUNTS, id(p, d))))) if (doc) out.push(doc);
+      }),
+    );
+    return out as T[];
   }
 
   /**
@@ -165,7 +216,7 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
    * series: one read per month per prompt of the filter. A month row folded before
    * rows kept a series falls back to that month's day rows (same sums, more reads).
    */
-  async function dailySeries(orgId: string, w: ReportWindow): Promise<Map<string, Counts>> {
+  async function dailySeries(orgId: string, w: ReportWindow, get: Get = memoGet()): Promise<Map<string, Counts>> {
     const days = daysBetween(w.from, w.to);
     const byDay = new Map(days.map((d) => [d, emptyCounts()]));
     const scope = await promptScope(orgId, w);
@@ -175,9 +226,7 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     const months = [...new Set(days.map(monthOf))];
     const keys = (scope ?? [ALL]).flatMap((prompt_id) => months.map((month) => ({ prompt_id, month })));
     const docs = await Promise.all(
-      keys.map((k) =>
-        store.get<CountDoc>(DAILY_COUNTS, countRowId({ org_id: orgId, day: k.month, prompt_id: k.prompt_id, model, location })),
-      ),
+      keys.map((k) => get<CountDoc>(DAILY_COUNTS, countRowId({ org_id: orgId, day: k.month, prompt_id: k.prompt_id, model, location }))),
     );
     const legacy: string[] = [];
     docs.forEach((doc, i) => {
@@ -192,11 +241,15 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
         if (into) countsFromFigures(figures, into);
       }
     });
-    for (const row of await Promise.all(legacy.map((id) => store.get<CountDoc>(DAILY_COUNTS, id)))) {
+    for (const row of await Promise.all(legacy.map((id) => get<CountDoc>(DAILY_COUNTS, id)))) {
       if (row) mergeCounts(byDay.get(row.day)!, row);
     }
     return byDay;
   }
+
+  /** The count rows of a report's totals (every scalar count; no per-brand mentions). */
+  const totalsRows = (orgId: string, w: ReportWindow, get?: Get) =>
+    rows<CountDoc>(DAILY_COUNTS, orgId, w, { scalar: true, ...(get && { get }) });
 
   /** answers, won and lost per prompt over the window, from the per-organization outcome maps. */
   async function outcomesByPrompt(orgId: string, w: ReportWindow): Promise<Map<string, Counts>> {
@@ -234,20 +287,17 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
   return {
     async overview(ctx: CallContext, q: ReportQuery) {
       const w = windowOf(q);
-      return overviewReport(w, sum(await rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w)));
+      return overviewReport(w, sum(await totalsRows(ctx.org_id, w)));
     },
 
     async tiers(ctx: CallContext, q: ReportQuery) {
       const w = windowOf(q);
-      return tierReport(w, sum(await rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w)), q.sort ?? 'tier', order(q, 'asc'));
+      return tierReport(w, sum(await totalsRows(ctx.org_id, w)), q.sort ?? 'tier', order(q, 'asc'));
     },
 
     async sources(ctx: CallContext, kind: 'domain' | 'page', q: ReportQuery) {
       const w = windowOf(q);
-      const [counts, sources] = await Promise.all([
-        rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w),
-        rows<SourceDoc>(DAILY_SOURCES, ctx.org_id, w),
-      ]);
+      const [counts, sources] = await Promise.all([totalsRows(ctx.org_id, w), rows<SourceDoc>(DAILY_SOURCES, ctx.org_id, w)]);
       const s = sources.reduce<Required<SourceCounts>>((acc, d) => mergeSourceCounts(acc, d), emptySourceCounts());
       return sourceReport(kind, w, sum(counts), s, q.sort ?? 'citations', order(q, 'desc'), page(q));
     },
@@ -256,7 +306,7 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     async sourceRules(ctx: CallContext, q: ReportQuery) {
       const w = windowOf(q);
       const [counts, sources, rules] = await Promise.all([
-        rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w),
+        totalsRows(ctx.org_id, w),
         rows<SourceDoc>(DAILY_SOURCES, ctx.org_id, w),
         sourceRules(store, ctx.org_id),
       ]);
@@ -267,10 +317,7 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     /** Coverage and share per registrable domain (hosts rolled up by the public suffix list). */
     async registrableDomains(ctx: CallContext, q: ReportQuery) {
       const w = windowOf(q);
-      const [counts, sources] = await Promise.all([
-        rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w),
-        rows<SourceDoc>(DAILY_SOURCES, ctx.org_id, w),
-      ]);
+      const [counts, sources] = await Promise.all([totalsRows(ctx.org_id, w), rows<SourceDoc>(DAILY_SOURCES, ctx.org_id, w)]);
       const { merged, legacy } = mergeSources(sources);
       return registrableDomainReport(w, sum(counts), merged, legacy, q.sort ?? 'citations', order(q, 'desc'), page(q));
     },
@@ -285,7 +332,7 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
       const w = windowOf(q);
       const scope = await promptScope(ctx.org_id, w);
       const [totals, known, byPrompt] = await Promise.all([
-        rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w),
+        totalsRows(ctx.org_id, w),
         store.find<PromptDoc>(PROMPTS, { where: { org_id: ctx.org_id } }),
         outcomesByPrompt(ctx.org_id, w),
       ]);
@@ -298,7 +345,8 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
 
     async timeseries(ctx: CallContext, q: ReportQuery) {
       const w = windowOf(q);
-      const [totals, byDay] = await Promise.all([rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w), dailySeries(ctx.org_id, w)]);
+      const get = memoGet();
+      const [totals, byDay] = await Promise.all([totalsRows(ctx.org_id, w, get), dailySeries(ctx.org_id, w, get)]);
       return timeseriesReport(
         w,
         sum(totals),
@@ -370,7 +418,7 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     /** The vocabulary in the envelope of rule 8: the default window and the organization's totals over it. */
     async glossary(ctx: CallContext) {
       const w = windowOf({});
-      return glossaryReport(w, sum(await rows<CountDoc>(DAILY_COUNTS, ctx.org_id, w)));
+      return glossaryReport(w, sum(await totalsRows(ctx.org_id, w)));
     },
   };
 }

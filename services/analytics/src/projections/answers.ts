@@ -18,6 +18,7 @@ import {
   type PromptOutcomeDoc,
   PROMPT_RUNS,
   countRowId,
+  dayTotalFigures,
   type BrandTallyDoc,
   type CountDoc,
   type CountRowKey,
@@ -107,17 +108,30 @@ const isNewer = (a: { run_at: string; answer_id: string }, b: { run_at: string; 
  * hundred prompts, or a model filter on the large source maps, stays interactive.
  */
 export async function addToRows(tx: RowStore, orgId: string, facts: AnswerFacts): Promise<void> {
-  const figures = seriesFigures(addFacts(emptyCounts(), facts));
+  const own = addFacts(emptyCounts(), facts);
+  const figures = seriesFigures(own);
+  const totals = dayTotalFigures(own);
   for (const key of rowKeys(orgId, facts)) {
     for (const period of [key, { ...key, day: monthOf(key.day) }]) {
       const id = countRowId(period);
-      const counts = (await tx.get<CountDoc>(DAILY_COUNTS, id)) ?? { id, ...period, ...emptyCounts() };
+      const isMonth = period.day !== key.day;
+      // A month row created now keeps day_totals for every day of its month; an older one never starts them.
+      const counts = (await tx.get<CountDoc>(DAILY_COUNTS, id)) ?? {
+        id,
+        ...period,
+        ...emptyCounts(),
+        ...(isMonth && { day_totals: dict<number[]>() }),
+      };
       addFacts(counts, facts);
-      if (period.day !== key.day) {
+      if (isMonth) {
         // A month row also keeps the day's time-series figures (see SERIES_FIELDS).
         const series = (counts.series ??= dict());
         const day = (series[key.day] ??= figures.map(() => 0));
         figures.forEach((n, i) => (day[i] = (day[i] ?? 0) + n));
+        if (counts.day_totals) {
+          const all = (counts.day_totals[key.day] ??= totals.map(() => 0));
+          totals.forEach((n, i) => (all[i] = (all[i] ?? 0) + n));
+        }
       }
       await tx.put(DAILY_COUNTS, counts);
       if (facts.citations.length > 0) {
@@ -234,8 +248,7 @@ export const answersProjection: Projection = {
   name: 'analytics-answers',
   collections: [DAILY_COUNTS, DAILY_SOURCES, PROMPT_OUTCOMES, LATEST_ANSWERS, BRAND_TALLIES, PROMPT_RUNS],
   indexes: [
-    { collection: DAILY_COUNTS, fields: ['org_id', 'prompt_id', 'model', 'location', 'day'] },
-    { collection: DAILY_SOURCES, fields: ['org_id', 'prompt_id', 'model', 'location', 'day'] },
+    // Count rows are read by id only (their id is their key): no field index to keep up on every write.
     { collection: LATEST_ANSWERS, fields: ['org_id', 'run_at'] },
     { collection: BRAND_TALLIES, fields: ['org_id'] },
     { collection: PROMPT_RUNS, fields: ['org_id', 'slot'] },

@@ -115,11 +115,55 @@ export function countsFromFigures(figures: readonly number[], into: Counts): Cou
   return into;
 }
 
+/** Every scalar count of Counts, in this order (brand_mentions, a map, is not one). */
+const DAY_TOTAL_FIELDS = [
+  'answer_count',
+  'cited_run_count',
+  'cited_total',
+  'mentioned_run_count',
+  'mention_total',
+  'brand_mention_total',
+  'tracked_mention_total',
+  'won_count',
+  'lost_count',
+] as const;
+
+/** A day's scalar counts as day_totals keeps them: DAY_TOTAL_FIELDS, then tier_runs and tier_citations per tier. */
+export const dayTotalFigures = (c: Counts): number[] => [
+  ...DAY_TOTAL_FIELDS.map((f) => c[f]),
+  c.tier_runs.primary,
+  c.tier_runs.tracked,
+  c.tier_runs.secondary,
+  c.tier_citations.primary,
+  c.tier_citations.tracked,
+  c.tier_citations.secondary,
+];
+
+/** Adds a day_totals entry to counts (every scalar count; brand_mentions stays as it is). */
+export function countsFromDayTotals(figures: readonly number[], into: Counts): Counts {
+  DAY_TOTAL_FIELDS.forEach((f, i) => (into[f] += figures[i] ?? 0));
+  const k = DAY_TOTAL_FIELDS.length;
+  into.tier_runs.primary += figures[k] ?? 0;
+  into.tier_runs.tracked += figures[k + 1] ?? 0;
+  into.tier_runs.secondary += figures[k + 2] ?? 0;
+  into.tier_citations.primary += figures[k + 3] ?? 0;
+  into.tier_citations.tracked += figures[k + 4] ?? 0;
+  into.tier_citations.secondary += figures[k + 5] ?? 0;
+  return into;
+}
+
 export type CountDoc = CountRowKey &
   Counts & {
     id: string;
     /** Month rows only: SERIES_FIELDS figures per day of the month (YYYY-MM-DD). Absent on rows folded before it existed. */
     series?: Record<string, number[]>;
+    /**
+     * Month rows created since it exists (so complete for every day of the
+     * month): every scalar count per day (dayTotalFigures). A window's edge days
+     * are read from it, one row per month instead of one per day; rows without it
+     * fall back to their day rows.
+     */
+    day_totals?: Record<string, number[]>;
   };
 export type SourceDoc = CountRowKey & SourceCounts & { id: string };
 /** [answer_count, won_count, lost_count] per prompt id. */
