@@ -16,8 +16,12 @@ export interface McpDispatchAuth {
   resolveAccessToken(token: string): Promise<ResolvedGrant | undefined>;
 }
 
-const sameSecret = (given: string, secret: string) =>
-  given.length === secret.length && timingSafeEqual(Buffer.from(given), Buffer.from(secret));
+const sameSecret = (given: string, secret: string) => {
+  // Compared as bytes: a multi-byte header of the same string length must not reach timingSafeEqual unequal in size.
+  const a = Buffer.from(given);
+  const b = Buffer.from(secret);
+  return a.length === b.length && timingSafeEqual(a, b);
+};
 
 declare module 'fastify' {
   interface FastifyRequest {
