@@ -32,12 +32,16 @@ export function openLlm(config: KnowledgeBaseConfig): Llm | undefined {
   return createOpenAiChat({ baseUrl: config.LLM_URL, model: config.LLM_MODEL, ...(config.LLM_API_KEY && { apiKey: config.LLM_API_KEY }) });
 }
 
-/** Rate-limit counters: in the service store (embedded) or Redis (shared by replicas). */
+/**
+ * Rate-limit counters: in the service store (embedded) or Redis (shared by
+ * replicas). A sliding window, so "N a minute" holds over any minute, not per
+ * clock minute (a fixed window would allow 2N across a minute boundary).
+ */
 export async function openRateLimiter(config: KnowledgeBaseConfig, store: Store, clock: Clock): Promise<RateLimiter> {
   if (config.COORDINATION === 'redis') {
-    const { createRedisRateLimiter } = await import('@kb/coordination/redis');
-    return createRedisRateLimiter({ url: config.REDIS_URL!, prefix: 'knowledge-base' });
+    const { createRedisSlidingRateLimiter } = await import('@kb/coordination/redis');
+    return createRedisSlidingRateLimiter({ url: config.REDIS_URL!, prefix: 'knowledge-base' });
   }
-  const { createStoreRateLimiter } = await import('@kb/coordination/store');
-  return createStoreRateLimiter({ store, clock });
+  const { createStoreSlidingRateLimiter } = await import('@kb/coordination/store');
+  return createStoreSlidingRateLimiter({ store, clock });
 }
