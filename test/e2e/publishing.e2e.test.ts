@@ -536,7 +536,10 @@ describe('permissions and folder scope', () => {
     assert.equal((await viewer.call('GET', `/org/content/pieces/${d.draft_id}`)).status, 200);
     assert.equal((await t.api('POST', `/org/content/pieces/${d.draft_id}/approve`, { key: null })).status, 401);
 
-    const folder = randomUUID();
+    // A key's folder scope names real folders (an unknown id is 400 when the key is created).
+    const created = await t.api('POST', '/org/kb/folders', { body: { name: `Publisher folder ${randomUUID()}` } });
+    assert.equal(created.status, 201, created.text);
+    const folder = created.body.kb_node_id as string;
     const key = await t.api('POST', '/org/api-keys', {
       key: null,
       headers: { authorization: `Bearer ${session}` },
