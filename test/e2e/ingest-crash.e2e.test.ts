@@ -1,12 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { API_KEY } from './harness.js';
+import { startAllInOneProcess } from './all-in-one-process.js';
 
 /**
  * Work never stalls after a crash (issue 13, item 1). The real process is
@@ -17,40 +16,10 @@ import { API_KEY } from './harness.js';
  * leases are short and renewed by a heartbeat, and a process that starts takes
  * over the jobs of its dead predecessor at once.
  */
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const main = join(root, 'services/all-in-one/src/main.ts');
 const ROUNDS = 3;
 const AFTER_RESTART_MS = 60_000;
 
-function start(dataDir: string) {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', main], {
-    cwd: root,
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'warn',
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      INGEST_WORKERS: '1',
-      INGEST_POLL_MS: '200',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const url = (async () => {
-    const startAt = Date.now();
-    for (;;) {
-      const found = /ready at (http:\/\/[^\s]+)\/api\/v1/.exec(out)?.[1];
-      if (found) return found;
-      if (Date.now() - startAt > 90_000) throw new Error(`no ready line:\n${out}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  })();
-  return { child, exited, url };
-}
+const start = (dataDir: string) => startAllInOneProcess(dataDir, { INGEST_WORKERS: '1', INGEST_POLL_MS: '200' });
 
 /** A CSV big enough that extracting it takes a noticeable moment, unique per call. */
 function bigCsv(label: string): Buffer {

@@ -1,56 +1,29 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { API_KEY } from './harness.js';
 import { draftFeed, eventually, verifySignature } from './publishing-fixtures.js';
+import { startAllInOneProcess } from './all-in-one-process.js';
 
 /**
  * Webhook deliveries survive the process being killed mid-delivery (SIGKILL, no
  * shutdown): after a restart on the same data directory every delivery arrives,
  * and a receiver that dedupes by webhook-id processes each exactly once.
  */
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const main = join(root, 'services/all-in-one/src/main.ts');
 const SECRET = `whsec_${Buffer.from('crash test secret of 32 bytes!!!').toString('base64')}`;
 const PIECES = 24;
 
-function start(dataDir: string) {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', main], {
-    cwd: root,
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'warn',
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DELIVERY_TICK_MS: '100',
-      DELIVERY_BACKOFF_MS: '200',
-      // The worker lease (3x this) is how long the dead process blocks delivery after the kill.
-      DELIVERY_TIMEOUT_MS: '2000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+const start = (dataDir: string) =>
+  startAllInOneProcess(dataDir, {
+    DELIVERY_TICK_MS: '100',
+    DELIVERY_BACKOFF_MS: '200',
+    // The worker lease (3x this) is how long the dead process blocks delivery after the kill.
+    DELIVERY_TIMEOUT_MS: '2000',
   });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const url = (async () => {
-    const startAt = Date.now();
-    for (;;) {
-      const found = /ready at (http:\/\/[^\s]+)\/api\/v1/.exec(out)?.[1];
-      if (found) return found;
-      if (Date.now() - startAt > 90_000) throw new Error(`no ready line:\n${out}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  })();
-  return { child, exited, url };
-}
 
 describe('crash recovery of webhook deliveries', () => {
   it('loses no delivery and sends none twice to a deduping receiver when killed mid-delivery', { timeout: 300_000 }, async () => {
