@@ -4,7 +4,10 @@
  *   - a bare fastify route answering the same JSON as GET /org/me (no auth, no store),
  *   - GET /org/me: the gateway answering by itself (auth, store read),
  *   - GET /categories/{id}: auth plus one gRPC call to the knowledge base,
- *   - GET /categories: auth plus one gRPC call that lists (10 of 50 categories, with the total).
+ *   - GET /categories: auth plus one gRPC call that lists (10 of 50 categories, with the total);
+ * the two gRPC routes once over the in-process transport (`npm start`: every
+ * service in this process) and once over HTTP/2 on loopback (RPC_IN_PROCESS=false,
+ * what a call to another process pays, here with both ends on this event loop).
  *
  *   npm run bench:rpc            (REQUESTS=n per route, default 4000;
  *                                 PROFILE=dir writes a CPU profile of each measured route there)
@@ -13,6 +16,7 @@ import Fastify from 'fastify';
 import { Agent, request } from 'node:http';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { setInProcessCalls } from '@kb/rpc';
 import { API_KEY, startTestSystem } from '../e2e/harness.js';
 
 const REQUESTS = Number(process.env.REQUESTS ?? 4000);
@@ -79,9 +83,15 @@ try {
   const rows = [
     await measure('bare fastify route, same JSON', bareUrl, '/me', {}),
     await measure('GET /org/me (gateway only)', t.url, '/api/v1/org/me', auth),
-    await measure('GET /categories/{id} (one gRPC call)', t.url, `/api/v1/categories/${one}`, auth),
-    await measure('GET /categories (one gRPC call, a page of 10)', t.url, '/api/v1/categories', auth),
+    await measure('GET /categories/{id} (one gRPC call, in-process)', t.url, `/api/v1/categories/${one}`, auth),
+    await measure('GET /categories (one gRPC call, a page of 10, in-process)', t.url, '/api/v1/categories', auth),
   ];
+  setInProcessCalls(false);
+  rows.push(
+    await measure('GET /categories/{id} (one gRPC call, HTTP/2)', t.url, `/api/v1/categories/${one}`, auth),
+    await measure('GET /categories (one gRPC call, a page of 10, HTTP/2)', t.url, '/api/v1/categories', auth),
+  );
+  setInProcessCalls(true);
   const gatewayOnly = rows[1]!;
   console.log(`\n${CLIENTS} clients, ${REQUESTS} requests per route, HTTP keep-alive`);
   console.log('| route | req/s | p50 ms | p99 ms | req/s vs GET /org/me |');

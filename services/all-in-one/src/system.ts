@@ -7,6 +7,7 @@ import { ingestConfigSpec, startIngest, type RunningService } from '@kb/ingest';
 import { analyticsConfigSpec, startAnalytics } from '@kb/analytics';
 import { generationConfigSpec, startGeneration } from '@kb/generation';
 import { publishingConfigSpec, startPublishing } from '@kb/publishing';
+import { setInProcessCalls } from '@kb/rpc';
 
 /** What `npm start` uses for anything not set, so one command gives a working service. */
 export const developmentDefaults = {
@@ -25,8 +26,11 @@ export interface RunningSystem {
 
 /**
  * Every service in one process on the embedded adapters (or whatever the
- * environment picks), talking real gRPC on loopback. The internal token is
- * random per start unless set: nothing outside this process needs it.
+ * environment picks). Each service still listens for gRPC on loopback, but
+ * calls between them take the in-process transport (same serialization,
+ * metadata, internal token, spans, deadlines and errors; no HTTP/2), unless
+ * RPC_IN_PROCESS=false. The internal token is random per start unless set:
+ * nothing outside this process needs it.
  */
 export async function startSystem(options: {
   env?: Record<string, string | undefined>;
@@ -41,6 +45,9 @@ export async function startSystem(options: {
   };
   for (const [k, v] of Object.entries(developmentDefaults)) if (!env[k]) env[k] = v;
   if (!env.INTERNAL_TOKEN) env.INTERNAL_TOKEN = randomBytes(24).toString('hex');
+  if (env.RPC_IN_PROCESS !== undefined && !['true', 'false'].includes(env.RPC_IN_PROCESS))
+    throw new Error(`RPC_IN_PROCESS must be true or false, not ${env.RPC_IN_PROCESS}`);
+  setInProcessCalls(env.RPC_IN_PROCESS !== 'false');
 
   const extra = { ...(options.clock && { clock: options.clock }), ...(options.ids && { ids: options.ids }) };
   const kbConfig = loadConfig(knowledgeBaseConfigSpec, { ...env, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' });

@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { activeContext, contextFromTraceparent, endSpan, SpanKind, startSpan } from '@kb/platform';
 import { contextToMetadata, type CallContext } from './context.js';
 import { fromServiceError } from './status.js';
+import { callLocal, findLocalMethod } from './in-process.js';
 
 export interface RpcClientOptions {
   address: string;
@@ -25,6 +26,12 @@ export interface RpcClient {
 export function createRpcClient(service: grpc.ServiceClientConstructor, options: RpcClientOptions): RpcClient {
   const client = new service(options.address, grpc.credentials.createInsecure());
   const deadlineMs = options.deadlineMs ?? 10_000;
+  // Method name (as defined, or its camelCase original) -> path, for the in-process transport.
+  const paths = new Map<string, string>();
+  for (const [name, definition] of Object.entries(service.service)) {
+    paths.set(name, definition.path);
+    if (definition.originalName) paths.set(definition.originalName, definition.path);
+  }
   return {
     call<Res>(method: string, request: unknown, ctx: CallContext, callOptions?: { deadlineMs?: number }): Promise<Res> {
       const fn = (client as unknown as Record<string, grpc.requestCallback<Res> | undefined>)[method] as unknown as
@@ -39,8 +46,22 @@ export function createRpcClient(service: grpc.ServiceClientConstructor, options:
         parent,
       );
       const sent: CallContext = traceparent ? { ...ctx, trace: traceparent } : ctx;
+      const metadata = contextToMetadata(sent, options.internalToken);
+      const local = findLocalMethod(options.address, paths.get(method) ?? '');
+      if (local)
+        return callLocal(local, request, metadata, deadline).then(
+          (res) => {
+            endSpan(span);
+            return res as Res;
+          },
+          (err: grpc.ServiceError) => {
+            const mapped = fromServiceError(err, options.name);
+            endSpan(span, mapped);
+            throw mapped;
+          },
+        );
       return new Promise<Res>((resolve, reject) => {
-        fn.call(client, request, contextToMetadata(sent, options.internalToken), { deadline }, (err, res) => {
+        fn.call(client, request, metadata, { deadline }, (err, res) => {
           if (err) {
             const mapped = fromServiceError(err, options.name);
             endSpan(span, mapped);

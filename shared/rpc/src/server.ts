@@ -4,6 +4,7 @@ import { contextFromTraceparent, inSpan, isAppError, SpanKind } from '@kb/platfo
 import { metadataToContext, type CallContext } from './context.js';
 import { toServiceError } from './status.js';
 import { addHealthService } from './health.js';
+import { registerLocalServer, type LocalMethod } from './in-process.js';
 
 export type UnaryHandler<Req = any, Res = any> = (request: Req, ctx: CallContext) => Promise<Res>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -22,35 +23,43 @@ export interface RpcServerOptions {
 export function createRpcServer(options: RpcServerOptions) {
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
 
+  const local = new Map<string, LocalMethod>();
+  let unregister: (() => void) | undefined;
+
   function addService(service: grpc.ServiceClientConstructor, handlers: Record<string, UnaryHandler>): void {
     const implementation: grpc.UntypedServiceImplementation = {};
     for (const [method, definition] of Object.entries(service.service)) {
       const handler = handlers[method] ?? handlers[definition.originalName ?? ''];
       if (!handler) throw new Error(`No handler for ${method}`);
-      implementation[method] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      const name = definition.path.replace(/^\//, '');
+      /** Resolves with the response or rejects with the status the caller gets, on either transport. */
+      const dispatch = (request: unknown, metadata: grpc.Metadata): Promise<unknown> => {
         let ctx: CallContext;
         try {
-          ctx = metadataToContext(call.metadata, options.internalToken);
+          ctx = metadataToContext(metadata, options.internalToken);
         } catch (err) {
-          callback(toServiceError(err));
-          return;
+          return Promise.reject(toServiceError(err));
         }
         const caller = ctx;
-        inSpan(
-          definition.path.replace(/^\//, ''),
+        return inSpan(
+          name,
           { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'grpc', 'rpc.method': method, 'kb.request_id': ctx.request_id } },
           contextFromTraceparent(ctx.trace),
-          ({ traceparent }) => handler(call.request, traceparent ? { ...caller, trace: traceparent } : caller),
-        ).then(
+          ({ traceparent }) => handler(request, traceparent ? { ...caller, trace: traceparent } : caller),
+        ).catch((err: unknown) => {
+          if (!isAppError(err) || err.httpStatus >= 500) {
+            options.logger.error({ err, method, request_id: ctx.request_id }, 'rpc handler failed');
+          }
+          throw toServiceError(err);
+        });
+      };
+      implementation[method] = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+        dispatch(call.request, call.metadata).then(
           (response) => callback(null, response),
-          (err: unknown) => {
-            if (!isAppError(err) || err.httpStatus >= 500) {
-              options.logger.error({ err, method, request_id: ctx.request_id }, 'rpc handler failed');
-            }
-            callback(toServiceError(err));
-          },
+          (err: Partial<grpc.ServiceError>) => callback(err),
         );
       };
+      local.set(definition.path, { definition: definition as grpc.MethodDefinition<unknown, unknown>, dispatch });
     }
     server.addService(service.service, implementation);
   }
@@ -64,11 +73,16 @@ export function createRpcServer(options: RpcServerOptions) {
     /** Binds and resolves with the actual port (0 picks a free one). */
     listen(host: string, port: number): Promise<number> {
       return new Promise((resolve, reject) => {
-        server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound)));
+        server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+          if (err) return reject(err);
+          unregister = registerLocalServer(bound, local);
+          resolve(bound);
+        });
       });
     },
     /** Lets in-flight calls finish, then forces after the grace period. */
     shutdown(graceMs = 5000): Promise<void> {
+      unregister?.();
       return new Promise((resolve) => {
         const force = setTimeout(() => {
           server.forceShutdown();
