@@ -195,6 +195,27 @@ describe('POST /org/kb/upload', () => {
     assert.notEqual(mixed.body.files[1].content_id, contentId);
   });
 
+  it('keeps the first of two equal files in one upload and skips the later one as its duplicate, in every position', async () => {
+    const same = uniqueText('twice');
+    const files8 = Array.from({ length: 8 }, (_, i) => ({ name: 'files', filename: `other-${i}.txt`, data: uniqueText(`other-${i}`) }));
+    const res = await postForm(t, 'POST', '/org/kb/upload', [
+      files8[0]!,
+      { name: 'files', filename: 'first.txt', data: same },
+      ...files8.slice(1),
+      { name: 'files', filename: 'second.txt', data: same },
+    ]);
+    assert.equal(res.status, 202, res.text);
+    const byName = new Map(res.body.files.map((o: any) => [o.filename, o]));
+    assert.equal(byName.get('first.txt').status, 'accepted');
+    assert.equal(byName.get('second.txt').status, 'skipped');
+    assert.equal(byName.get('second.txt').content_id, byName.get('first.txt').content_id);
+    assert.deepEqual(
+      res.body.files.map((o: any) => o.filename),
+      ['other-0.txt', 'first.txt', ...files8.slice(1).map((f) => f.filename), 'second.txt'],
+      'outcomes in the order of the files',
+    );
+  });
+
   it('ends each broken file failed with a readable reason, and nothing else is affected', async () => {
     const res = await postForm(t, 'POST', '/org/kb/upload', [
       ...files('corrupt.pdf', 'encrypted.pdf', 'encrypted.docx', 'no-text.pdf', 'image-named.docx', 'bomb.docx', 'bomb-hidden.xlsx'),

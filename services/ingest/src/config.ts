@@ -57,6 +57,11 @@ export const ingestConfigSpec = defineConfig(
         'lease of a claimed job, renewed by a heartbeat every third of it while its worker lives; a dead worker’s job is taken again within it',
     }),
     INGEST_POLL_MS: Type.Integer({ minimum: 10, default: 1000, description: 'how often idle workers look for due jobs' }),
+    BLOB_FSYNC: Type.Boolean({
+      default: false,
+      description:
+        'flush each stored original file to the disk before acknowledging it (survives power loss); off, it survives any process crash, as the SQLite store (synchronous=NORMAL) does',
+    }),
   }),
   (c) => checkAdapterSettings(c),
 );

@@ -55,7 +55,7 @@ async function openBlobStore(config: IngestConfig): Promise<BlobStore> {
     return createGridFsBlobStore({ url: config.MONGODB_URL!, database: SERVICE_NAME });
   }
   const { createFsBlobStore } = await import('@kb/blob/fs');
-  return createFsBlobStore({ root: join(config.DATA_DIR, 'blobs', SERVICE_NAME) });
+  return createFsBlobStore({ root: join(config.DATA_DIR, 'blobs', SERVICE_NAME), fsync: config.BLOB_FSYNC });
 }
 
 /** Composition root: adapters from config, intake use cases, the processing loop, gRPC. */

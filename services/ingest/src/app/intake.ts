@@ -189,17 +189,23 @@ export function createIntake(deps: IntakeDeps) {
     });
   }
 
+  /** Stores a file's bytes under a new version's blob key (the slow, I/O-bound half of accepting it). */
+  async function storeVersion(ctx: CallContext, file: FileInput): Promise<{ versionId: string; key: string; stored: Stored }> {
+    const versionId = ids.uuid();
+    const key = blobKey(ctx.org_id, versionId);
+    return { versionId, key, stored: await storeFile(ctx, file, key) };
+  }
+
+  /** Commits a stored file as a new content item, or skips it as a duplicate. */
   async function acceptFile(
     ctx: CallContext,
     file: FileInput,
     format: Format | undefined,
     allowed: Format[],
     options: { filing: Filing; title?: string; summary?: string },
+    { versionId, key, stored }: Awaited<ReturnType<typeof storeVersion>>,
   ): Promise<FileOutcome> {
     const contentId = ids.uuid();
-    const versionId = ids.uuid();
-    const key = blobKey(ctx.org_id, versionId);
-    const stored = await storeFile(ctx, file, key);
     const source = sourceOf(file, format, stored);
     const existing = stored.too_large
       ? undefined
@@ -290,6 +296,15 @@ export function createIntake(deps: IntakeDeps) {
       const formats = input.files.map((f) => claimedFormat(f.filename, allowed));
       if (input.validateOnly) return [];
       const single = input.files.length === 1;
+      // The files' bytes are written side by side (each write waits on the disk),
+      // then committed one after another in their order, so which of two equal
+      // files is the duplicate stays the later one.
+      const stored = await Promise.allSettled(input.files.map((file) => storeVersion(ctx, file)));
+      const failed = stored.find((r) => r.status === 'rejected');
+      if (failed) {
+        for (const r of stored) if (r.status === 'fulfilled') await blobs.delete(r.value.key).catch(() => undefined);
+        throw (failed as PromiseRejectedResult).reason;
+      }
       const outcomes: FileOutcome[] = [];
       for (const [i, file] of input.files.entries()) {
         const options = {
@@ -297,7 +312,8 @@ export function createIntake(deps: IntakeDeps) {
           ...(single && input.title !== undefined && { title: input.title }),
           ...(single && input.summary !== undefined && { summary: input.summary }),
         };
-        outcomes.push(await acceptFile(ctx, file, formats[i], allowed, options));
+        const version = (stored[i] as PromiseFulfilledResult<Awaited<ReturnType<typeof storeVersion>>>).value;
+        outcomes.push(await acceptFile(ctx, file, formats[i], allowed, options, version));
       }
       deps.onQueued();
       return outcomes;

@@ -7,10 +7,14 @@ const isMissing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENO
 
 /**
  * Files under a root directory (DATA_DIR/blobs). A write goes to a temporary file
- * that is fsynced and renamed into place, so a crash never leaves a half blob
- * under the final name.
+ * that is renamed into place, so a crash never leaves a half blob under the
+ * final name. With `fsync` (the default) the file is flushed to the disk before
+ * the rename, so it also survives power loss; without, it survives any process
+ * crash (the kernel holds the written pages), as the SQLite store does with
+ * synchronous=NORMAL, and a write costs no disk flush.
  */
-export function createFsBlobStore(options: { root: string }): BlobStore {
+export function createFsBlobStore(options: { root: string; fsync?: boolean }): BlobStore {
+  const fsync = options.fsync ?? true;
   const pathOf = (key: string) => {
     checkBlobKey(key);
     return join(options.root, ...key.split('/'));
@@ -23,7 +27,7 @@ export function createFsBlobStore(options: { root: string }): BlobStore {
       const handle = await open(temp, 'w');
       try {
         await handle.writeFile(bytes);
-        await handle.sync();
+        if (fsync) await handle.sync();
       } finally {
         await handle.close();
       }
@@ -41,7 +45,7 @@ export function createFsBlobStore(options: { root: string }): BlobStore {
           await handle.write(piece);
           size += piece.byteLength;
         }
-        await handle.sync();
+        if (fsync) await handle.sync();
       } catch (err) {
         await handle.close();
         await rm(temp, { force: true });
