@@ -66,6 +66,19 @@ function serviceError(code: status, details: string): ServiceError {
   return Object.assign(new Error(`${code} ${status[code]}: ${details}`), { code, details, metadata: new Metadata() });
 }
 
+/** A message as the wire carries it: serialized, within the receiver's limit (else the status grpc-js gives). */
+function encode(serialize: (value: unknown) => Buffer, value: unknown, what: 'Request' | 'Response', max: number): Buffer | ServiceError {
+  let bytes: Buffer;
+  try {
+    bytes = serialize(value);
+  } catch (err) {
+    return serviceError(status.INTERNAL, `${what} message serialization failure: ${(err as Error).message}`);
+  }
+  return bytes.length > max
+    ? serviceError(status.RESOURCE_EXHAUSTED, `Received message larger than max (${bytes.length} vs ${max})`)
+    : bytes;
+}
+
 /** One unary call through the in-process transport, with the wire's serialization, limits and deadline. */
 export function callLocal(
   target: { method: LocalMethod; server: LocalServer },
@@ -76,14 +89,8 @@ export function callLocal(
   const { definition } = target.method;
   return new Promise((resolve, reject) => {
     if (!target.server.open) return reject(serviceError(status.UNAVAILABLE, 'server is shutting down'));
-    let sent: Buffer;
-    try {
-      sent = definition.requestSerialize(request);
-    } catch (err) {
-      return reject(serviceError(status.INTERNAL, `Request message serialization failure: ${(err as Error).message}`));
-    }
-    if (sent.length > SERVER_MAX_RECEIVE)
-      return reject(serviceError(status.RESOURCE_EXHAUSTED, `Received message larger than max (${sent.length} vs ${SERVER_MAX_RECEIVE})`));
+    const sent = encode(definition.requestSerialize, request, 'Request', SERVER_MAX_RECEIVE);
+    if (!Buffer.isBuffer(sent)) return reject(sent);
     const ms = deadline.getTime() - Date.now();
     if (ms <= 0) return reject(serviceError(status.DEADLINE_EXCEEDED, 'Deadline exceeded'));
     let settled = false;
@@ -97,16 +104,8 @@ export function callLocal(
           if (settled) return;
           settled = true;
           clearTimeout(timer);
-          let received: Buffer;
-          try {
-            received = definition.responseSerialize(response);
-          } catch (err) {
-            return reject(serviceError(status.INTERNAL, `Response message serialization failure: ${(err as Error).message}`));
-          }
-          if (received.length > CLIENT_MAX_RECEIVE)
-            return reject(
-              serviceError(status.RESOURCE_EXHAUSTED, `Received message larger than max (${received.length} vs ${CLIENT_MAX_RECEIVE})`),
-            );
+          const received = encode(definition.responseSerialize, response, 'Response', CLIENT_MAX_RECEIVE);
+          if (!Buffer.isBuffer(received)) return reject(received);
           resolve(definition.responseDeserialize(received));
         },
         (err: Partial<ServiceError>) => {

@@ -52,6 +52,7 @@ before(async () => {
     DeleteCategory: async () => {
       throw new Error('disk /var/secret is full');
     },
+    UpdateCategory: async () => ({ category_id: 'c', name: 'n'.repeat(5 * 1024 * 1024), created_at: 'x', updated_at: 'x' }),
   };
   const handlers = new Proxy(behaviour, {
     get: (target, method: string) => target[method] ?? (async () => assert.fail(`unexpected call ${method}`)),
@@ -143,6 +144,11 @@ for (const transport of ['grpc', 'in-process'] as const)
       const crash = await failure(client.call('DeleteCategory', { category_id: 'c' }, ctx));
       assert.equal(crash.httpStatus, 500);
       assert.doesNotMatch(crash.message, /secret/);
+    });
+
+    it('refuses a response over the client message limit (4 MB), as grpc-js does', async () => {
+      const err = await failure(client.call('UpdateCategory', { category_id: 'c' }, ctx));
+      assert.equal(err.kind, 'rate_limited', 'RESOURCE_EXHAUSTED, mapped as every such status is');
     });
 
     it('fails a call to a server that is not there as unavailable (503)', async () => {
