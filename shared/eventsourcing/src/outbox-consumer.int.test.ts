@@ -140,6 +140,63 @@ describe('outbox relay', () => {
   });
 });
 
+describe('outbox relay replicas', () => {
+  it('one relays at a time, writing its lease only when a third of it has passed, and another takes over once it ends', async () => {
+    const shared = createSqliteStore({ path: join(dir, 'replicas.db') });
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const t0 = now;
+    const clock = { now: () => new Date(now) };
+    const replica = (owner: string) =>
+      createOutboxRelay({ store: shared, bus, catalog, name: 'replicas', owner, pollIntervalMs: 3_600_000, leaseMs: 9000, clock });
+    const a = replica('a');
+    const b = replica('b');
+    const writer = createCommandBus({ store: shared, catalog, projections: [], ids: randomIds });
+    const org = randomUUID();
+    const note = (text: string) =>
+      writer.transaction({ metadata: { org_id: org } }, (s) => s.execute(notes, `note-${org}`, { type: 'add', org, text }));
+    const lease = async () => (await shared.get<{ id: string; owner: string; expires_at: number }>('_leases', 'outbox:replicas'))!;
+    try {
+      await a.start([TOPIC]);
+      await a.flush();
+      await b.start([TOPIC]);
+      assert.deepEqual(await lease(), { id: 'outbox:replicas', owner: 'a', expires_at: t0 + 9000 });
+
+      await note('first');
+      await b.flush();
+      await sleep(100);
+      assert.ok(!texts().includes('first'), 'the replica without the lease publishes nothing');
+      await a.flush();
+      await eventually(() => texts().includes('first'), 'the holder publishes');
+
+      now = t0 + 2000;
+      await note('second');
+      await a.flush();
+      assert.equal((await lease()).expires_at, t0 + 9000, 'two thirds left: no lease write');
+      now = t0 + 3500;
+      await note('third');
+      await a.flush();
+      assert.equal((await lease()).expires_at, t0 + 3500 + 9000, 'under two thirds left: renewed');
+      await eventually(() => texts().includes('third'), 'the holder keeps publishing');
+
+      await a.stop();
+      await note('fourth');
+      now = t0 + 3500 + 8999;
+      await b.flush();
+      await sleep(100);
+      assert.ok(!texts().includes('fourth'), 'not before the lease ends');
+      now = t0 + 3500 + 9001;
+      await b.flush();
+      await eventually(() => texts().includes('fourth'), 'the other replica takes over');
+      assert.equal((await lease()).owner, 'b');
+      assert.equal(texts().filter((t) => t === 'third').length, 1, 'nothing published twice');
+    } finally {
+      await a.stop();
+      await b.stop();
+      await shared.close();
+    }
+  });
+});
+
 describe('idempotent event consumer', () => {
   const envelope = (type: string, text: string, id = randomUUID()): EventEnvelope =>
     ({

@@ -51,10 +51,25 @@ export function createOutboxRelay(options: OutboxRelayOptions) {
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = true;
+  /** When the lease this relay last wrote for itself ends (0: not held). */
+  let heldUntil = 0;
+
+  /**
+   * Holds the relay's lease, writing it only when less than two thirds of it
+   * remain: a pass after every commit (and every poll) would otherwise cost a
+   * write transaction of its own. A pass must end within the remaining two
+   * thirds, as it had to end within the whole lease before.
+   */
+  async function holdLease(): Promise<boolean> {
+    const now = clock.now().getTime();
+    if (heldUntil - now > (leaseMs * 2) / 3) return true;
+    const leased = await acquireLease(options.store, checkpointId, options.owner, leaseMs, clock);
+    heldUntil = leased ? now + leaseMs : 0;
+    return leased;
+  }
 
   async function publishBatch(): Promise<number> {
-    const leased = await acquireLease(options.store, checkpointId, options.owner, leaseMs, clock);
-    if (!leased) return 0;
+    if (!(await holdLease())) return 0;
     const checkpoint = (await options.store.get<{ id: string; position: number }>(CHECKPOINTS, checkpointId))?.position ?? 0;
     const events = await options.store.readAll(checkpoint, batchSize);
     if (events.length === 0) return 0;
