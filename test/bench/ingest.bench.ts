@@ -64,8 +64,16 @@ const limits = { ...DEFAULT_LIMITS, maxUncompressedBytes: 200 * 1024 * 1024, max
 // Baseline: the extraction libraries alone (one warm-up pass first, as the pipeline's workers also warm up).
 for (const f of corpus.slice(0, SAMPLES.length)) await extractFile({ bytes: f.bytes, filename: f.name }, limits);
 const baseStart = performance.now();
+const baseCpu = process.cpuUsage();
 for (const f of corpus) await extractFile({ bytes: f.bytes, filename: f.name }, limits);
 const baseSeconds = (performance.now() - baseStart) / 1000;
+const baseCpuSeconds = cpuSeconds(baseCpu);
+
+/** CPU seconds of this process (every thread: the pipeline's workers too) since `from`; steadier than wall time on a shared machine. */
+function cpuSeconds(from: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(from);
+  return (used.user + used.system) / 1e6;
+}
 
 function chunked<T>(items: T[], size: number): T[][] {
   const out: T[][] = [];
@@ -115,6 +123,7 @@ try {
   /** Uploads the corpus (requests of `perRequest` files, `clients` at a time) and waits until every file is settled. */
   async function pipeline(files: typeof corpus, perRequest: number, clients: number) {
     const started = performance.now();
+    const cpu = process.cpuUsage();
     const ids: string[] = [];
     const requests = chunked(files, perRequest);
     let next = 0;
@@ -131,7 +140,7 @@ try {
     );
     const uploadSeconds = (performance.now() - started) / 1000;
     const failed = await settled(ids);
-    return { seconds: (performance.now() - started) / 1000, uploadSeconds, failed, requests: requests.length };
+    return { seconds: (performance.now() - started) / 1000, cpuSeconds: cpuSeconds(cpu), uploadSeconds, failed, requests: requests.length };
   }
 
   const profiler = process.env.PROFILE ? new Session() : undefined;
@@ -161,6 +170,9 @@ try {
     console.log(`  of which uploading (${r.requests} requests answered 202): ${r.uploadSeconds.toFixed(2)} s`);
     console.log(
       `  pipeline time / bare extraction time: ${(r.seconds / baseSeconds).toFixed(2)}x` + (r.failed ? `  (${r.failed} failed!)` : ''),
+    );
+    console.log(
+      `  CPU seconds (all threads, the benchmark's own HTTP client included): ${r.cpuSeconds.toFixed(2)} vs ${baseCpuSeconds.toFixed(2)}, ${(r.cpuSeconds / baseCpuSeconds).toFixed(2)}x`,
     );
   }
 } finally {

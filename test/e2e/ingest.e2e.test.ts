@@ -205,7 +205,7 @@ describe('POST /org/kb/upload', () => {
       { name: 'files', filename: 'second.txt', data: same },
     ]);
     assert.equal(res.status, 202, res.text);
-    const byName = new Map(res.body.files.map((o: any) => [o.filename, o]));
+    const byName = new Map<string, any>(res.body.files.map((o: any) => [o.filename, o]));
     assert.equal(byName.get('first.txt').status, 'accepted');
     assert.equal(byName.get('second.txt').status, 'skipped');
     assert.equal(byName.get('second.txt').content_id, byName.get('first.txt').content_id);

@@ -41,9 +41,9 @@ function retryDelay(attempts: number, backoff: { initial: number; max: number })
  * One member of a consumer group. A poll loop (setTimeout, never a busy loop)
  * heartbeats, recomputes the assignment from the live members, claims and
  * releases partitions, and starts a drain for each owned partition that has new
- * messages. A drain delivers one message at a time, committing after each; a
- * failure leaves the message at the head of its partition until a backoff has
- * passed, while other partitions keep flowing.
+ * messages. A drain delivers one message at a time and commits the offset once
+ * per batch read (and when it stops); a failure leaves the message at the head
+ * of its partition until a backoff has passed, while other partitions keep flowing.
  */
 export function startGroupConsumer(settings: GroupConsumerSettings, options: SubscribeOptions): Subscription {
   const { log, membership, changes, clock, logger, memberId, sessionTimeoutMs } = settings;
@@ -100,33 +100,50 @@ export function startGroupConsumer(settings: GroupConsumerSettings, options: Sub
   };
 
   const drain = async (worker: PartitionWorker) => {
-    while (!stopped && !worker.revoked) {
-      if (worker.buffer.length === 0) {
-        worker.buffer = log.read(worker.topic, worker.partition, worker.position, settings.batchSize);
-        if (worker.buffer.length === 0) return;
+    // Offsets are committed once per batch read (and whenever the drain stops),
+    // not after every message: a write transaction per message was most of the
+    // bus's cost. A crash redelivers at most the batch's handled messages, which
+    // idempotent consumers absorb; the claim is still checked before each message.
+    let handled = 0;
+    const commitHandled = (): boolean => {
+      if (handled === 0) return true;
+      handled = 0;
+      if (membership.commit(groupId, memberId, worker.topic, worker.partition, worker.position)) return true;
+      logger.warn({ groupId, topic: worker.topic, partition: worker.partition }, 'partition claim lost; another member continues');
+      worker.revoked = true;
+      return false;
+    };
+    try {
+      while (!stopped && !worker.revoked) {
+        if (worker.buffer.length === 0) {
+          if (!commitHandled()) return;
+          worker.buffer = log.read(worker.topic, worker.partition, worker.position, settings.batchSize);
+          if (worker.buffer.length === 0) return;
+        } else if (handled > 0 && !membership.holds(groupId, memberId, worker.topic, worker.partition)) {
+          logger.warn({ groupId, topic: worker.topic, partition: worker.partition }, 'partition claim lost; another member continues');
+          worker.revoked = true;
+          return;
+        }
+        const message = worker.buffer[0]!;
+        try {
+          await handler(message);
+        } catch (err) {
+          worker.attempts += 1;
+          const delay = retryDelay(worker.attempts, settings.retryBackoffMs);
+          worker.retryAt = now() + delay;
+          logger.warn(
+            { err, groupId, topic: message.topic, partition: message.partition, offset: message.offset, attempts: worker.attempts, delay },
+            'bus handler failed; redelivering after backoff',
+          );
+          return;
+        }
+        worker.position = Number(message.offset) + 1;
+        worker.buffer.shift();
+        worker.attempts = 0;
+        handled += 1;
       }
-      const message = worker.buffer[0]!;
-      try {
-        await handler(message);
-      } catch (err) {
-        worker.attempts += 1;
-        const delay = retryDelay(worker.attempts, settings.retryBackoffMs);
-        worker.retryAt = now() + delay;
-        logger.warn(
-          { err, groupId, topic: message.topic, partition: message.partition, offset: message.offset, attempts: worker.attempts, delay },
-          'bus handler failed; redelivering after backoff',
-        );
-        return;
-      }
-      const next = Number(message.offset) + 1;
-      if (!membership.commit(groupId, memberId, worker.topic, worker.partition, next)) {
-        logger.warn({ groupId, topic: worker.topic, partition: worker.partition }, 'partition claim lost; another member continues');
-        worker.revoked = true;
-        return;
-      }
-      worker.position = next;
-      worker.buffer.shift();
-      worker.attempts = 0;
+    } finally {
+      commitHandled();
     }
   };
 

@@ -87,6 +87,11 @@ export function createMembership(db: BusDatabase, log: Log) {
       return selectOwnClaims.all(groupId, memberId);
     },
 
+    /** Whether the member still holds the partition's claim (a read, no write lock). */
+    holds(groupId: string, memberId: string, topic: string, partition: number): boolean {
+      return selectClaimOwner.get(groupId, topic, partition)?.member_id === memberId;
+    },
+
     /** Commits only while the member still holds the claim; false means the partition moved on. */
     commit(groupId: string, memberId: string, topic: string, partition: number, nextOffset: number): boolean {
       return commit.immediate(groupId, memberId, topic, partition, nextOffset);
