@@ -97,6 +97,10 @@ describe('OAuth service', () => {
     const first = await oauth.exchangeCode({ ...g, code_verifier: g.verifier, redirect_uri: REDIRECT });
     await rejects(oauth.exchangeCode({ ...g, code_verifier: g.verifier, redirect_uri: REDIRECT }), 'invalid_grant');
     const second = await oauth.refresh({ refresh_token: first.refresh_token, client_id: g.client_id });
+    // A second gateway replica on the same store sees the grant and its rotation at once.
+    const replica = service(store);
+    assert.equal((await replica.resolveAccessToken(second.access_token))?.grant_id, second.access_token.slice(5, 37));
+    await rejects(replica.refresh({ refresh_token: first.refresh_token, client_id: 'someone-else' }), 'invalid_grant');
 
     // The gateway restarts: the store is reopened and a new service built on it.
     await store.close();
