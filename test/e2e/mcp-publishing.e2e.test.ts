@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { logIn, newApiKey, newMember, newOrgAdmin, type SignedIn } from './identity-fixtures.js';
-import { draftFeed, eventually } from './publishing-fixtures.js';
+import { draftFeed, eventually, startReceiver } from './publishing-fixtures.js';
 import { assertOutputSchemas, callTool, mcpClient, ok } from './mcp-fixtures.js';
 
 /**
@@ -93,6 +93,45 @@ describe('REST: publish dry run', () => {
     assert.equal(unknown.status, 404, unknown.text);
     const badValue = await t.api('POST', `/org/content/pieces/${bad.draft_id}/publish`, { body: { dry_run: 'yes please' } });
     assert.equal(badValue.status, 400, badValue.text);
+  });
+
+  it('names every destination: a webhook would be called (no URL known), nothing is delivered; no publisher is 422', async () => {
+    const secret = `whsec_${Buffer.from('a dry run webhook secret of 32 b').toString('base64')}`;
+    const receiver = await startReceiver(secret);
+    try {
+      const hook = await t.api('POST', '/org/destinations', {
+        body: { type: 'webhook', name: 'Dry hook', config: { url: `${receiver.url}/dry` }, secret },
+      });
+      assert.equal(hook.status, 201, hook.text);
+      const hosted = (await t.api('GET', '/org/destinations')).body.find((x: { type: string }) => x.type === 'hosted');
+      const d = await approved({ title: 'Dry run kites' });
+      const res = await t.api('POST', `/org/content/pieces/${d.draft_id}/publish`, {
+        body: { dry_run: true, destination_ids: [hosted.destination_id, hook.body.destination_id] },
+      });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(
+        res.body.results.map((r: { type: string; name: string; result: string; slug: string }) => [r.type, r.result, r.slug]),
+        [
+          ['hosted', 'would_publish', 'dry-run-kites'],
+          ['webhook', 'would_publish', 'dry-run-kites'],
+        ],
+      );
+      assert.equal(res.body.results[1].url, null);
+      assert.equal(res.body.results[1].name, 'Dry hook');
+      const deliveries = await t.api('GET', `/org/destinations/${hook.body.destination_id}/deliveries`);
+      assert.equal(deliveries.status, 200, deliveries.text);
+      assert.deepEqual(deliveries.body, []);
+      assert.equal(receiver.received.length, 0);
+
+      const off = await t.api('PATCH', `/org/destinations/${hosted.destination_id}`, { body: { enabled: false } });
+      assert.equal(off.status, 200, off.text);
+      const none = await dryRun(d.draft_id);
+      assert.equal(none.status, 422, none.text);
+      assert.equal(none.body.error.code, 'no_publisher');
+      assert.equal((await t.api('PATCH', `/org/destinations/${hosted.destination_id}`, { body: { enabled: true } })).status, 200);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('403 without publish:content and for a folder-scoped key on content from outside its folders', async () => {
