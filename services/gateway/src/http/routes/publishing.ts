@@ -207,7 +207,8 @@ function proxy(c: Call, onWrite?: () => void) {
       res = await c.client.call<{ json: string }>(c.method, { json: JSON.stringify(input) }, callerOf(req));
     } finally {
       // A write that failed may still have changed something (a 502 after other destinations succeeded).
-      if (req.method !== 'GET') onWrite?.();
+      // A dry run changes nothing.
+      if (req.method !== 'GET' && (req.body as { dry_run?: unknown } | undefined)?.dry_run !== true) onWrite?.();
     }
     const out = JSON.parse(res.json) as unknown;
     if (c.status === 204) return reply.status(204).send(null);
