@@ -460,6 +460,13 @@ describe('MCP: OAuth 2.1 for assistants', () => {
       'folder scope from consent',
     );
     assert.equal((await callTool(client, 'kb_tree')).structuredContent!.status, 403);
+    // resources/list with a folder-limited grant: exactly the documents under its folders.
+    const insideDoc = await addText('OAuth inside doc', 'Swifts sleep on the wing.', inside);
+    await addText('OAuth outside doc', 'Swallows nest in barns.', outside);
+    assert.deepEqual(
+      (await client.listResources()).resources.map((r) => r.uri),
+      [`kb://content/${insideDoc}`],
+    );
     await client.close();
 
     // REST does not take OAuth tokens, nor a forged dispatch header.
