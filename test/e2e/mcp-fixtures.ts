@@ -1,6 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import assert from 'node:assert/strict';
 
 /** An MCP client (the SDK's own) on /mcp over real HTTP with the given credential headers. */
 export async function mcpClient(baseUrl: string, headers: Record<string, string>): Promise<Client> {
@@ -19,6 +21,7 @@ export async function callTool(client: Client, name: string, args: Record<string
 export async function ok(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Record<string, any>> {
   const res = await callTool(client, name, args);
   if (res.isError) throw new Error(`${name} failed: ${JSON.stringify(res.structuredContent ?? res.content)}`);
+  (succeeded.get(name) ?? succeeded.set(name, []).get(name)!).push(res.structuredContent!);
   return res.structuredContent!;
 }
 
@@ -37,3 +40,28 @@ export const initialize = (protocolVersion = '2025-06-18') => ({
   method: 'initialize',
   params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 });
+
+/** Every successful structured result `ok` saw in this test file, by tool. */
+const succeeded = new Map<string, Record<string, unknown>[]>();
+
+/**
+ * Every tool declares an output schema (its success branch, anyOf[0], being
+ * REST's answer); every successful result seen so far validates against that
+ * branch, and every tool in `expected` was seen. (The SDK client also checks
+ * each result against the whole schema on every call.)
+ */
+export async function assertOutputSchemas(client: Client, expected: readonly string[]): Promise<void> {
+  const { tools } = await client.listTools();
+  const validator = new AjvJsonSchemaValidator();
+  for (const tool of tools) {
+    const schema = tool.outputSchema as { type: string; anyOf?: Record<string, unknown>[] } | undefined;
+    assert.equal(schema?.type, 'object', `${tool.name} declares an output schema`);
+    assert.equal(schema.anyOf?.length, 2, tool.name);
+    const check = validator.getValidator<Record<string, unknown>>(schema.anyOf![0]! as never);
+    for (const result of succeeded.get(tool.name) ?? []) {
+      const verdict = check(result);
+      assert.ok(verdict.valid, `${tool.name}: ${verdict.errorMessage} in ${JSON.stringify(result).slice(0, 500)}`);
+    }
+  }
+  for (const name of expected) assert.ok(succeeded.has(name), `${name} was called`);
+}

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { SOURCES, addSource, waitForRun, waitIndexed } from './generation-helpers.js';
 import { newApiKey, logIn } from './identity-fixtures.js';
-import { callTool, mcpClient, ok } from './mcp-fixtures.js';
+import { assertOutputSchemas, callTool, mcpClient, ok } from './mcp-fixtures.js';
 
 /** The generation tools over MCP (the SDK client, real HTTP) against the generation service's REST routes. */
 let t: TestSystem;
@@ -53,6 +53,10 @@ describe('MCP: generation tools', () => {
     const restBad = await t.api('POST', '/org/generation/runs', { key, body: { content_type_id: typeId, colour: 'red' } });
     assert.equal(bad.structuredContent!.status, restBad.status);
     assert.deepEqual(bad.structuredContent!.error, restBad.body.error);
+    await assertOutputSchemas(client, [
+      ...['verify_text', 'list_content_types', 'start_generation', 'get_generation_run', 'list_generation_runs'],
+      ...['list_drafts', 'get_draft'],
+    ]);
     await client.close();
   });
 });

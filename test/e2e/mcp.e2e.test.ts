@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { API_KEY, startTestSystem, type TestSystem } from './harness.js';
 import { eventually } from './search-fixtures.js';
 import { newApiKey, newOrgAdmin, logIn, type SignedIn } from './identity-fixtures.js';
-import { callTool, mcpClient, ok, rawMcp } from './mcp-fixtures.js';
+import { assertOutputSchemas, callTool, mcpClient, ok, rawMcp } from './mcp-fixtures.js';
 
 /**
  * The MCP server end to end: the SDK's own client over real HTTP against /mcp on
@@ -134,6 +134,13 @@ describe('MCP: every tool', () => {
     assert.deepEqual(found.source_ids, [ingested.id]);
     assert.match(found.answer, /\[1\]/);
     assert.equal(found.context[0].content_id, ingested.id);
+    assert.deepEqual(Object.keys(await ok(client, 'ask', { query: 'What do otters eat?', folder_ids: [folderId] })).sort(), [
+      'answer',
+      'answered',
+      'citations',
+      'query',
+      'source_ids',
+    ]);
     const history = await ok(client, 'list_search_history');
     assert.ok(history.items.some((q: { query_id: string }) => q.query_id === found.query_id));
 
@@ -178,6 +185,13 @@ describe('MCP: every tool', () => {
       (await callTool(client, 'analytics_domains', { sort: 'nope' })).structuredContent!.error,
       (await t.api('GET', '/org/analytics/domains?sort=nope', { key })).body.error,
     );
+    // Each tool's structured result is valid against its output schema (REST's response schema).
+    await assertOutputSchemas(client, [
+      ...['search', 'ask', 'list_search_history', 'kb_tree', 'kb_folder', 'kb_node_path', 'kb_create_folder'],
+      ...['kb_read_content', 'kb_read_chunks', 'ingest_text', 'upload_file', 'list_prompts', 'get_prompt'],
+      ...['create_prompt', 'update_prompt', 'prompt_suggestions', 'analytics_overview', 'analytics_citations'],
+      ...['analytics_domains', 'analytics_pages', 'analytics_share_of_voice', 'analytics_prompts', 'analytics_latest_answers'],
+    ]);
     await client.close();
   });
 
@@ -250,6 +264,12 @@ describe('MCP: folder-scoped keys and credits', () => {
       assert.equal(res.isError, true, tool);
       assert.equal(res.structuredContent!.status, 403, `${tool}: ${JSON.stringify(res.structuredContent)}`);
     }
+    // resources/list: exactly the documents under its folders (the root is outside its scope).
+    const { resources } = await client.listResources();
+    assert.deepEqual(
+      resources.map((r) => r.uri),
+      [`kb://content/${insideDoc}`],
+    );
     await assert.rejects(client.readResource({ uri: `kb://content/${outsideDoc}` }), /folder_scope/);
     assert.match(((await client.readResource({ uri: `kb://content/${insideDoc}` })).contents[0] as { text: string }).text, /412 pairs/);
     assert.equal((await t.api('GET', `/org/kb/nodes/${outside}`)).body.children_total, 1, 'nothing was added outside');
@@ -440,6 +460,13 @@ describe('MCP: OAuth 2.1 for assistants', () => {
       'folder scope from consent',
     );
     assert.equal((await callTool(client, 'kb_tree')).structuredContent!.status, 403);
+    // resources/list with a folder-limited grant: exactly the documents under its folders.
+    const insideDoc = await addText('OAuth inside doc', 'Swifts sleep on the wing.', inside);
+    await addText('OAuth outside doc', 'Swallows nest in barns.', outside);
+    assert.deepEqual(
+      (await client.listResources()).resources.map((r) => r.uri),
+      [`kb://content/${insideDoc}`],
+    );
     await client.close();
 
     // REST does not take OAuth tokens, nor a forged dispatch header.

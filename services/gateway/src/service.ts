@@ -10,6 +10,7 @@ import { createApiKeyService } from './app/api-keys.js';
 import { createCreditsService, type CreditsService } from './app/credits.js';
 import { identityProjection } from './projections/identity.js';
 import { creditsProjection } from './projections/credits.js';
+import { oauthProjection } from './projections/oauth.js';
 import { buildHttpApp, type RouteEntry } from './http/app.js';
 import { createLoginThrottle } from './app/login-throttle.js';
 import type { RateLimiter } from '@kb/coordination';
@@ -27,7 +28,7 @@ async function openRateLimiter(config: GatewayConfig, store: Store, clock: Clock
 import { createOAuthService } from './mcp/oauth.js';
 
 export const SERVICE_NAME = 'gateway';
-export const gatewayProjections = [identityProjection, creditsProjection];
+export const gatewayProjections = [identityProjection, creditsProjection, oauthProjection];
 
 export interface RunningGateway {
   url: string;
@@ -133,6 +134,7 @@ export async function startGateway(options: {
         dispatchSecret: config.INTERNAL_TOKEN,
         oauth: createOAuthService({
           store,
+          commands: core.commands,
           clock,
           accessTtlSeconds: config.MCP_ACCESS_TOKEN_TTL_SECONDS,
           refreshTtlSeconds: config.MCP_REFRESH_TOKEN_TTL_SECONDS,

@@ -7,6 +7,7 @@ import { promptEvents } from './prompts.js';
 import { searchEvents } from './search.js';
 import { generationEvents } from './generation.js';
 import { publishingEvents } from './publishing.js';
+import { oauthEvents } from './oauth.js';
 
 export * from './define.js';
 export * from './topics.js';
@@ -18,6 +19,7 @@ export * from './prompts.js';
 export * from './search.js';
 export * from './generation.js';
 export * from './publishing.js';
+export * from './oauth.js';
 
 /** Every event the system knows; validated on append and on publish. */
 export const eventCatalog = createCatalog([
@@ -29,6 +31,7 @@ export const eventCatalog = createCatalog([
   ...searchEvents,
   ...generationEvents,
   ...publishingEvents,
+  ...oauthEvents,
 ]);
 
 /** The envelope that travels on the bus (value of each message, as JSON). */

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { inlineRefs, toolInputSchema } from './route-schema.js';
+import { inlineRefs, toolInputSchema, toolSuccessSchema } from './route-schema.js';
 import { multipartFor, requestFor } from './server.js';
 import { presentedCredential } from './http.js';
 import type { Tool } from './tools.js';
@@ -8,6 +8,7 @@ import type { Tool } from './tools.js';
 const tool = (method: 'GET' | 'POST' | 'PATCH', path: string, params: string[], query: string[]): Tool => ({
   row: { name: 't', title: 't', description: 't', method, path, annotations: {} },
   inputSchema: { type: 'object' },
+  outputSchema: { type: 'object' },
   params: new Set(params),
   query: new Set(query),
 });
@@ -88,5 +89,30 @@ describe('route schemas as tool input schemas', () => {
       type: 'object',
       properties: { next: { type: 'object' } },
     });
+  });
+});
+
+describe('MCP tool output schemas', () => {
+  it('are the REST success answer: the object itself, a list as { items }, nothing as { ok }, picked fields', () => {
+    const obj = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'integer' } }, required: ['a', 'b'] };
+    assert.deepEqual(toolSuccessSchema({ response: obj, responseStatus: 200 }), obj);
+    const list = { type: 'array', items: obj };
+    assert.deepEqual(toolSuccessSchema({ response: list, responseStatus: 200 }), {
+      type: 'object',
+      properties: { items: list },
+      required: ['items'],
+    });
+    assert.deepEqual(toolSuccessSchema({ responseStatus: 204 }), {
+      type: 'object',
+      properties: { ok: { type: 'boolean', const: true } },
+      required: ['ok'],
+    });
+    assert.deepEqual(toolSuccessSchema({ response: obj, responseStatus: 200 }, ['b']), {
+      type: 'object',
+      properties: { b: { type: 'integer' } },
+      required: ['b'],
+    });
+    // An intersection (allOf) is still an object schema.
+    assert.equal(toolSuccessSchema({ response: { allOf: [obj, obj] }, responseStatus: 200 }).type, 'object');
   });
 });

@@ -4,14 +4,19 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fixedClock } from '@kb/platform';
+import { fixedClock, randomIds } from '@kb/platform';
 import { createSqliteStore } from '@kb/store/sqlite';
 import type { Store } from '@kb/store';
+import { eventCatalog } from '@kb/events';
+import { createCommandBus, rebuildReadModels, snapshotReadModels } from '@kb/eventsourcing';
+import { oauthProjection } from '../projections/oauth.js';
 import { createOAuthService, OAuthError, type OAuthService } from './oauth.js';
 
-/** The OAuth service on a store with a manual clock: lifetimes, one-time codes, rotation. */
+/** The OAuth service (event-sourced) on a store with a manual clock: lifetimes, one-time codes, rotation, restarts. */
 const REDIRECT = 'https://assistant.example/cb';
 const FOLDER = '11111111-2222-4333-8444-555555555555';
+const ORG = '22222222-2222-4333-8444-555555555555';
+const USER = '33333333-2222-4333-8444-555555555555';
 let dir: string;
 let store: Store;
 let oauth: OAuthService;
@@ -19,8 +24,19 @@ const clock = fixedClock('2026-11-23T12:00:00Z');
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'kb-oauth-'));
   store = createSqliteStore({ path: join(dir, 'store.db') });
-  oauth = createOAuthService({ store, clock, accessTtlSeconds: 900, refreshTtlSeconds: 3600, codeTtlSeconds: 60 });
+  oauth = service(store);
 });
+/** One gateway's OAuth service on a store (another instance on the same store: a replica, or the gateway after a restart). */
+function service(on: Store): OAuthService {
+  return createOAuthService({
+    store: on,
+    commands: createCommandBus({ store: on, catalog: eventCatalog, projections: [oauthProjection], ids: randomIds, clock }),
+    clock,
+    accessTtlSeconds: 900,
+    refreshTtlSeconds: 3600,
+    codeTtlSeconds: 60,
+  });
+}
 after(async () => {
   await store.close();
   rmSync(dir, { recursive: true, force: true });
@@ -36,7 +52,7 @@ async function grant() {
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
   };
-  const code = await oauth.issueCode(req, { org_id: 'org', user_id: 'user', folder_scope: [FOLDER] });
+  const code = await oauth.issueCode(req, { org_id: ORG, user_id: USER, folder_scope: [FOLDER] });
   return { client_id: req.client_id, code, verifier };
 }
 const rejects = (p: Promise<unknown>, error: string) => assert.rejects(p, (e) => e instanceof OAuthError && e.error === error);
@@ -48,8 +64,8 @@ describe('OAuth service', () => {
     assert.deepEqual(await oauth.resolveAccessToken(tokens.access_token), {
       grant_id: tokens.access_token.slice(5, 37),
       client_id: g.client_id,
-      org_id: 'org',
-      user_id: 'user',
+      org_id: ORG,
+      user_id: USER,
       folder_scope: [FOLDER],
     });
     clock.advance(899_000);
@@ -74,6 +90,55 @@ describe('OAuth service', () => {
     const uri = await grant();
     await rejects(oauth.exchangeCode({ ...uri, code_verifier: uri.verifier, redirect_uri: `${REDIRECT}/x` }), 'invalid_grant');
     await rejects(oauth.exchangeCode({ ...uri, code_verifier: 'short', redirect_uri: REDIRECT }), 'invalid_request');
+  });
+
+  it('a reused refresh token revokes the family, also on a restarted gateway; everything is in events (read models rebuild the same)', async () => {
+    const g = await grant();
+    const first = await oauth.exchangeCode({ ...g, code_verifier: g.verifier, redirect_uri: REDIRECT });
+    await rejects(oauth.exchangeCode({ ...g, code_verifier: g.verifier, redirect_uri: REDIRECT }), 'invalid_grant');
+    const second = await oauth.refresh({ refresh_token: first.refresh_token, client_id: g.client_id });
+    // A second gateway replica on the same store sees the grant and its rotation at once.
+    const replica = service(store);
+    assert.equal((await replica.resolveAccessToken(second.access_token))?.grant_id, second.access_token.slice(5, 37));
+    await rejects(replica.refresh({ refresh_token: first.refresh_token, client_id: 'someone-else' }), 'invalid_grant');
+
+    // The gateway restarts: the store is reopened and a new service built on it.
+    await store.close();
+    store = createSqliteStore({ path: join(dir, 'store.db') });
+    oauth = service(store);
+    assert.ok(await oauth.resolveAccessToken(second.access_token));
+    const pending = await grant(); // the registered client is still known: a code for it
+    assert.ok(await oauth.exchangeCode({ ...pending, code_verifier: pending.verifier, redirect_uri: REDIRECT }));
+    const third = await oauth.refresh({ refresh_token: second.refresh_token, client_id: g.client_id });
+    await rejects(oauth.refresh({ refresh_token: first.refresh_token, client_id: g.client_id }), 'invalid_grant');
+    assert.equal(await oauth.resolveAccessToken(third.access_token), undefined, 'the family is revoked');
+    await rejects(oauth.refresh({ refresh_token: third.refresh_token, client_id: g.client_id }), 'invalid_grant');
+    const types = (await store.readAll(0, 100_000)).map((e) => e.type);
+    for (const type of [
+      'oauth.client_registered',
+      'oauth.code_issued',
+      'oauth.code_redeemed',
+      'oauth.grant_created',
+      'oauth.tokens_issued',
+    ])
+      assert.ok(types.includes(type), type);
+    assert.ok((await store.readAll(0, 100_000)).some((e) => e.type === 'oauth.grant_revoked' && e.data.reason === 'refresh_reuse'));
+
+    const before = await snapshotReadModels(store, [oauthProjection]);
+    await rebuildReadModels(store, [oauthProjection]);
+    assert.deepEqual(await snapshotReadModels(store, [oauthProjection]), before);
+  });
+
+  it('revocation: a refresh token ends its grant, an access token only itself', async () => {
+    const g = await grant();
+    const a = await oauth.exchangeCode({ ...g, code_verifier: g.verifier, redirect_uri: REDIRECT });
+    const b = await oauth.refresh({ refresh_token: a.refresh_token, client_id: g.client_id });
+    await oauth.revoke(a.access_token);
+    assert.equal(await oauth.resolveAccessToken(a.access_token), undefined);
+    assert.ok(await oauth.resolveAccessToken(b.access_token));
+    await oauth.revoke(b.refresh_token);
+    assert.equal(await oauth.resolveAccessToken(b.access_token), undefined);
+    await oauth.revoke('kbrt_unknown'); // unknown tokens are fine
   });
 
   it('refuses bad registrations and authorization requests', async () => {

@@ -1,7 +1,25 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { systemClock, type Clock } from '@kb/platform';
+import { isAppError, systemClock, type Clock } from '@kb/platform';
 import type { Store } from '@kb/store';
+import type { CommandBus } from '@kb/eventsourcing';
 import { ACCESS_TOKEN_RE, REFRESH_TOKEN_RE } from './oauth-tokens.js';
+import { NO_ORG } from '../app/identity.js';
+import {
+  oauthClientDecider,
+  oauthClientStream,
+  oauthCodeDecider,
+  oauthCodeStream,
+  oauthGrantDecider,
+  oauthGrantStream,
+} from '../domain/oauth.js';
+import {
+  OAUTH_ACCESS_TOKENS,
+  OAUTH_CLIENTS,
+  OAUTH_GRANTS,
+  type OAuthAccessDoc,
+  type OAuthClientDoc,
+  type OAuthGrantDoc,
+} from '../projections/oauth.js';
 
 /**
  * The OAuth 2.1 authorization server for assistants (spec 5.3): dynamic client
@@ -9,47 +27,15 @@ import { ACCESS_TOKEN_RE, REFRESH_TOKEN_RE } from './oauth-tokens.js';
  * only, short-lived access tokens, rotating refresh tokens (a reused one revokes
  * the grant), revocation (RFC 7009). A grant is one user's consent for one
  * client in one organization, optionally limited to knowledge-base folders.
- * Secrets are stored hashed.
+ * Clients, codes, grants and token families are event-sourced (domain/oauth.ts,
+ * events oauth.* in @kb/events, read models in projections/oauth.ts), so every
+ * replica and a restarted gateway see the same state. Only hashes are recorded.
  */
-const CLIENTS = 'oauth_clients';
-const CODES = 'oauth_codes';
-const GRANTS = 'oauth_grants';
-const ACCESS = 'oauth_access_tokens';
-
 export interface OAuthClient {
   id: string;
   client_name: string;
   redirect_uris: string[];
   created_at: string;
-}
-
-interface CodeDoc {
-  id: string;
-  client_id: string;
-  redirect_uri: string;
-  code_challenge: string;
-  org_id: string;
-  user_id: string;
-  folder_scope: string[] | null;
-  expires_at: number;
-}
-
-interface GrantDoc {
-  id: string;
-  client_id: string;
-  org_id: string;
-  user_id: string;
-  folder_scope: string[] | null;
-  refresh_hash: string;
-  refresh_expires_at: number;
-  revoked_at: string | null;
-  created_at: string;
-}
-
-interface AccessDoc {
-  id: string;
-  grant_id: string;
-  expires_at: number;
 }
 
 /** An RFC 6749 error: the token endpoint answers it as { error, error_description }. */
@@ -114,27 +100,39 @@ function redirectUriProblem(uri: unknown): string | undefined {
 
 export function createOAuthService(deps: {
   store: Store;
+  commands: CommandBus;
   clock?: Clock;
   random?: (bytes: number) => Buffer;
   accessTtlSeconds: number;
   refreshTtlSeconds: number;
   codeTtlSeconds?: number;
 }) {
-  const { store } = deps;
+  const { store, commands } = deps;
   const clock = deps.clock ?? systemClock;
   const random = deps.random ?? randomBytes;
   const now = () => clock.now().getTime();
+  const iso = (ms: number) => new Date(ms).toISOString();
   const codeTtlMs = (deps.codeTtlSeconds ?? 60) * 1000;
 
-  async function issue(
-    tx: Parameters<Parameters<Store['transaction']>[0]>[0],
-    grant: Omit<GrantDoc, 'refresh_hash' | 'refresh_expires_at'>,
-  ): Promise<TokenSet> {
-    const access = `kbat_${grant.id}_${random(32).toString('base64url')}`;
-    const refresh = `kbrt_${grant.id}_${random(32).toString('base64url')}`;
-    await tx.put(GRANTS, { ...grant, refresh_hash: sha256(refresh), refresh_expires_at: now() + deps.refreshTtlSeconds * 1000 });
-    await tx.put(ACCESS, { id: sha256(access), grant_id: grant.id, expires_at: now() + deps.accessTtlSeconds * 1000 });
-    return { access_token: access, token_type: 'Bearer', expires_in: deps.accessTtlSeconds, refresh_token: refresh, scope: 'mcp' };
+  /** A new access token and the next refresh token of a grant's family: the tokens (once) and their hashes (recorded). */
+  function mint(grantId: string) {
+    const access = `kbat_${grantId}_${random(32).toString('base64url')}`;
+    const refresh = `kbrt_${grantId}_${random(32).toString('base64url')}`;
+    const at = now();
+    const set: TokenSet = {
+      access_token: access,
+      token_type: 'Bearer',
+      expires_in: deps.accessTtlSeconds,
+      refresh_token: refresh,
+      scope: 'mcp',
+    };
+    const hashes = {
+      access_hash: sha256(access),
+      access_expires_at: iso(at + deps.accessTtlSeconds * 1000),
+      refresh_hash: sha256(refresh),
+      refresh_expires_at: iso(at + deps.refreshTtlSeconds * 1000),
+    };
+    return { set, hashes };
   }
 
   return {
@@ -169,7 +167,15 @@ export function createOAuthService(deps: {
         redirect_uris: uris as string[],
         created_at: clock.now().toISOString(),
       };
-      await store.transaction((tx) => tx.put(CLIENTS, client));
+      await commands.transaction({ metadata: { org_id: NO_ORG, actor: `oauth-client:${client.id}` } }, (s) =>
+        s.execute(oauthClientDecider, oauthClientStream(client.id), {
+          type: 'register',
+          client_id: client.id,
+          client_name: client.client_name,
+          redirect_uris: client.redirect_uris,
+          at: client.created_at,
+        }),
+      );
       return {
         ...client,
         client_id: client.id,
@@ -186,7 +192,7 @@ export function createOAuthService(deps: {
      * client's redirect URI as error parameters.
      */
     async checkAuthorize(req: AuthorizeRequest): Promise<{ client: OAuthClient; redirect_uri: string; redirectError?: OAuthError }> {
-      const client = typeof req.client_id === 'string' ? await store.get<OAuthClient>(CLIENTS, req.client_id) : undefined;
+      const client = typeof req.client_id === 'string' ? await store.get<OAuthClientDoc>(OAUTH_CLIENTS, req.client_id) : undefined;
       if (!client) throw new OAuthError('invalid_client', 'Unknown client_id');
       if (typeof req.redirect_uri !== 'string' || !client.redirect_uris.includes(req.redirect_uri)) {
         throw new OAuthError('invalid_request', 'redirect_uri does not exactly match one registered for this client');
@@ -214,15 +220,21 @@ export function createOAuthService(deps: {
         throw new OAuthError('invalid_request', 'folder ids must be at most 50 uuids');
       }
       const code = random(32).toString('base64url');
-      const doc: CodeDoc = {
-        id: sha256(code),
-        client_id: client.id,
-        redirect_uri,
-        code_challenge: req.code_challenge!,
-        ...consent,
-        expires_at: now() + codeTtlMs,
-      };
-      await store.transaction((tx) => tx.put(CODES, doc));
+      const codeHash = sha256(code);
+      await commands.transaction({ metadata: { org_id: consent.org_id, actor: `user:${consent.user_id}` } }, (s) =>
+        s.execute(oauthCodeDecider, oauthCodeStream(codeHash), {
+          type: 'issue',
+          code_hash: codeHash,
+          client_id: client.id,
+          redirect_uri,
+          code_challenge: req.code_challenge!,
+          org_id: consent.org_id,
+          user_id: consent.user_id,
+          folder_scope: consent.folder_scope,
+          expires_at: iso(now() + codeTtlMs),
+          at: clock.now().toISOString(),
+        }),
+      );
       return code;
     },
 
@@ -234,31 +246,49 @@ export function createOAuthService(deps: {
       if (typeof code_verifier !== 'string' || !VERIFIER_RE.test(code_verifier)) {
         throw new OAuthError('invalid_request', 'code_verifier (43 to 128 characters) is required');
       }
-      const outcome = await store.transaction(async (tx): Promise<TokenSet | OAuthError> => {
-        const doc = await tx.get<CodeDoc>(CODES, sha256(code));
-        if (!doc || doc.expires_at <= now()) return new OAuthError('invalid_grant', 'Unknown, used or expired code');
-        // One use only, whatever happens next (so the failures below are returned, not thrown: the delete commits).
-        await tx.delete(CODES, doc.id);
-        if (doc.client_id !== client_id) return new OAuthError('invalid_grant', 'The code was issued to another client');
-        if (doc.redirect_uri !== redirect_uri)
-          return new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
-        const expected = Buffer.from(doc.code_challenge);
-        const actual = Buffer.from(createHash('sha256').update(code_verifier).digest('base64url'));
-        if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
-          return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
-        }
-        return issue(tx, {
-          id: random(16).toString('hex'),
-          client_id: doc.client_id,
-          org_id: doc.org_id,
-          user_id: doc.user_id,
-          folder_scope: doc.folder_scope,
-          revoked_at: null,
-          created_at: clock.now().toISOString(),
+      const codeHash = sha256(code);
+      const { state: pending } = await commands.transaction({ metadata: { org_id: NO_ORG } }, (s) =>
+        s.load(oauthCodeDecider, oauthCodeStream(codeHash)),
+      );
+      if (pending.status !== 'issued') throw new OAuthError('invalid_grant', 'Unknown, used or expired code');
+      const grantId = random(16).toString('hex');
+      const { set, hashes } = mint(grantId);
+      let outcome: OAuthError | undefined;
+      try {
+        await commands.transaction({ metadata: { org_id: pending.org_id, actor: `oauth-client:${client_id}` } }, async (s) => {
+          // One use only, whatever happens next (so the failures below are kept, not thrown: the redemption commits).
+          const { state } = await s.execute(oauthCodeDecider, oauthCodeStream(codeHash), {
+            type: 'redeem',
+            code_hash: codeHash,
+            at: clock.now().toISOString(),
+          });
+          if (state.client_id !== client_id) return (outcome = new OAuthError('invalid_grant', 'The code was issued to another client'));
+          if (state.redirect_uri !== redirect_uri)
+            return (outcome = new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request'));
+          const expected = Buffer.from(state.code_challenge);
+          const actual = Buffer.from(createHash('sha256').update(code_verifier).digest('base64url'));
+          if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
+            return (outcome = new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge'));
+          }
+          return s.execute(oauthGrantDecider, oauthGrantStream(grantId), {
+            type: 'create',
+            grant_id: grantId,
+            client_id: state.client_id,
+            org_id: state.org_id,
+            user_id: state.user_id,
+            folder_scope: state.folder_scope,
+            code_hash: codeHash,
+            at: clock.now().toISOString(),
+            ...hashes,
+          });
         });
-      });
-      if (outcome instanceof OAuthError) throw outcome;
-      return outcome;
+      } catch (err) {
+        // Spent or expired between the look and the redemption.
+        if (isAppError(err) && err.code === 'invalid_grant') throw new OAuthError('invalid_grant', 'Unknown, used or expired code');
+        throw err;
+      }
+      if (outcome) throw outcome;
+      return set;
     },
 
     /** refresh_token: rotates; presenting a refresh token already rotated away revokes the whole grant (theft detection). */
@@ -269,43 +299,58 @@ export function createOAuthService(deps: {
       }
       const grantId = REFRESH_TOKEN_RE.exec(refresh_token)?.[1];
       if (!grantId) throw new OAuthError('invalid_grant', 'Unknown refresh token');
-      const outcome = await store.transaction(async (tx) => {
-        const grant = await tx.get<GrantDoc>(GRANTS, grantId);
-        if (!grant || grant.revoked_at !== null || grant.client_id !== client_id) return 'invalid' as const;
-        if (grant.refresh_hash !== sha256(refresh_token)) {
-          await tx.put(GRANTS, { ...grant, revoked_at: clock.now().toISOString() });
-          return 'reused' as const;
-        }
-        if (grant.refresh_expires_at <= now()) return 'invalid' as const;
-        return issue(tx, grant);
-      });
-      if (outcome === 'reused') throw new OAuthError('invalid_grant', 'Refresh token already used: the grant is revoked');
-      if (outcome === 'invalid') throw new OAuthError('invalid_grant', 'Unknown, expired or revoked refresh token');
-      return outcome;
+      const grant = await store.get<OAuthGrantDoc>(OAUTH_GRANTS, grantId);
+      if (!grant || grant.revoked_at !== null || grant.client_id !== client_id)
+        throw new OAuthError('invalid_grant', 'Unknown, expired or revoked refresh token');
+      const { set, hashes } = mint(grantId);
+      const { events } = await commands.transaction({ metadata: { org_id: grant.org_id, actor: `oauth-client:${client_id}` } }, (s) =>
+        s.execute(oauthGrantDecider, oauthGrantStream(grantId), {
+          type: 'refresh',
+          grant_id: grantId,
+          client_id,
+          presented_hash: sha256(refresh_token),
+          at: clock.now().toISOString(),
+          ...hashes,
+        }),
+      );
+      if (events[0]?.type === 'oauth.grant_revoked')
+        throw new OAuthError('invalid_grant', 'Refresh token already used: the grant is revoked');
+      if (events[0]?.type !== 'oauth.tokens_issued') throw new OAuthError('invalid_grant', 'Unknown, expired or revoked refresh token');
+      return set;
     },
 
     /** RFC 7009: a refresh token revokes its grant (and so every access token of it); an access token only itself. Unknown tokens are fine. */
     async revoke(token: unknown): Promise<void> {
       if (typeof token !== 'string' || !token) throw new OAuthError('invalid_request', 'token is required');
-      await store.transaction(async (tx) => {
-        const refreshGrant = REFRESH_TOKEN_RE.exec(token)?.[1];
-        if (refreshGrant) {
-          const grant = await tx.get<GrantDoc>(GRANTS, refreshGrant);
-          if (grant && grant.refresh_hash === sha256(token) && grant.revoked_at === null) {
-            await tx.put(GRANTS, { ...grant, revoked_at: clock.now().toISOString() });
-          }
-          return;
-        }
-        if (ACCESS_TOKEN_RE.test(token)) await tx.delete(ACCESS, sha256(token));
-      });
+      const refreshGrant = REFRESH_TOKEN_RE.exec(token)?.[1];
+      if (refreshGrant) {
+        const grant = await store.get<OAuthGrantDoc>(OAUTH_GRANTS, refreshGrant);
+        if (!grant || grant.refresh_hash !== sha256(token) || grant.revoked_at !== null) return;
+        await commands.transaction({ metadata: { org_id: grant.org_id, actor: `oauth-client:${grant.client_id}` } }, (s) =>
+          s.execute(oauthGrantDecider, oauthGrantStream(grant.id), { type: 'revoke', grant_id: grant.id, at: clock.now().toISOString() }),
+        );
+        return;
+      }
+      if (!ACCESS_TOKEN_RE.test(token)) return;
+      const access = await store.get<OAuthAccessDoc>(OAUTH_ACCESS_TOKENS, sha256(token));
+      const grant = access && (await store.get<OAuthGrantDoc>(OAUTH_GRANTS, access.grant_id));
+      if (!access || !grant) return;
+      await commands.transaction({ metadata: { org_id: grant.org_id, actor: `oauth-client:${grant.client_id}` } }, (s) =>
+        s.execute(oauthGrantDecider, oauthGrantStream(grant.id), {
+          type: 'revoke_access',
+          grant_id: grant.id,
+          access_hash: access.id,
+          at: clock.now().toISOString(),
+        }),
+      );
     },
 
     /** The grant behind a live access token; undefined when unknown, expired or revoked. */
     async resolveAccessToken(token: string): Promise<ResolvedGrant | undefined> {
       if (!ACCESS_TOKEN_RE.test(token)) return undefined;
-      const access = await store.get<AccessDoc>(ACCESS, sha256(token));
-      if (!access || access.expires_at <= now()) return undefined;
-      const grant = await store.get<GrantDoc>(GRANTS, access.grant_id);
+      const access = await store.get<OAuthAccessDoc>(OAUTH_ACCESS_TOKENS, sha256(token));
+      if (!access || Date.parse(access.expires_at) <= now()) return undefined;
+      const grant = await store.get<OAuthGrantDoc>(OAUTH_GRANTS, access.grant_id);
       if (!grant || grant.revoked_at !== null || !token.startsWith(`kbat_${grant.id}_`)) return undefined;
       return {
         grant_id: grant.id,

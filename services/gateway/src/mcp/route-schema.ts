@@ -6,6 +6,9 @@ export interface RouteRequestSchema {
   params?: JsonSchema;
   querystring?: JsonSchema;
   body?: JsonSchema;
+  /** The success answer's schema (the route's first 2xx response) and its status. */
+  response?: JsonSchema;
+  responseStatus?: number;
 }
 
 /** Inlines `$ref`s to schemas registered by id (fastify's addSchema), recursively; a cycle is left as an open object. */
@@ -30,6 +33,15 @@ export function requestSchemaOf(schema: unknown, registry: Record<string, unknow
   const out: RouteRequestSchema = {};
   for (const part of ['params', 'querystring', 'body'] as const)
     if (s[part] && typeof s[part] === 'object') out[part] = inlineRefs(s[part], registry) as JsonSchema;
+  const responses = (s.response ?? {}) as Record<string, unknown>;
+  const success = Object.keys(responses)
+    .filter((k) => /^2\d\d$/.test(k))
+    .sort()[0];
+  if (success !== undefined) {
+    out.responseStatus = Number(success);
+    const response = responses[success];
+    if (response && typeof response === 'object') out.response = inlineRefs(response, registry) as JsonSchema;
+  }
   return out;
 }
 
@@ -50,4 +62,19 @@ export function toolInputSchema(route: RouteRequestSchema): JsonSchema & { type:
     }
   }
   return { type: 'object', properties, ...(required.size > 0 && { required: [...required] }) };
+}
+
+/** What a successful call of a tool returns as structured content: the object REST answers, a list as { items }, nothing as { ok }. */
+export function toolSuccessSchema(route: RouteRequestSchema, pick?: readonly string[]): JsonSchema & { type: 'object' } {
+  const response = route.response;
+  if (route.responseStatus === 204 || !response || response.type === 'null')
+    return { type: 'object', properties: { ok: { type: 'boolean', const: true } }, required: ['ok'] };
+  if (response.type === 'array') return { type: 'object', properties: { items: response }, required: ['items'] };
+  if (pick) {
+    const properties = (response.properties ?? {}) as Record<string, unknown>;
+    const required = ((response.required as string[] | undefined) ?? []).filter((r) => pick.includes(r));
+    const picked = Object.fromEntries(pick.map((k) => [k, properties[k] ?? {}]));
+    return { type: 'object', properties: picked, ...(required.length > 0 && { required }) };
+  }
+  return { ...response, type: 'object' };
 }

@@ -45,10 +45,10 @@ function toolError(res: DispatchResponse): CallToolResult {
   };
 }
 
-function toolResult(res: DispatchResponse, pick?: (b: Record<string, unknown>) => Record<string, unknown>): CallToolResult {
+function toolResult(res: DispatchResponse, pick?: readonly string[]): CallToolResult {
   const body = res.status === 204 ? { ok: true } : res.body;
   const object = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { items: body };
-  const structured = pick ? pick(object) : object;
+  const structured = pick ? Object.fromEntries(pick.filter((k) => k in object).map((k) => [k, object[k]])) : object;
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
 
@@ -123,15 +123,9 @@ export function multipartFor(
   return { contentType: `multipart/form-data; boundary=${boundary}`, payload: Buffer.concat(parts) };
 }
 
+const RESOURCE_PAGE = 100;
+const MAX_RESOURCES = 500;
 const CONTENT_URI = /^kb:\/\/content\/([0-9a-f-]{36})$/i;
-
-interface NodeJson {
-  kb_node_id: string;
-  type: 'folder' | 'content';
-  name: string;
-  content_id?: string;
-  children?: NodeJson[];
-}
 
 /**
  * The MCP server of one session: tools dispatch to REST with the credential of
@@ -162,6 +156,7 @@ export function createMcpServer(deps: {
       title: t.row.title,
       description: t.row.description,
       inputSchema: t.inputSchema,
+      outputSchema: t.outputSchema,
       annotations: { title: t.row.title, ...t.row.annotations },
     })),
   }));
@@ -170,7 +165,7 @@ export function createMcpServer(deps: {
     const tool = tools.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}`);
     const credential = credentialOf(extra.authInfo);
-    const args = request.params.arguments ?? {};
+    const args = { ...tool.row.defaults, ...request.params.arguments };
     if (tool.row.multipart) {
       const raw = multipartFor(args as UploadArgs);
       if (typeof raw === 'string')
@@ -187,30 +182,28 @@ export function createMcpServer(deps: {
 
   const finish = (res: DispatchResponse, tool: Tool) => (res.status >= 400 ? toolError(res) : toolResult(res, tool.row.pick));
 
-  // Resources: the content items of the knowledge base the caller can see.
+  // Resources: the content items of the knowledge base the caller can see. GET /content
+  // lists exactly those (a folder-scoped credential: the items under its folders).
   server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
     const credential = credentialOf(extra.authInfo);
     const resources: { uri: string; name: string; mimeType: string }[] = [];
-    const seen = new Set<string>();
-    // Breadth first from the root, a page of 100 children per folder, up to 500 documents.
-    const queue: string[] = [];
-    const root = await dispatcher.dispatch({ method: 'GET', path: '/api/v1/org/kb/tree?limit=100', credential });
-    if (root.status >= 400) throw new McpError(ErrorCode.InvalidRequest, (root.body as RestError).error?.message ?? `HTTP ${root.status}`);
-    const visit = (node: NodeJson) => {
-      for (const child of node.children ?? []) {
-        if (child.type === 'folder') queue.push(child.kb_node_id);
-        else if (child.content_id && !seen.has(child.content_id)) {
-          seen.add(child.content_id);
-          resources.push({ uri: `kb://content/${child.content_id}`, name: child.name, mimeType: 'text/plain' });
-        }
+    for (let offset = 0; resources.length < MAX_RESOURCES; offset += RESOURCE_PAGE) {
+      const page = await dispatcher.dispatch({
+        method: 'GET',
+        path: `/api/v1/content?limit=${RESOURCE_PAGE}&offset=${offset}`,
+        credential,
+      });
+      // A key scoped to no folder sees no document.
+      if (page.status === 403 && isRestError(page.body) && page.body.error.code === 'folder_scope') break;
+      if (page.status >= 400) {
+        const err = isRestError(page.body) ? page.body.error : { code: `http_${page.status}`, message: `HTTP ${page.status}` };
+        throw new McpError(ErrorCode.InvalidRequest, `${err.code}: ${err.message}`, { status: page.status, error: err });
       }
-    };
-    visit(root.body as NodeJson);
-    while (queue.length > 0 && resources.length < 500) {
-      const res = await dispatcher.dispatch({ method: 'GET', path: `/api/v1/org/kb/nodes/${queue.shift()!}?limit=100`, credential });
-      if (res.status < 400) visit(res.body as NodeJson);
+      const items = (page.body as { items?: { id: string; title: string }[] }).items ?? [];
+      for (const item of items) resources.push({ uri: `kb://content/${item.id}`, name: item.title, mimeType: 'text/plain' });
+      if (items.length < RESOURCE_PAGE) break;
     }
-    return { resources };
+    return { resources: resources.slice(0, MAX_RESOURCES) };
   });
 
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({

@@ -1,6 +1,7 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { RouteEntry } from '../http/app.js';
-import { toolInputSchema, type JsonSchema } from './route-schema.js';
+import { ErrorBody } from '../http/schemas.js';
+import { inlineRefs, toolInputSchema, toolSuccessSchema, type JsonSchema } from './route-schema.js';
 
 /**
  * One row per MCP tool: the REST route it dispatches to. The input schema is
@@ -20,8 +21,10 @@ export interface ToolRow {
   input?: JsonSchema & { type: 'object' };
   /** Encodes the arguments as the route's body when it is not JSON. */
   multipart?: true;
-  /** Keeps part of the REST answer as the tool's result. */
-  pick?: (body: Record<string, unknown>) => Record<string, unknown>;
+  /** Argument values used when the caller leaves them out (shown as the input schema's defaults). */
+  defaults?: Record<string, unknown>;
+  /** Keeps these fields of the REST answer as the tool's result (and of its schema as the output schema). */
+  pick?: readonly string[];
 }
 
 const read: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -56,7 +59,7 @@ export const toolRows: ToolRow[] = [
     method: 'POST',
     path: '/org/search',
     annotations: create,
-    pick: (b) => ({ query: b.query, answer: b.answer, answered: b.answered, citations: b.citations, source_ids: b.source_ids }),
+    pick: ['query', 'answer', 'answered', 'citations', 'source_ids'],
   },
   {
     name: 'list_search_history',
@@ -288,15 +291,59 @@ export const toolRows: ToolRow[] = [
     path: '/org/generation/drafts/:draft_id',
     annotations: read,
   },
+  // Publishing (services/publishing): find a piece, then publish it; a dry run unless dry_run is false.
+  {
+    name: 'list_pieces',
+    title: 'List generated pieces',
+    description:
+      'Generated pieces with their review state (draft, in_review, approved, rejected, published, unpublished) and whether they pass the publish gate, newest first.',
+    method: 'GET',
+    path: '/org/content/pieces',
+    annotations: read,
+  },
+  {
+    name: 'get_piece',
+    title: 'Read a piece',
+    description: 'A piece: its body, review state, the unsupported sentences that block the publish gate, publications and history.',
+    method: 'GET',
+    path: '/org/content/pieces/:piece_id',
+    annotations: read,
+  },
+  {
+    name: 'publish_piece',
+    title: 'Publish a piece',
+    description:
+      'Publishes an approved piece to the named destinations (or the default set). A DRY RUN BY DEFAULT: it makes every check (publish:content, folder scope, the publish gate, the destinations) and answers what would be published where (slug, URL) without changing anything; pass dry_run: false to publish. Needs publish:content.',
+    method: 'POST',
+    path: '/org/content/pieces/:piece_id/publish',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    defaults: { dry_run: true },
+  },
 ];
 
 export interface Tool {
   row: ToolRow;
   inputSchema: JsonSchema & { type: 'object' };
+  /**
+   * The structured content: the REST success answer's schema, or a tool error
+   * (isError) carrying REST's status and error body.
+   */
+  outputSchema: JsonSchema & { type: 'object' };
   /** Names of the route's path parameters and query fields (the rest of the arguments is the body). */
   params: Set<string>;
   query: Set<string>;
 }
+
+/** A tool error's structured content: REST's status and error body (and Retry-After on 429). */
+export const toolErrorSchema: JsonSchema & { type: 'object' } = {
+  type: 'object',
+  properties: {
+    status: { type: 'integer', minimum: 400, maximum: 599 },
+    error: (inlineRefs(ErrorBody, {}) as { properties: { error: JsonSchema } }).properties.error,
+    retry_after_seconds: { type: 'integer', minimum: 0 },
+  },
+  required: ['status', 'error'],
+};
 
 /** Joins the table with the gateway's route table: a row whose route does not exist is a startup error. */
 export function buildTools(routes: readonly RouteEntry[], rows: readonly ToolRow[] = toolRows): Map<string, Tool> {
@@ -306,9 +353,16 @@ export function buildTools(routes: readonly RouteEntry[], rows: readonly ToolRow
     if (!route) throw new Error(`MCP tool ${row.name}: no route ${row.method} /api/v1${row.path}`);
     const schema = route.schema ?? {};
     const keys = (s: JsonSchema | undefined) => new Set(Object.keys((s?.properties as object | undefined) ?? {}));
+    const input = row.input ?? toolInputSchema(schema);
+    for (const [k, v] of Object.entries(row.defaults ?? {})) {
+      const properties = input.properties as Record<string, JsonSchema> | undefined;
+      if (!properties?.[k]) throw new Error(`MCP tool ${row.name}: a default for ${k}, which its route does not take`);
+      properties[k] = { ...properties[k], default: v };
+    }
     tools.set(row.name, {
       row,
-      inputSchema: row.input ?? toolInputSchema(schema),
+      inputSchema: input,
+      outputSchema: { type: 'object', anyOf: [toolSuccessSchema(schema, row.pick), toolErrorSchema] },
       params: keys(schema.params),
       query: keys(schema.querystring),
     });

@@ -149,7 +149,8 @@ export function createPiecesService(
    * called first; each success and each failure is recorded; a failure answers
    * 502 after the others committed.
    */
-  async function publishInternal(ctx: CallContext, draft: DraftRevision, ids: string[] | undefined, auto: boolean) {
+  /** Every check of a publish (the gate, approval, the destinations), with nothing written and no destination called. */
+  async function preparePublish(ctx: CallContext, draft: DraftRevision, ids: string[] | undefined, auto: boolean) {
     const orgId = draft.org_id;
     const gate = checkGate(draft);
     const { state } = await store.transaction(async (tx) => {
@@ -165,6 +166,38 @@ export function createPiecesService(
     const dests = await targets(orgId, ids);
     const slug = await slugFor(orgId, draft, store);
     const url = await sites.pageUrl(orgId, slug);
+    return { orgId, gate, state, who, dests, slug, url };
+  }
+
+  /**
+   * What a publish would do (dry run): per destination, whether it would be
+   * published or left unchanged, the slug and URL, or why its configuration
+   * would fail. No event, no delivery, no remote call.
+   */
+  async function planPublish(ctx: CallContext, draft: DraftRevision, ids: string[] | undefined) {
+    const { state, dests, slug, url } = await preparePublish(ctx, draft, ids, false);
+    const pubs = await store.find<PublicationDoc>(PUBLICATIONS, { where: { piece_id: draft.draft_id } });
+    return dests.map((d) => {
+      const base = { destination_id: d.id, type: d.type, name: d.name, slug };
+      const pub = pubs.find((p) => p.destination_id === d.id);
+      const known = d.type === 'hosted' ? (url ?? pub?.url) : pub?.url;
+      const at = { ...base, url: known ?? null };
+      if (state.live[d.id] === draft.revision) return { ...at, result: 'unchanged' as const };
+      try {
+        adapters[d.type]!.validateConfig(d.config);
+        if (adapters[d.type]!.secret === 'required' && d.secret_ciphertext === undefined)
+          throw errors.validation(`Destination ${d.name} has no secret`);
+        destinations.resolve(d);
+      } catch (err) {
+        if (!isAppError(err)) throw err;
+        return { ...at, result: 'would_fail' as const, error: err.message };
+      }
+      return { ...at, result: 'would_publish' as const };
+    });
+  }
+
+  async function publishInternal(ctx: CallContext, draft: DraftRevision, ids: string[] | undefined, auto: boolean) {
+    const { orgId, gate, state, who, dests, slug, url } = await preparePublish(ctx, draft, ids, auto);
     const html = renderArticleBody(draft);
     const pubs = await store.find<PublicationDoc>(PUBLICATIONS, { where: { piece_id: draft.draft_id } });
     const results: { d: DestinationDoc; effect?: PublishEffect; error?: string; unchanged?: boolean }[] = [];
@@ -381,9 +414,13 @@ export function createPiecesService(
       if (!comment) throw errors.validation('A rejection needs a comment', { details: { field: 'comment' } });
       return review(ctx, id, (draft) => ({ type: 'reject', comment, ...whoOf(ctx, draft) }));
     },
-    async publish(ctx: CallContext, id: string, input: { destination_ids?: string[] }) {
+    async publish(ctx: CallContext, id: string, input: { destination_ids?: string[]; dry_run?: boolean }) {
       const draft = await loadDraft(ctx.org_id, id);
       requireScope(ctx, draft);
+      if (input.dry_run === true) {
+        const planned = await planPublish(ctx, draft, input.destination_ids);
+        return { ...(await view(ctx.org_id, id)), dry_run: true, results: planned };
+      }
       const results = await publishInternal(ctx, draft, input.destination_ids, false);
       return { ...(await view(ctx.org_id, id)), results };
     },

@@ -59,8 +59,16 @@ const Piece = Open(
 const PublishResult = Open({
   destination_id: Uuid,
   type: Type.String(),
-  result: Type.Union([Type.Literal('published'), Type.Literal('unchanged'), Type.Literal('failed')]),
+  result: Type.Union(
+    ['published', 'unchanged', 'failed', 'would_publish', 'would_fail'].map((r) => Type.Literal(r)),
+    { description: 'would_publish and would_fail: a dry run (would_fail: the destination configuration is not usable, see error)' },
+  ),
   error: Type.Optional(Type.String()),
+  name: Type.Optional(Type.String({ description: 'dry run: the destination name' })),
+  slug: Type.Optional(Type.String({ description: 'dry run: the page slug it would have' })),
+  url: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], { description: 'dry run: the URL it would have, when known before publishing' }),
+  ),
 });
 const QueueItem = Open({
   piece_id: Uuid,
@@ -199,7 +207,8 @@ function proxy(c: Call, onWrite?: () => void) {
       res = await c.client.call<{ json: string }>(c.method, { json: JSON.stringify(input) }, callerOf(req));
     } finally {
       // A write that failed may still have changed something (a 502 after other destinations succeeded).
-      if (req.method !== 'GET') onWrite?.();
+      // A dry run changes nothing.
+      if (req.method !== 'GET' && (req.body as { dry_run?: unknown } | undefined)?.dry_run !== true) onWrite?.();
     }
     const out = JSON.parse(res.json) as unknown;
     if (c.status === 204) return reply.status(204).send(null);
@@ -332,11 +341,25 @@ export function publishingRoutes(clients: PublishingClients, onSiteChange: () =>
           description:
             'Publishes the latest revision of an approved piece to the named destinations, or to the default shared set. The same revision on the same destination is left unchanged (idempotent). ' +
             '422: the publish gate failed, or no publisher (no destination named and no default set). 502: a destination failed (the failed attempt is recorded in the history; nothing else changes there). ' +
-            '403: a folder-scoped key and content drawn from outside its folders.',
+            '403: a folder-scoped key and content drawn from outside its folders. ' +
+            'dry_run: true makes every check of a real publish (permission, folder scope, the publish gate with its 422 naming the unsupported sentences, the destinations and their configuration) and answers what it would do (per destination: would_publish, unchanged or would_fail, the slug and URL) without calling a destination, recording an event or changing anything.',
           params: PieceParams,
-          body: Type.Optional(Type.Object({ destination_ids: Type.Optional(DestinationIds) }, { additionalProperties: false })),
+          body: Type.Optional(
+            Type.Object(
+              {
+                destination_ids: Type.Optional(DestinationIds),
+                dry_run: Type.Optional(
+                  Type.Boolean({ description: 'check and answer what would be published, changing nothing (default false)' }),
+                ),
+              },
+              { additionalProperties: false },
+            ),
+          ),
           response: {
-            200: Type.Intersect([Type.Ref('Piece'), Type.Object({ results: Type.Array(PublishResult) })]),
+            200: Type.Intersect([
+              Type.Ref('Piece'),
+              Type.Object({ results: Type.Array(PublishResult), dry_run: Type.Optional(Type.Boolean()) }),
+            ]),
             ...errorResponses(400, 401, 403, 404, 409, 422, 502),
           },
         },
