@@ -4,6 +4,7 @@ import { silentLogger } from '@kb/platform';
 import { startSystem } from '@kb/all-in-one';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { newApiKey, newOrgAdmin } from './identity-fixtures.js';
+import { waitForOutcome } from './ingest-helpers.js';
 
 /**
  * Metering end to end on a real metered route: POST /org/search costs one query
@@ -21,6 +22,74 @@ const recordedSearches = async (key: string) => {
   assert.equal(res.status, 200, res.text);
   return Number(res.headers.get('x-total-count'));
 };
+
+/** About `chars` characters of prose, unique to the call (so it is never a duplicate). */
+const prose = (chars: number) => {
+  const sentence = `Heat pumps move heat rather than make it, run ${Math.random().toString(36).slice(2)} on electricity. `;
+  return sentence.repeat(Math.ceil(chars / sentence.length)).slice(0, chars);
+};
+
+type LedgerEntry = { operation: string; amount: number; balance_after: number; reason: string | null };
+async function usageOnceCharged(key: string, entries: number): Promise<LedgerEntry[]> {
+  for (let i = 0; ; i++) {
+    const usage = (await t.api('GET', '/org/credits/usage', { key })).body as LedgerEntry[];
+    if (usage.length >= entries) return usage;
+    assert.ok(i < 300, `the ledger still has ${usage.length} entries, not ${entries}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('ingest metered by what was stored', () => {
+  it('charges one unit per item at acceptance and one per started 100,000 stored characters beyond the first', async () => {
+    const admin = await newOrgAdmin(t, 'ingest-meter');
+    const { key } = await newApiKey(admin, { name: 'Ingester' });
+    await admin.call('POST', '/org/credits/grants', { amount: 10 });
+
+    const small = await t.api('POST', '/org/kb/raw', { key, body: { title: 'Small', text: prose(5_000) } });
+    assert.equal(small.status, 202, small.text);
+    assert.equal((await waitForOutcome(t, small.body.id, key)).processing_status, 'completed');
+    const large = await t.api('POST', '/org/kb/raw', { key, body: { title: 'Large', text: prose(250_000) } });
+    assert.equal(large.status, 202, large.text);
+    const done = await waitForOutcome(t, large.body.id, key);
+    assert.equal(done.processing_status, 'completed');
+
+    const usage = await usageOnceCharged(key, 4);
+    assert.deepEqual(
+      usage.map((e) => [e.operation, e.amount, e.balance_after]),
+      [
+        ['ingest', -2, 6],
+        ['ingest', -1, 8],
+        ['ingest', -1, 9],
+        ['grant', 10, 10],
+      ],
+      'the small text cost its 1 reserved unit; the large one 1 at acceptance and 2 when stored',
+    );
+    assert.match(usage[0]!.reason!, new RegExp(`content ${large.body.id} version 1: 2[45]\\d,\\d{3} characters stored`));
+    const balance = (await t.api('GET', '/org/credits/balance', { key })).body;
+    assert.deepEqual([balance.balance, balance.reserved], [6, 0]);
+  });
+
+  it('keeps what was stored when the balance cannot cover it, charging down to zero and saying what was not charged', async () => {
+    const admin = await newOrgAdmin(t, 'ingest-short');
+    const { key } = await newApiKey(admin, { name: 'Ingester' });
+    await admin.call('POST', '/org/credits/grants', { amount: 2 });
+    const res = await t.api('POST', '/org/kb/raw', { key, body: { title: 'Too large for the balance', text: prose(350_000) } });
+    assert.equal(res.status, 202, res.text);
+    assert.equal((await waitForOutcome(t, res.body.id, key)).processing_status, 'completed', 'the content is kept');
+    const usage = await usageOnceCharged(key, 3);
+    assert.deepEqual(
+      usage.map((e) => [e.operation, e.amount, e.balance_after]),
+      [
+        ['ingest', -1, 0],
+        ['ingest', -1, 1],
+        ['grant', 2, 2],
+      ],
+    );
+    assert.match(usage[0]!.reason!, /2 not charged: the balance ran out$/);
+    const refused = await t.api('POST', '/org/kb/raw', { key, body: { title: 'Next', text: prose(100) } });
+    assert.equal(refused.status, 402, 'the next ingest is refused');
+  });
+});
 
 describe('metered operations', () => {
   it('answers 402 with no work done when out of credits, and charges each successful search', async () => {

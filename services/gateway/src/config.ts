@@ -71,7 +71,17 @@ export const gatewayConfigSpec = defineConfig(
       default: 86400,
       description: 'how long a session token from POST /auth/login stays valid',
     }),
-    CREDIT_COST_INGEST: Type.Integer({ minimum: 0, default: 1, description: 'credits per ingested item (text or file)' }),
+    CREDIT_COST_INGEST: Type.Integer({
+      minimum: 0,
+      default: 1,
+      description:
+        'credits per ingest unit: one unit per item at acceptance, then one per started CREDIT_INGEST_CHARS stored beyond the first',
+    }),
+    CREDIT_INGEST_CHARS: Type.Integer({
+      minimum: 1000,
+      default: 100000,
+      description: 'stored characters per ingest unit (what a version costs is metered by the text it stored)',
+    }),
     CREDIT_COST_QUERY: Type.Integer({ minimum: 0, default: 1, description: 'credits per search or query' }),
     CREDIT_COST_GENERATION: Type.Integer({ minimum: 0, default: 10, description: 'credits per content generation' }),
     COORDINATION: Type.Union([Type.Literal('store'), Type.Literal('redis')], {

@@ -8,6 +8,7 @@ import { createIdentityService } from './app/identity.js';
 import { createOrganizationService } from './app/organizations.js';
 import { createApiKeyService } from './app/api-keys.js';
 import { createCreditsService, type CreditsService } from './app/credits.js';
+import { startIngestMetering } from './app/ingest-metering.js';
 import { identityProjection } from './projections/identity.js';
 import { creditsProjection } from './projections/credits.js';
 import { oauthProjection } from './projections/oauth.js';
@@ -147,6 +148,15 @@ export async function startGateway(options: {
     uploads: { maxRequestBytes: config.UPLOAD_MAX_REQUEST_BYTES, inflightBytes: config.UPLOAD_INFLIGHT_BYTES },
   });
   await core.start();
+  const ingestMetering = await startIngestMetering({
+    bus,
+    store,
+    credits,
+    costPerUnit: config.CREDIT_COST_INGEST,
+    charsPerUnit: config.CREDIT_INGEST_CHARS,
+    logger,
+    clock,
+  });
   const sweeper = startCreditSweeper(credits, config.CREDIT_HOLD_TTL_SECONDS * 1000, logger);
   await app.listen({ host: config.HOST, port: config.PORT });
   const address = app.server.address();
@@ -162,6 +172,7 @@ export async function startGateway(options: {
       await app.close();
       await mcpLimiter.close();
       await sweeper.stop();
+      await ingestMetering.stop();
       clients.close();
       await limiter.close();
       await core.stop();

@@ -154,6 +154,26 @@ export const creditsReserved = defineEvent(gw, 'credits.reserved', 1, Type.Objec
 export const creditsSettled = defineEvent(gw, 'credits.settled', 1, Type.Object(Reservation));
 /** The operation failed: its reservation goes back to the balance. */
 export const creditsReleased = defineEvent(gw, 'credits.released', 1, Type.Object(Reservation), { internal: true });
+/**
+ * Work whose size is known only once it is done (ingest: the characters a
+ * version stored) is charged after it, beyond what its request reserved. The
+ * amount never exceeds what the balance held (`requested` is what the work
+ * cost), so the balance never goes below zero; `charge_id` is the work's id.
+ */
+export const creditsCharged = defineEvent(
+  gw,
+  'credits.charged',
+  1,
+  Type.Object({
+    org_id: Uuid,
+    charge_id: Uuid,
+    operation: MeteredOperation,
+    amount: Type.Integer({ minimum: 0 }),
+    requested: Type.Integer({ minimum: 1 }),
+    reason: Type.String({ maxLength: 500 }),
+    at: Timestamp,
+  }),
+);
 export const creditsSpendLimitSet = defineEvent(
   gw,
   'credits.spend_limit_set',
@@ -203,6 +223,7 @@ export const gatewayEvents = [
   creditsReserved,
   creditsSettled,
   creditsReleased,
+  creditsCharged,
   creditsSpendLimitSet,
   creditsCarriedForward,
 ];
@@ -227,4 +248,5 @@ export type CreditsReserved = EventData<typeof creditsReserved>;
 export type CreditsSettled = EventData<typeof creditsSettled>;
 export type CreditsReleased = EventData<typeof creditsReleased>;
 export type CreditsSpendLimitSet = EventData<typeof creditsSpendLimitSet>;
+export type CreditsCharged = EventData<typeof creditsCharged>;
 export type CreditsCarriedForward = EventData<typeof creditsCarriedForward>;

@@ -1,6 +1,7 @@
 import { AppError, ConcurrencyError, errors, type Clock, type IdGenerator } from '@kb/platform';
 import type { Store } from '@kb/store';
-import type { CommandBus } from '@kb/eventsourcing';
+import type { CommandBus, CommandSession } from '@kb/eventsourcing';
+import type { StoreTransaction } from '@kb/store';
 import type { CallContext } from '@kb/rpc';
 import { creditsDecider, creditsStream, type CreditsCommand, type MeteredOperation } from '../domain/credits.js';
 import {
@@ -54,24 +55,27 @@ export function createCreditsService(deps: {
   const epochSize = deps.epochSize ?? DEFAULT_EPOCH_SIZE;
   const now = () => clock.now().toISOString();
 
+  /** Decides a command on the org's open credits stream, opening the next one when it is full. */
+  async function decide(s: CommandSession, orgId: string, command: CreditsCommand): Promise<void> {
+    const epoch = (await s.tx.get<{ id: string; epoch: number }>(CREDIT_EPOCHS, orgId))?.epoch ?? 0;
+    const { state, events } = await s.execute(creditsDecider, creditsStream(orgId, epoch), command);
+    const last = events.at(-1);
+    if (last && last.version >= epochSize) {
+      // The stream is full: the next one starts from this state, in the same transaction.
+      await s.execute(creditsDecider, creditsStream(orgId, epoch + 1), {
+        type: 'carry_forward',
+        org_id: orgId,
+        epoch: epoch + 1,
+        from: state,
+        at: command.at,
+      });
+    }
+  }
+
   async function execute(orgId: string, actor: string, command: CreditsCommand): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await commands.transaction({ metadata: { org_id: orgId, actor } }, async (s) => {
-          const epoch = (await s.tx.get<{ id: string; epoch: number }>(CREDIT_EPOCHS, orgId))?.epoch ?? 0;
-          const { state, events } = await s.execute(creditsDecider, creditsStream(orgId, epoch), command);
-          const last = events.at(-1);
-          if (last && last.version >= epochSize) {
-            // The stream is full: the next one starts from this state, in the same transaction.
-            await s.execute(creditsDecider, creditsStream(orgId, epoch + 1), {
-              type: 'carry_forward',
-              org_id: orgId,
-              epoch: epoch + 1,
-              from: state,
-              at: command.at,
-            });
-          }
-        });
+        await commands.transaction({ metadata: { org_id: orgId, actor } }, (s) => decide(s, orgId, command));
         return;
       } catch (err) {
         if (!(err instanceof ConcurrencyError) || attempt >= MAX_ATTEMPTS) throw err;
@@ -144,6 +148,19 @@ export function createCreditsService(deps: {
     /** The operation succeeded: the reservation is spent. */
     settle: (r: Reservation) =>
       execute(r.org_id, 'system:meter', { type: 'settle', org_id: r.org_id, reservation_id: r.reservation_id, at: now() }),
+
+    /**
+     * Charges finished work whose cost is known only now, in the caller's
+     * transaction (an event consumer's, so the charge and its inbox mark commit
+     * together: exactly once per event). Never below zero (see credits.charged).
+     */
+    chargeWithin: (
+      tx: StoreTransaction,
+      charge: { org_id: string; charge_id: string; operation: MeteredOperation; amount: number; reason: string },
+    ) =>
+      commands.within(tx, { metadata: { org_id: charge.org_id, actor: 'system:meter' } }, (s) =>
+        decide(s, charge.org_id, { type: 'charge', ...charge, at: now() }),
+      ),
 
     /** The operation failed: the reservation goes back to the balance. */
     release: (r: Reservation) =>

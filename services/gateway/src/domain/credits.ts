@@ -25,6 +25,15 @@ export type CreditsCommand =
   | { type: 'reserve'; org_id: string; reservation_id: string; operation: MeteredOperation; amount: number; at: string }
   | { type: 'settle'; org_id: string; reservation_id: string; at: string }
   | { type: 'release'; org_id: string; reservation_id: string; at: string }
+  | {
+      type: 'charge';
+      org_id: string;
+      charge_id: string;
+      operation: MeteredOperation;
+      amount: number;
+      reason: string;
+      at: string;
+    }
   | { type: 'set_spend_limit'; org_id: string; monthly_limit: number | null; at: string }
   | { type: 'carry_forward'; org_id: string; epoch: number; from: CreditsState; at: string };
 
@@ -78,6 +87,10 @@ export const creditsDecider: Decider<CreditsCommand, CreditsState> = {
           balance: state.balance + hold.amount,
           month_spent: state.month === hold.month ? Math.max(0, state.month_spent - hold.amount) : state.month_spent,
         };
+      }
+      case 'credits.charged': {
+        const month = monthOf(d.at);
+        return { ...state, balance: state.balance - d.amount!, month, month_spent: spentIn(state, month) + d.amount! };
       }
       case 'credits.spend_limit_set':
         return { ...state, monthly_limit: d.monthly_limit ?? null };
@@ -135,6 +148,13 @@ export const creditsDecider: Decider<CreditsCommand, CreditsState> = {
             },
           },
         ];
+      }
+      case 'charge': {
+        // The work is done: charge what it cost, as far as the balance goes (never
+        // below zero). The monthly limit stops the next reservation, not this.
+        if (!Number.isInteger(command.amount) || command.amount < 1) throw errors.internal(`Charge of ${command.amount} credits`);
+        const { type: _t, amount, ...rest } = command;
+        return [{ type: 'credits.charged', data: { ...rest, amount: Math.min(amount, Math.max(0, state.balance)), requested: amount } }];
       }
       case 'carry_forward': {
         if (!state.fresh) throw errors.conflict('Credits stream already open', { code: 'concurrent_modification' });

@@ -1,6 +1,6 @@
 import type { Projection } from '@kb/eventsourcing';
 import type { StoreTransaction } from '@kb/store';
-import type { CreditsCarriedForward, CreditsGranted, CreditsReserved, CreditsSpendLimitSet } from '@kb/events';
+import type { CreditsCarriedForward, CreditsCharged, CreditsGranted, CreditsReserved, CreditsSpendLimitSet } from '@kb/events';
 import { monthOf } from '../domain/credits.js';
 
 export const CREDIT_BALANCES = 'credit_balances';
@@ -127,6 +127,30 @@ export const creditsProjection: Projection = {
           spent_this_month: reservedMonth ? Math.max(0, b.spent_this_month - d.amount) : b.spent_this_month,
         });
         await tx.delete(CREDIT_HOLDS, d.reservation_id);
+        return;
+      }
+      case 'credits.charged': {
+        const d = event.data as CreditsCharged;
+        const b = await balanceOf(tx, d.org_id);
+        const month = monthOf(d.at);
+        const next = {
+          ...b,
+          balance: b.balance - d.amount,
+          month,
+          spent_this_month: (b.month === month ? b.spent_this_month : 0) + d.amount,
+        };
+        await tx.put(CREDIT_BALANCES, next);
+        const entry: CreditLedgerDoc = {
+          id: event.id,
+          org_id: d.org_id,
+          seq: event.position,
+          operation: d.operation,
+          amount: -d.amount,
+          balance_after: next.balance,
+          reason: d.amount < d.requested ? `${d.reason}; ${d.requested - d.amount} not charged: the balance ran out` : d.reason,
+          at: d.at,
+        };
+        await tx.put(CREDIT_LEDGER, entry);
         return;
       }
       case 'credits.spend_limit_set': {
