@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { API_KEY, startTestSystem, type TestSystem } from './harness.js';
@@ -164,5 +164,32 @@ describe('upload streaming and byte budgets', () => {
     } as RequestInit);
     assert.equal(res.status, 413, await res.clone().text());
     await noStagedPiecesLeft();
+  });
+
+  it('after a 413 for a chunked upload, the next request on the same keep-alive connection is answered', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (method: string, path: string, headers: Record<string, string>, body?: Buffer) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = httpRequest(`${t.url}${path}`, { method, agent, headers: { 'x-api-key': API_KEY, ...headers } }, (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (c: Buffer) => parts.push(c));
+          res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(parts).toString() }));
+        });
+        req.setTimeout(15_000, () => req.destroy(new Error(`${method} ${path} was not answered`)));
+        req.on('error', reject);
+        if (body) for (let at = 0; at < body.length; at += 64 * 1024) req.write(body.subarray(at, at + 64 * 1024));
+        req.end();
+      });
+    try {
+      const big = multipart('keepalive.csv', csv('keepalive', MAX_REQUEST + 512 * 1024));
+      const refused = await send('POST', '/api/v1/org/kb/upload', { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, big);
+      assert.equal(refused.status, 413, refused.text);
+      for (let i = 0; i < 3; i++) {
+        const next = await send('GET', '/api/v1/org/me', {});
+        assert.equal(next.status, 200, next.text);
+      }
+    } finally {
+      agent.destroy();
+    }
   });
 });

@@ -181,6 +181,9 @@ export function createUploadBudget(options: { maxRequestBytes: number; inflightB
   return { maxRequestBytes: options.maxRequestBytes, capacity: Math.max(options.inflightBytes, options.maxRequestBytes), inUse: 0 };
 }
 
+/** How long the rest of a refused upload's body may take to arrive before its connection is dropped. */
+const DRAIN_MS = 10_000;
+
 /** Seconds a client is asked to wait when the in-flight budget is spent. */
 export const UPLOAD_RETRY_AFTER_SECONDS = 1;
 
@@ -263,6 +266,21 @@ export async function registerMultipart(
     }
     budget.inUse += declared;
     request.uploadHeld = declared;
+  });
+  // A request refused mid-body (413, or any error while its parts streamed) has
+  // the rest of its body unread, and the multipart parser has stopped reading
+  // it: drain it, so a keep-alive connection can carry the next request. A
+  // client that never ends its body loses the connection after DRAIN_MS.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const raw = request.raw;
+    if (raw.readableEnded || !request.headers['content-type']?.toLowerCase().startsWith('multipart/')) return payload;
+    raw.resume();
+    const timer = setTimeout(() => raw.socket?.destroy(), DRAIN_MS);
+    timer.unref();
+    raw.once('end', () => clearTimeout(timer));
+    raw.once('close', () => clearTimeout(timer));
+    if (reply.statusCode >= 400) void reply.header('connection', raw.readableEnded ? 'keep-alive' : 'close');
+    return payload;
   });
   app.addHook('onResponse', async (request, reply) => {
     release(request);
