@@ -182,7 +182,7 @@ export function createUploadBudget(options: { maxRequestBytes: number; inflightB
 }
 
 /** How long the rest of a refused upload's body may take to arrive before its connection is dropped. */
-const DRAIN_MS = 10_000;
+const DRAIN_MS = 60_000;
 
 /** Seconds a client is asked to wait when the in-flight budget is spent. */
 export const UPLOAD_RETRY_AFTER_SECONDS = 1;
@@ -199,6 +199,8 @@ declare module 'fastify' {
     upload?: MultipartBody;
     /** Bytes this request holds of the upload budget (released once, when it ends). */
     uploadHeld?: number;
+    /** Refused while its body streamed: answer, then close the connection (its rest is not read again). */
+    closeAfterReply?: boolean;
   }
 }
 
@@ -267,9 +269,11 @@ export async function registerMultipart(
     budget.inUse += declared;
     request.uploadHeld = declared;
   });
-  // A request refused mid-body (413, or any error while its parts streamed) has
-  // the rest of its body unread, and the multipart parser has stopped reading
-  // it: drain it, so a keep-alive connection can carry the next request. A
+  // A request refused before its body was read (413 or 503 at admission) has its
+  // body drained, so the client finishes sending, reads the answer and reuses
+  // the connection. One refused while its parts streamed (413 past the budget)
+  // is answered with Connection: close: the multipart parser has stopped
+  // reading it, and the connection would otherwise carry no next request. A
   // client that never ends its body loses the connection after DRAIN_MS.
   app.addHook('onSend', async (request, reply, payload) => {
     const raw = request.raw;
@@ -279,7 +283,7 @@ export async function registerMultipart(
     timer.unref();
     raw.once('end', () => clearTimeout(timer));
     raw.once('close', () => clearTimeout(timer));
-    if (reply.statusCode >= 400) void reply.header('connection', raw.readableEnded ? 'keep-alive' : 'close');
+    if (request.closeAfterReply) void reply.header('connection', 'close');
     return payload;
   });
   app.addHook('onResponse', async (request, reply) => {
@@ -332,9 +336,10 @@ export async function registerMultipart(
         file.size_bytes += chunk.length;
         upload.bytes += chunk.length;
         if (upload.bytes > budget.maxRequestBytes) {
-          // The rest of the body is discarded as it arrives, so the connection stays usable.
+          // The rest of the body is discarded as it arrives; the connection closes after the answer.
           part.file.resume();
           this.raw.resume();
+          this.closeAfterReply = true;
           throw errors.payloadTooLarge(`The upload is larger than the ${sizeText(budget.maxRequestBytes)} limit per request`, {
             code: 'upload_too_large',
             details: { limit_bytes: budget.maxRequestBytes },
