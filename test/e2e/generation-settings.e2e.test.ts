@@ -100,6 +100,7 @@ describe('content types', () => {
       publish_destination_ids: [],
     });
     const id = created.body.content_type_id;
+    const hosted = (await admin.call('GET', '/org/destinations')).body.find((d: { type: string }) => d.type === 'hosted');
     const config = {
       kind: 'qa',
       format: 'html',
@@ -108,7 +109,7 @@ describe('content types', () => {
       citation_style: 'none',
       unsupported_sentences: 'block',
       auto_publish: true,
-      publish_destination_ids: [randomUUID()],
+      publish_destination_ids: [hosted.destination_id],
     };
     const second = await admin.call('POST', '/org/content-types', { name: 'FAQ', description: 'Q and A', config });
     assert.equal(second.status, 201, second.text);
@@ -159,6 +160,49 @@ describe('content types', () => {
     assert.equal((await admin.call('POST', '/org/content-types', { name: '' })).status, 400);
     assert.equal((await admin.call('GET', '/org/content-types/not-a-uuid')).status, 400);
     assert.equal((await admin.call('GET', '/org/content-types')).headers.get('x-total-count'), '0');
+  });
+
+  it('auto-publish with nobody to publish to is 422 (no_publisher) on the content type, the run and the engine rule', async () => {
+    const admin = await newOrgAdmin(t, 'auto-publish');
+    const hosted = (await admin.call('GET', '/org/destinations')).body.find((d: { type: string }) => d.type === 'hosted');
+    const auto = { auto_publish: true };
+    const withDefault = await admin.call('POST', '/org/content-types', { name: 'Auto', config: auto });
+    assert.equal(withDefault.status, 201, 'the default shared set publishes');
+    const unknown = await admin.call('POST', '/org/content-types', {
+      name: 'Unknown destination',
+      config: { ...auto, publish_destination_ids: [randomUUID()] },
+    });
+    assert.equal(unknown.status, 404, unknown.text);
+
+    assert.equal((await admin.call('PATCH', `/org/destinations/${hosted.destination_id}`, { enabled: false })).status, 200);
+    const none = await admin.call('POST', '/org/content-types', { name: 'Nobody', config: auto });
+    assert.equal(none.status, 422, none.text);
+    assert.equal(none.body.error.code, 'no_publisher');
+    const named = await admin.call('POST', '/org/content-types', {
+      name: 'Named but off',
+      config: { ...auto, publish_destination_ids: [hosted.destination_id] },
+    });
+    assert.equal(named.status, 422, 'a switched-off destination is not a publisher');
+    assert.equal(named.body.error.code, 'destination_disabled');
+    const replaced = await admin.call('PUT', `/org/content-types/${withDefault.body.content_type_id}`, { name: 'Auto', config: auto });
+    assert.equal(replaced.status, 422, replaced.text);
+    const manual = await admin.call('POST', '/org/content-types', { name: 'Manual', config: { auto_publish: false } });
+    assert.equal(manual.status, 201, 'without auto-publish nothing is checked');
+
+    const typeId = withDefault.body.content_type_id;
+    await admin.call('POST', '/org/credits/grants', { amount: 100 });
+    const run = await admin.call('POST', '/org/generation/runs', { content_type_id: typeId, instructions: 'Heat pumps in winter' });
+    assert.equal(run.status, 422, run.text);
+    assert.equal(run.body.error.code, 'no_publisher');
+    const rule = await admin.call('POST', '/org/content-engine/rules', { name: 'Daily', content_type_id: typeId });
+    assert.equal(rule.status, 422, rule.text);
+    assert.equal((await admin.call('GET', '/org/generation/runs')).headers.get('x-total-count'), '0', 'no run was started');
+    assert.equal((await admin.call('GET', '/org/credits/balance')).body.balance, 100, 'and nothing was charged');
+    assert.equal((await admin.call('GET', '/org/content-engine/rules')).body.length, 0, 'no rule was created');
+
+    assert.equal((await admin.call('PATCH', `/org/destinations/${hosted.destination_id}`, { enabled: true })).status, 200);
+    const ok = await admin.call('POST', '/org/content-engine/rules', { name: 'Daily', content_type_id: typeId, enabled: false });
+    assert.equal(ok.status, 201, ok.text);
   });
 
   it('another organization’s content type is 404; 401 without a credential; 403 for a viewer writing', async () => {

@@ -424,6 +424,17 @@ export function createPiecesService(
       const results = await publishInternal(ctx, draft, input.destination_ids, false);
       return { ...(await view(ctx.org_id, id)), results };
     },
+    /**
+     * The destinations an auto-publish would go to (named and enabled, or the
+     * default shared set), checked when auto-publish is switched on or a run that
+     * will auto-publish starts: 422 no_publisher, destination_disabled, 404.
+     */
+    async checkPublishers(ctx: CallContext, ids: unknown) {
+      if (ids !== undefined && (!Array.isArray(ids) || !ids.every((x) => typeof x === 'string')))
+        throw errors.validation('destination_ids must be a list of ids');
+      const found = await targets(ctx.org_id, ids as string[] | undefined);
+      return { destinations: found.map((d) => ({ destination_id: d.id, name: d.name, type: d.type })) };
+    },
     /** Auto-publish of a verified draft (the content type asked for it); failures are recorded on the piece. */
     async autoPublish(draft: DraftRevision) {
       const ctx: CallContext = {

@@ -37,6 +37,7 @@ export function contentHandlers(pieces: PiecesService, outcomes: OutcomesService
     UnpublishPiece: json((i, ctx) => pieces.unpublish(ctx, i.piece_id, i)),
     PieceOutcome: json((i, ctx) => outcomes.outcome(ctx, i.piece_id)),
     MovedPieces: json((_i, ctx) => outcomes.moved(ctx)),
+    CheckPublishers: json((i, ctx) => pieces.checkPublishers(ctx, i.destination_ids)),
   };
 }
 

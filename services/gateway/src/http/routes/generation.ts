@@ -307,7 +307,9 @@ const GenerateResult = Type.Object(
   { $id: 'GenerateResult' },
 );
 
-export function generationRoutes(clients: Pick<ServiceClients, 'generation' | 'prompts' | 'ingest' | 'kbTree'>): FastifyPluginAsyncTypebox {
+export function generationRoutes(
+  clients: Pick<ServiceClients, 'generation' | 'prompts' | 'ingest' | 'kbTree' | 'publishingContent'>,
+): FastifyPluginAsyncTypebox {
   const { generation, prompts } = clients;
   return async (app) => {
     app.addSchema(GenerateResult);
@@ -323,6 +325,20 @@ export function generationRoutes(clients: Pick<ServiceClients, 'generation' | 'p
       const r = await generation.call<{ json?: string }>(method, { json: JSON.stringify(body ?? {}) }, callerOf(req));
       return (r.json ? JSON.parse(r.json) : undefined) as T;
     };
+    type AutoPublish = { auto_publish?: unknown; publish_destination_ids?: unknown } | undefined;
+    /**
+     * Auto-publish with nobody to publish to is 422 where it is asked for (spec
+     * section 7): when a content type switches it on, and when a run or an engine
+     * rule will use such a content type. The publishing service says who would
+     * publish (the named destinations, each enabled, or the default shared set).
+     */
+    const requirePublisher = async (req: Parameters<typeof callerOf>[0], config: AutoPublish) => {
+      if (config?.auto_publish !== true) return;
+      const ids = Array.isArray(config.publish_destination_ids) ? config.publish_destination_ids : [];
+      await clients.publishingContent.call('CheckPublishers', { json: JSON.stringify({ destination_ids: ids }) }, callerOf(req));
+    };
+    const requirePublisherOf = async (req: Parameters<typeof callerOf>[0], contentTypeId: string) =>
+      requirePublisher(req, (await call<{ config?: AutoPublish }>('GetContentType', { content_type_id: contentTypeId }, req)).config);
     const listed = async (method: string, body: unknown, req: Parameters<typeof callerOf>[0], reply: FastifyReply) => {
       const r = await call<{ items: unknown[]; total_count: number }>(method, body, req);
       void reply.header('x-total-count', String(r.total_count));
@@ -381,8 +397,11 @@ export function generationRoutes(clients: Pick<ServiceClients, 'generation' | 'p
       noun: string,
       methods: { list: string; get: string; create: string; update: string; remove: string },
       tag: string,
+      /** Checks a create or replace body before it is sent (and the error codes it may answer). */
+      check?: { run: (req: Parameters<typeof callerOf>[0], body: unknown) => Promise<void>; codes: readonly (404 | 422)[] },
     ) => {
       const Params = Type.Object({ [param]: Uuid });
+      const checked = check?.codes ?? [];
       app.get(
         path,
         {
@@ -405,10 +424,13 @@ export function generationRoutes(clients: Pick<ServiceClients, 'generation' | 'p
             tags: [tag],
             summary: `Create a ${noun}`,
             body: input,
-            response: { 201: Type.Ref(ref), ...errorResponses(400, 401, 403) },
+            response: { 201: Type.Ref(ref), ...errorResponses(400, 401, 403, ...checked) },
           },
         },
-        async (req, reply) => reply.status(201).send(await call(methods.create, req.body, req)),
+        async (req, reply) => {
+          await check?.run(req, req.body);
+          return reply.status(201).send(await call(methods.create, req.body, req));
+        },
       );
       app.get(
         `${path}/:${param}`,
@@ -432,10 +454,13 @@ export function generationRoutes(clients: Pick<ServiceClients, 'generation' | 'p
             summary: `Replace a ${noun}`,
             params: Params,
             body: input,
-            response: { 200: Type.Ref(ref), ...errorResponses(400, 401, 403, 404) },
+            response: { 200: Type.Ref(ref), ...errorResponses(400, 401, 403, 404, ...checked.filter((c) => c !== 404)) },
           },
         },
-        async (req) => call(methods.update, { ...(req.body as object), ...(req.params as object) }, req),
+        async (req) => {
+          await check?.run(req, req.body);
+          return call(methods.update, { ...(req.body as object), ...(req.params as object) }, req);
+        },
       );
       app.delete(
         `${path}/:${param}`,
@@ -468,6 +493,7 @@ export function generationRoutes(clients: Pick<ServiceClients, 'generation' | 'p
         remove: 'DeleteContentType',
       },
       'Content Types',
+      { run: (req, body) => requirePublisher(req, (body as { config?: AutoPublish }).config), codes: [404, 422] },
     );
     crud(
       '/org/product-lines',
@@ -496,13 +522,17 @@ export function generationRoutes(clients: Pick<ServiceClients, 'generation' | 'p
           summary: 'Start a generation run',
           description:
             'Asynchronous: 202 with the queued run; poll GET /org/generation/runs/{run_id} for its state (queued, retrieving, drafting, verifying, completed, failed) and progress. ' +
-            'Costs the generation credits up front (402 and no run when they are not there). 422 while the organization’s runs switch is off. ' +
+            'Costs the generation credits up front (402 and no run when they are not there). 422 while the organization’s runs switch is off, ' +
+            'and 422 no_publisher when the content type auto-publishes and nobody would publish (no destination named and enabled, no default shared one). ' +
             'A folder-scoped key draws only on its folders (403 on another folder).',
           body: RunInput,
           response: { 202: Type.Ref('GenerationRun'), ...errorResponses(400, 401, 402, 403, 404, 422) },
         },
       },
-      async (req, reply) => reply.status(202).send(await call('StartRun', req.body, req)),
+      async (req, reply) => {
+        await requirePublisherOf(req, (req.body as { content_type_id: string }).content_type_id);
+        return reply.status(202).send(await call('StartRun', req.body, req));
+      },
     );
     app.get(
       '/org/generation/runs',
@@ -834,10 +864,13 @@ export function generationRoutes(clients: Pick<ServiceClients, 'generation' | 'p
           summary: 'Create a rule that starts runs by itself',
           description: ruleDescription,
           body: RuleInput,
-          response: { 201: Type.Ref('ContentEngineRule'), ...errorResponses(400, 401, 403, 404) },
+          response: { 201: Type.Ref('ContentEngineRule'), ...errorResponses(400, 401, 403, 404, 422) },
         },
       },
-      async (req, reply) => reply.status(201).send(await call('CreateRule', req.body, req)),
+      async (req, reply) => {
+        await requirePublisherOf(req, req.body.content_type_id);
+        return reply.status(201).send(await call('CreateRule', req.body, req));
+      },
     );
     app.get(
       '/org/content-engine/rules/:rule_id',
@@ -861,10 +894,13 @@ export function generationRoutes(clients: Pick<ServiceClients, 'generation' | 'p
           summary: 'Replace a rule',
           params: RuleParams,
           body: RuleInput,
-          response: { 200: Type.Ref('ContentEngineRule'), ...errorResponses(400, 401, 403, 404) },
+          response: { 200: Type.Ref('ContentEngineRule'), ...errorResponses(400, 401, 403, 404, 422) },
         },
       },
-      async (req) => call('UpdateRule', { ...req.body, ...req.params }, req),
+      async (req) => {
+        await requirePublisherOf(req, req.body.content_type_id);
+        return call('UpdateRule', { ...req.body, ...req.params }, req);
+      },
     );
     app.delete(
       '/org/content-engine/rules/:rule_id',
