@@ -553,6 +553,24 @@ describe('permissions and folder scope', () => {
     assert.equal((await t.api('POST', `/org/content/pieces/${outside.draft_id}/approve`, { key: key.body.key, body: {} })).status, 403);
     assert.equal((await t.api('POST', `/org/content/pieces/${inside.draft_id}/approve`, { key: key.body.key, body: {} })).status, 200);
     assert.equal((await t.api('POST', `/org/content/pieces/${inside.draft_id}/publish`, { key: key.body.key, body: {} })).status, 200);
+
+    // The scope covers the folders below its own, at any depth, and nothing beside it.
+    const sub = await t.api('POST', '/org/kb/folders', { body: { name: 'Sub', parent_id: folder } });
+    assert.equal(sub.status, 201, sub.text);
+    const subSub = await t.api('POST', '/org/kb/folders', { body: { name: 'Sub sub', parent_id: sub.body.kb_node_id } });
+    assert.equal(subSub.status, 201, subSub.text);
+    const sibling = await t.api('POST', '/org/kb/folders', { body: { name: `Sibling ${randomUUID()}` } });
+    assert.equal(sibling.status, 201, sibling.text);
+    const below = await feed.created(feed.draft(org, { source_folder_ids: [subSub.body.kb_node_id, folder] }));
+    const beside = await feed.created(feed.draft(org, { source_folder_ids: [subSub.body.kb_node_id, sibling.body.kb_node_id] }));
+    await arrived(below);
+    await arrived(beside);
+    await eventually(async () => {
+      const res = await t.api('POST', `/org/content/pieces/${below.draft_id}/approve`, { key: key.body.key, body: {} });
+      return res.status === 200 ? true : undefined;
+    }, 'a piece drawn from a sub-folder of the key’s folder is approved by it');
+    assert.equal((await t.api('POST', `/org/content/pieces/${below.draft_id}/publish`, { key: key.body.key, body: {} })).status, 200);
+    assert.equal((await t.api('POST', `/org/content/pieces/${beside.draft_id}/approve`, { key: key.body.key, body: {} })).status, 403);
   });
 });
 

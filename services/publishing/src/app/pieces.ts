@@ -20,6 +20,8 @@ import {
   type DraftDoc,
   type PageDoc,
   type PieceStateDoc,
+  KB_FOLDERS,
+  type KbFolderDoc,
   type PublicationDoc,
 } from '../projections/collections.js';
 import { actorOf, metadataOf, type AppDeps, type Page } from './context.js';
@@ -49,8 +51,25 @@ export function createPiecesService(
     return doc.draft;
   }
 
-  function requireScope(ctx: CallContext, draft: DraftRevision) {
-    if (!withinScope(draft, ctx.folder_scope))
+  /** Each source folder's ancestors, nearest first, from the folder tree publishing keeps (KB_FOLDERS). */
+  async function ancestorsOf(orgId: string, folderIds: string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    for (const id of folderIds) {
+      const chain: string[] = [];
+      let doc = await store.get<KbFolderDoc>(KB_FOLDERS, id);
+      for (let depth = 0; doc && doc.org_id === orgId && doc.parent_id && depth < 100; depth++) {
+        chain.push(doc.parent_id);
+        doc = await store.get<KbFolderDoc>(KB_FOLDERS, doc.parent_id);
+      }
+      out.set(id, chain);
+    }
+    return out;
+  }
+
+  async function requireScope(ctx: CallContext, draft: DraftRevision) {
+    if (ctx.folder_scope === null) return;
+    const ancestors = await ancestorsOf(ctx.org_id, draft.source_folder_ids);
+    if (!withinScope(draft, ctx.folder_scope, (f) => ancestors.get(f) ?? []))
       throw errors.forbidden('This key may not publish content drawn from outside its folders', { code: 'folder_scope' });
   }
 
@@ -325,7 +344,7 @@ export function createPiecesService(
   async function review(ctx: CallContext, id: string, build: (draft: DraftRevision) => Parameters<typeof pieceDecider.decide>[0]) {
     await commands.transaction(metadataOf(ctx), async (s) => {
       const draft = await loadDraft(ctx.org_id, id, s.tx);
-      requireScope(ctx, draft);
+      await requireScope(ctx, draft);
       await s.execute(pieceDecider, pieceStream(id), build(draft));
     });
     return view(ctx.org_id, id);
@@ -416,7 +435,7 @@ export function createPiecesService(
     },
     async publish(ctx: CallContext, id: string, input: { destination_ids?: string[]; dry_run?: boolean }) {
       const draft = await loadDraft(ctx.org_id, id);
-      requireScope(ctx, draft);
+      await requireScope(ctx, draft);
       if (input.dry_run === true) {
         const planned = await planPublish(ctx, draft, input.destination_ids);
         return { ...(await view(ctx.org_id, id)), dry_run: true, results: planned };
@@ -459,7 +478,7 @@ export function createPiecesService(
     },
     async unpublish(ctx: CallContext, id: string, input: { destination_ids?: string[]; mode?: 'unpublish' | 'delete' }) {
       const draft = await loadDraft(ctx.org_id, id);
-      requireScope(ctx, draft);
+      await requireScope(ctx, draft);
       const live = await store.find<PublicationDoc>(PUBLICATIONS, { where: { piece_id: id, status: 'live' } });
       const chosen =
         input.destination_ids && input.destination_ids.length > 0

@@ -27,9 +27,14 @@ export function checkGate(draft: DraftRevision): GateResult {
   return { ok: sentences.length === 0 && draft.stale_sources.length === 0, sentences, stale_sources: draft.stale_sources };
 }
 
-/** Folder scope: a scoped key may publish only drafts drawn entirely from its folders (empty source list = the whole KB). */
-export function withinScope(draft: DraftRevision, scope: string[] | null): boolean {
+/**
+ * Folder scope: a scoped key may publish only drafts drawn entirely from its
+ * folders or folders below them (an empty source list is the whole KB, never
+ * inside a scope). `ancestors` gives a folder's ancestors, nearest first.
+ */
+export function withinScope(draft: DraftRevision, scope: string[] | null, ancestors: (folderId: string) => string[] = () => []): boolean {
   if (scope === null) return true;
   if (draft.source_folder_ids.length === 0) return false;
-  return draft.source_folder_ids.every((f) => scope.includes(f));
+  const allowed = new Set(scope);
+  return draft.source_folder_ids.every((f) => allowed.has(f) || ancestors(f).some((a) => allowed.has(a)));
 }

@@ -61,6 +61,21 @@ describe('the publish gate', () => {
     assert.equal(withinScope(draft([]), ['f2']), false);
     assert.equal(withinScope({ ...draft([]), source_folder_ids: [] }, ['f1']), false);
   });
+
+  it('folder scope covers sub-folders at any depth, never siblings or parents', () => {
+    const parents: Record<string, string> = { child: 'f1', grandchild: 'child', sibling: 'root', f1: 'root' };
+    const ancestors = (f: string) => {
+      const chain: string[] = [];
+      for (let p = parents[f]; p; p = parents[p]) chain.push(p);
+      return chain;
+    };
+    const from = (...ids: string[]) => ({ ...draft([]), source_folder_ids: ids });
+    assert.equal(withinScope(from('child'), ['f1'], ancestors), true);
+    assert.equal(withinScope(from('grandchild', 'f1'), ['f1'], ancestors), true);
+    assert.equal(withinScope(from('grandchild', 'sibling'), ['f1'], ancestors), false);
+    assert.equal(withinScope(from('f1'), ['child'], ancestors), false, 'a parent is not inside its child');
+    assert.equal(withinScope(from('child'), ['f1']), false, 'without the tree only exact ids match');
+  });
 });
 
 describe('Standard Webhooks signatures', () => {

@@ -20,6 +20,13 @@ export const DESTINATION_TOGGLES = 'publishing_destination_toggles';
 export const DOMAINS = 'publishing_domains';
 export const DOMAIN_HOSTS = 'publishing_domain_hosts';
 export const SUBSCRIPTIONS = 'publishing_subscriptions';
+/** The knowledge base's folders (id, parent), from its kb_node events: folder scope covers sub-folders. */
+export const KB_FOLDERS = 'publishing_kb_folders';
+export interface KbFolderDoc {
+  id: string;
+  org_id: string;
+  parent_id: string | null;
+}
 
 export type PieceStatus = 'draft' | 'in_review' | 'approved' | 'rejected' | 'published' | 'unpublished';
 

@@ -2,9 +2,26 @@ import type { Logger } from 'pino';
 import type { EventBus, Subscription } from '@kb/bus';
 import type { Store, StoreTransaction } from '@kb/store';
 import { startEventConsumer } from '@kb/eventsourcing';
-import { topics, type DraftRevision, type DraftSourcesStale, type EventEnvelope } from '@kb/events';
+import {
+  topics,
+  type DraftRevision,
+  type DraftSourcesStale,
+  type EventEnvelope,
+  type KbNodeCreated,
+  type KbNodeDeleted,
+  type KbNodeMoved,
+} from '@kb/events';
 import { checkGate } from '../domain/gate.js';
-import { DRAFTS, DRAFT_REVISIONS, ORGS, SITE_VERSIONS, type DraftDoc, type OrgDoc } from '../projections/collections.js';
+import {
+  DRAFTS,
+  DRAFT_REVISIONS,
+  KB_FOLDERS,
+  ORGS,
+  SITE_VERSIONS,
+  type DraftDoc,
+  type KbFolderDoc,
+  type OrgDoc,
+} from '../projections/collections.js';
 import type { SubscriptionsService } from '../app/subscriptions.js';
 
 /** Verified drafts that asked for auto-publish, waiting for the auto-publisher (outside the consumer's transaction). */
@@ -24,7 +41,8 @@ async function bumpSite(tx: StoreTransaction, orgId: string) {
 
 /**
  * What publishing learns from others: drafts (each revision whole) from
- * generation, organization slugs from the gateway, and every fact a lifecycle
+ * generation, organization slugs from the gateway, the folder tree from the
+ * knowledge base, and every fact a lifecycle
  * webhook announces (ingest, generation and its own).
  */
 export async function startPublishingConsumers(deps: {
@@ -107,6 +125,29 @@ export async function startPublishingConsumers(deps: {
       },
     },
   });
+  // The folder tree (folders only), so a folder scope covers its sub-folders.
+  const folders = await startEventConsumer({
+    bus: deps.bus,
+    store: deps.store,
+    groupId: 'publishing.kb-folders',
+    topics: [topics.knowledgeBase],
+    logger: deps.logger,
+    handlers: {
+      'kb_node.created': async (tx, event) => {
+        const d = event.data as KbNodeCreated;
+        if (d.type === 'folder') await tx.put<KbFolderDoc>(KB_FOLDERS, { id: d.kb_node_id, org_id: d.org_id, parent_id: d.parent_id });
+      },
+      'kb_node.moved': async (tx, event) => {
+        const d = event.data as KbNodeMoved;
+        const cur = await tx.get<KbFolderDoc>(KB_FOLDERS, d.kb_node_id);
+        if (cur) await tx.put<KbFolderDoc>(KB_FOLDERS, { ...cur, parent_id: d.parent_id });
+      },
+      'kb_node.deleted': async (tx, event) => {
+        const d = event.data as KbNodeDeleted;
+        if (d.type === 'folder') await tx.delete(KB_FOLDERS, d.kb_node_id);
+      },
+    },
+  });
   const fanOut = async (tx: StoreTransaction, event: EventEnvelope) => {
     if ((await deps.subscriptions.fanOut(tx, event)) > 0) deps.onDeliveriesQueued();
   };
@@ -129,5 +170,5 @@ export async function startPublishingConsumers(deps: {
       ].map((t) => [t, fanOut]),
     ),
   });
-  return [drafts, orgs, lifecycle];
+  return [drafts, orgs, folders, lifecycle];
 }
