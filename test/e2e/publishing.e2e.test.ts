@@ -427,6 +427,35 @@ describe('WordPress destination', () => {
     assert.equal(gone.body.publications[0].status, 'deleted');
   });
 
+  it('two first publishes of a piece at once create one remote post (the second finds the first)', async () => {
+    const res = await t.api('POST', '/org/destinations', {
+      body: {
+        type: 'wordpress',
+        name: 'Blog twice',
+        config: { base_url: wordpress.url, username: 'editor' },
+        secret: 'abcd efgh ijkl mnop',
+      },
+    });
+    assert.equal(res.status, 201, res.text);
+    const d = await approved({ title: 'Raced WordPress piece' });
+    const creates = () => wordpress.calls.filter((c) => c.method === 'POST' && /\/posts(\?|$)/.test(c.path)).length;
+    const before = creates();
+    const both = await Promise.all(
+      [0, 1, 2].map(() =>
+        t.api('POST', `/org/content/pieces/${d.draft_id}/publish`, { body: { destination_ids: [res.body.destination_id] } }),
+      ),
+    );
+    assert.deepEqual(
+      both.map((r) => r.status),
+      [200, 200, 200],
+    );
+    assert.equal(creates() - before, 1, 'one remote post');
+    const results = both.map((r) => r.body.results[0].result).sort();
+    assert.deepEqual(results, ['published', 'unchanged', 'unchanged']);
+    assert.equal((await piece(d.draft_id)).body.publications.length, 1);
+    assert.equal((await t.api('DELETE', `/org/destinations/${res.body.destination_id}?on_live_content=delete`)).status, 204);
+  });
+
   it('rejects a wordpress destination without a base_url (400)', async () => {
     const res = await t.api('POST', '/org/destinations', {
       body: { type: 'wordpress', name: 'Blog', config: { username: 'x' }, secret: 'abcdefghij' },

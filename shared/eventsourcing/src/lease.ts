@@ -22,3 +22,11 @@ export async function acquireLease(store: Store, name: string, owner: string, tt
     return true;
   });
 }
+
+/** Gives the lease up at once if `owner` still holds it (instead of letting it run out). */
+export async function releaseLease(store: Store, name: string, owner: string): Promise<void> {
+  await store.transaction(async (tx) => {
+    const current = await tx.get<Lease>(LEASES, name);
+    if (current?.owner === owner) await tx.delete(LEASES, name);
+  });
+}

@@ -1,6 +1,6 @@
 import { errors, isAppError } from '@kb/platform';
 import type { CallContext } from '@kb/rpc';
-import type { CommandSession } from '@kb/eventsourcing';
+import { acquireLease, releaseLease, type CommandSession } from '@kb/eventsourcing';
 import type { DraftRevision } from '@kb/events';
 import type { StoreTransaction } from '@kb/store';
 import { checkGate, withinScope } from '../domain/gate.js';
@@ -29,6 +29,10 @@ import type { DestinationsService } from './destinations.js';
 import type { SitesService } from './sites.js';
 
 type Reader = Pick<StoreTransaction, 'get' | 'find' | 'count'>;
+
+/** How long a publish may hold its piece, and how long another waits for it. */
+const PUBLISH_LEASE_MS = 120_000;
+const PUBLISH_WAIT_MS = 30_000;
 
 export interface PublishOutcome {
   destination_id: string;
@@ -215,7 +219,33 @@ export function createPiecesService(
     });
   }
 
+  /**
+   * One publish of a piece at a time, across replicas (a lease in the store):
+   * two first publishes at once would otherwise both create a remote post. The
+   * second waits, then finds the first's publication (unchanged, or an update
+   * of the same remote post). 409 publish_in_progress after PUBLISH_WAIT_MS.
+   */
+  async function oneAtATime<T>(pieceId: string, fn: () => Promise<T>): Promise<T> {
+    const name = `publish:${pieceId}`;
+    const owner = deps.ids.uuid();
+    const until = clock.now().getTime() + PUBLISH_WAIT_MS;
+    while (!(await acquireLease(store, name, owner, PUBLISH_LEASE_MS, clock))) {
+      if (clock.now().getTime() > until)
+        throw errors.conflict('Another publish of this piece is in progress; retry shortly', { code: 'publish_in_progress' });
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    try {
+      return await fn();
+    } finally {
+      await releaseLease(store, name, owner);
+    }
+  }
+
   async function publishInternal(ctx: CallContext, draft: DraftRevision, ids: string[] | undefined, auto: boolean) {
+    return oneAtATime(draft.draft_id, () => publishLocked(ctx, draft, ids, auto));
+  }
+
+  async function publishLocked(ctx: CallContext, draft: DraftRevision, ids: string[] | undefined, auto: boolean) {
     const { orgId, gate, state, who, dests, slug, url } = await preparePublish(ctx, draft, ids, auto);
     const html = renderArticleBody(draft);
     const pubs = await store.find<PublicationDoc>(PUBLICATIONS, { where: { piece_id: draft.draft_id } });
