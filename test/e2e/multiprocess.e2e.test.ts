@@ -258,12 +258,25 @@ describe('every service its own process, on a real Kafka broker', { skip }, () =
     const grpcServices = sys.processes.filter((p) => p.name !== 'gateway' && p.child.exitCode === null && p.child.signalCode === null);
     const health = () => Promise.all(grpcServices.map((p) => checkHealth(`127.0.0.1:${p.port}`, 10_000)));
     assert.deepEqual(new Set(await health()), new Set(['SERVING']));
+    // The gateway's own readiness names its dependencies: its bus and every service it calls.
+    const gatewayReady = async () => {
+      const res = await fetch(`${sys.url}/health/ready`);
+      return { status: res.status, body: (await res.json()) as { checks: Record<string, string>; failing?: string[] } };
+    };
+    assert.equal((await gatewayReady()).status, 200);
     broker.stop();
     await waitUntil(async () => (await health()).every((s) => s === 'NOT_SERVING') || undefined, 'every service not ready without its bus');
+    const down = await waitUntil(async () => {
+      const r = await gatewayReady();
+      return r.status === 503 ? r : undefined;
+    }, 'the gateway not ready without its bus');
+    assert.ok(down.body.failing!.includes('bus'), JSON.stringify(down.body));
+    assert.ok(down.body.failing!.includes('knowledge_base'), JSON.stringify(down.body));
     // The broker is down: the gateway and ingest still accept (ingest's outbox holds the events).
     for (let i = 0; i < 5; i++) ids.push(await ingest(`During ${i}`, `Document ${i} while the broker is down mentions ${word}.`, parent));
     broker.start();
     await waitUntil(async () => (await health()).every((s) => s === 'SERVING') || undefined, 'every service ready again');
+    await waitUntil(async () => ((await gatewayReady()).status === 200 ? true : undefined), 'the gateway ready again');
     for (let i = 0; i < 5; i++) ids.push(await ingest(`After ${i}`, `Document ${i} after the broker restart mentions ${word}.`, parent));
     await assertAllSearchable(word, ids);
   });

@@ -2,13 +2,14 @@ import type { Logger } from 'pino';
 import { randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platform';
 import { topics } from '@kb/events';
 import { createServiceClients } from './clients.js';
-import { createEventSourcedCore, openBus, openStore } from '@kb/runtime';
+import { createEventSourcedCore, dependencyChecks, openBus, openStore } from '@kb/runtime';
 import type { GatewayConfig } from './config.js';
 import { createIdentityService } from './app/identity.js';
 import { createOrganizationService } from './app/organizations.js';
 import { createApiKeyService } from './app/api-keys.js';
 import { createCreditsService, type CreditsService } from './app/credits.js';
 import { startIngestMetering } from './app/ingest-metering.js';
+import { grpcServing } from './http/health.js';
 import { identityProjection } from './projections/identity.js';
 import { creditsProjection } from './projections/credits.js';
 import { oauthProjection } from './projections/oauth.js';
@@ -145,6 +146,16 @@ export async function startGateway(options: {
       },
     }),
     hostedCacheTtlMs: config.HOSTED_CACHE_TTL_MS,
+    health: {
+      checks: {
+        ...dependencyChecks({ store, bus }),
+        knowledge_base: grpcServing(config.KNOWLEDGE_BASE_GRPC),
+        ingest: grpcServing(config.INGEST_GRPC),
+        analytics: grpcServing(config.ANALYTICS_GRPC),
+        generation: grpcServing(config.GENERATION_GRPC),
+        publishing: grpcServing(config.PUBLISHING_GRPC),
+      },
+    },
     uploads: { maxRequestBytes: config.UPLOAD_MAX_REQUEST_BYTES, inflightBytes: config.UPLOAD_INFLIGHT_BYTES },
   });
   await core.start();

@@ -10,6 +10,7 @@ import type { ApiKeyService } from '../app/api-keys.js';
 import type { CreditsService } from '../app/credits.js';
 import type { LoginThrottle } from '../app/login-throttle.js';
 import { registerMeter } from './meter.js';
+import { registerHealth, type HealthDeps } from './health.js';
 import { createUploadBudget } from './intake-support.js';
 import { createAuthHook } from './auth-hook.js';
 import { sendError } from './errors.js';
@@ -31,6 +32,8 @@ import type { OAuthService } from '../mcp/oauth.js';
 import { oauthRoutes } from '../mcp/oauth-routes.js';
 
 export interface HttpDeps {
+  /** Dependency checks behind GET /health/ready. */
+  health?: HealthDeps;
   identity: IdentityService;
   organizations: OrganizationService;
   apiKeys: ApiKeyService;
@@ -165,6 +168,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
     endSpan(span, reply.statusCode >= 500 ? new Error(`HTTP ${reply.statusCode}`) : undefined);
   });
   registerRequestLog(app as unknown as FastifyInstance, deps.requestLog ?? 'changes');
+  registerHealth(app as unknown as FastifyInstance, deps.health ?? { checks: {} });
   if (deps.consoleDir) await registerConsole(app as unknown as FastifyInstance, deps.consoleDir);
   registerMeter(app as unknown as FastifyInstance, deps.credits);
   app.setErrorHandler((err, request, reply) => sendError(request as FastifyRequest, reply as FastifyReply, err as Error));
