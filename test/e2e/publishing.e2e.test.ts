@@ -340,6 +340,50 @@ describe('webhook destination and lifecycle webhooks', () => {
     assert.deepEqual(kinds, ['content.approved', 'content.published']);
   });
 
+  it('announces prompt.won and prompt.lost when a prompt\u2019s outcome over its latest answers turns, once each', async () => {
+    const sub = await t.api('POST', '/org/webhooks', {
+      body: { url: `${receiver.url}/prompts`, event_kinds: ['prompt.won', 'prompt.lost'], secret: SECRET },
+    });
+    assert.equal(sub.status, 201, sub.text);
+    assert.equal((await t.api('PUT', '/org/analytics/settings', { body: { brand_name: 'Acme' } })).status, 200);
+    const rival = await t.api('POST', '/org/competitors', { body: { name: 'Initech' } });
+    assert.ok([201, 409].includes(rival.status), rival.text);
+    const prompt = randomUUID();
+    const at = (day: number) => new Date(Date.UTC(2026, 2, day, 12)).toISOString();
+    const answer = (day: number, model: string, brands: string[]) => ({
+      answer_id: randomUUID(),
+      prompt_id: prompt,
+      model,
+      location: 'us',
+      run_at: at(day),
+      text: brands.length ? `${brands.join(' and ')} are good.` : 'Nobody named.',
+      citations: [],
+      brands,
+    });
+    const heard = () =>
+      receiver.received
+        .filter((r) => r.path === '/prompts' && r.body.data.prompt_id === prompt)
+        .map((r) => [r.body.type, r.body.data.previous]);
+    const importAnswers = async (...answers: ReturnType<typeof answer>[]) =>
+      assert.equal((await t.api('POST', '/org/analytics/answers/import', { body: answers })).status, 200);
+
+    await importAnswers(answer(1, 'gpt-4o', ['Acme', 'Initech']));
+    await eventually(async () => (heard().length >= 1 ? true : undefined), 'prompt.won');
+    await importAnswers(answer(2, 'gpt-4o', ['Acme']), answer(1, 'claude', ['Initech']));
+    await importAnswers(answer(3, 'gpt-4o', ['Initech']));
+    await eventually(async () => (heard().length >= 2 ? true : undefined), 'prompt.lost');
+    await importAnswers(answer(2, 'gpt-4o', ['Acme']));
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual(
+      heard(),
+      [
+        ['prompt.won', 'none'],
+        ['prompt.lost', 'tied'],
+      ],
+      'won, then tied (no webhook), then lost; an older answer changes nothing',
+    );
+  });
+
   it('sends a sample event on test, lists deliveries, redelivers with the same webhook-id (409 while pending)', async () => {
     const subs = await t.api('GET', '/org/webhooks');
     const sub = subs.body[0];

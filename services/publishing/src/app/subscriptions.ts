@@ -11,7 +11,8 @@ import { deliveryView } from './destinations.js';
 
 /**
  * Lifecycle webhook kinds and the facts they come from. prompt.won and
- * prompt.lost need an event from analytics that does not exist yet.
+ * prompt.lost are derived by publishing from analytics' answer.collected (a
+ * prompt's outcome over its latest answers turned won or lost).
  */
 export const lifecycleKinds: Record<string, string> = {
   'content.extracted': 'ingestion.completed',
@@ -22,6 +23,8 @@ export const lifecycleKinds: Record<string, string> = {
   'piece.approved': 'content.approved',
   'piece.published': 'content.published',
   'piece.unpublished': 'content.unpublished',
+  'prompt.won': 'prompt.won',
+  'prompt.lost': 'prompt.lost',
 };
 export const EVENT_KINDS = [...new Set(Object.values(lifecycleKinds))];
 
@@ -42,6 +45,8 @@ const samples: Record<string, Record<string, unknown>> = {
     revision: 1,
     destination_id: '00000000-0000-4000-8000-000000000005',
   },
+  'prompt.won': { prompt_id: '00000000-0000-4000-8000-000000000006', outcome: 'won', previous: 'lost', model: 'gpt-4o', location: 'us' },
+  'prompt.lost': { prompt_id: '00000000-0000-4000-8000-000000000006', outcome: 'lost', previous: 'won', model: 'gpt-4o', location: 'us' },
 };
 
 /** What a lifecycle webhook says about a fact: its payload without internal fields. */

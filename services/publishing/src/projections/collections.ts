@@ -20,6 +20,9 @@ export const DESTINATION_TOGGLES = 'publishing_destination_toggles';
 export const DOMAINS = 'publishing_domains';
 export const DOMAIN_HOSTS = 'publishing_domain_hosts';
 export const SUBSCRIPTIONS = 'publishing_subscriptions';
+/** Each monitored prompt's latest answer results and current outcome, from analytics' answer.collected (prompt.won / prompt.lost). */
+export const PROMPT_OUTCOMES = 'publishing_prompt_outcomes';
+
 /** The knowledge base's folders (id, parent), from its kb_node events: folder scope covers sub-folders. */
 export const KB_FOLDERS = 'publishing_kb_folders';
 export interface KbFolderDoc {

@@ -10,18 +10,28 @@ import {
   type KbNodeCreated,
   type KbNodeDeleted,
   type KbNodeMoved,
+  type AnswerCollected,
 } from '@kb/events';
+import { foldAnswer, type PromptOutcomeState } from '../domain/prompt-outcome.js';
 import { checkGate } from '../domain/gate.js';
 import {
   DRAFTS,
   DRAFT_REVISIONS,
   KB_FOLDERS,
   ORGS,
+  PROMPT_OUTCOMES,
   SITE_VERSIONS,
+  derivedUuid,
   type DraftDoc,
   type KbFolderDoc,
   type OrgDoc,
 } from '../projections/collections.js';
+
+interface PromptOutcomeDoc extends PromptOutcomeState {
+  id: string;
+  org_id: string;
+  prompt_id: string;
+}
 import type { SubscriptionsService } from '../app/subscriptions.js';
 
 /** Verified drafts that asked for auto-publish, waiting for the auto-publisher (outside the consumer's transaction). */
@@ -151,6 +161,42 @@ export async function startPublishingConsumers(deps: {
   const fanOut = async (tx: StoreTransaction, event: EventEnvelope) => {
     if ((await deps.subscriptions.fanOut(tx, event)) > 0) deps.onDeliveriesQueued();
   };
+  // prompt.won / prompt.lost: a prompt's outcome over its latest answers turned
+  // won or lost. Derived here, in the answer's own transaction (once per answer:
+  // the inbox), with an id derived from the answer event's.
+  const outcomes = await startEventConsumer({
+    bus: deps.bus,
+    store: deps.store,
+    groupId: 'publishing.prompt-outcomes',
+    topics: [topics.answers],
+    logger: deps.logger,
+    handlers: {
+      'answer.collected': async (tx, event) => {
+        const a = event.data as AnswerCollected;
+        const id = `${a.org_id}:${a.prompt_id}`;
+        const cur = await tx.get<PromptOutcomeDoc>(PROMPT_OUTCOMES, id);
+        const { state, previous, changed } = foldAnswer(cur, a);
+        if (state === cur) return;
+        await tx.put<PromptOutcomeDoc>(PROMPT_OUTCOMES, { id, org_id: a.org_id, prompt_id: a.prompt_id, ...state });
+        if (!changed || (state.outcome !== 'won' && state.outcome !== 'lost')) return;
+        await fanOut(tx, {
+          ...event,
+          id: derivedUuid(`prompt-outcome:${event.id}`),
+          type: `prompt.${state.outcome}`,
+          data: {
+            org_id: a.org_id,
+            prompt_id: a.prompt_id,
+            outcome: state.outcome,
+            previous,
+            model: a.model,
+            location: a.location,
+            answer_id: a.answer_id,
+            at: a.run_at,
+          },
+        } as EventEnvelope);
+      },
+    },
+  });
   const lifecycle = await startEventConsumer({
     bus: deps.bus,
     store: deps.store,
@@ -170,5 +216,5 @@ export async function startPublishingConsumers(deps: {
       ].map((t) => [t, fanOut]),
     ),
   });
-  return [drafts, orgs, folders, lifecycle];
+  return [drafts, orgs, folders, lifecycle, outcomes];
 }

@@ -170,6 +170,8 @@ const EventKind = Type.Union(
     'content.approved',
     'content.published',
     'content.unpublished',
+    'prompt.won',
+    'prompt.lost',
     'source.changed',
   ].map((k) => Type.Literal(k)),
 );
