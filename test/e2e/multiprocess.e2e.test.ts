@@ -156,7 +156,11 @@ describe('every service its own process, on a real Kafka broker', { skip }, () =
     const roots = trace.filter((s) => !ids.has(s.parentSpanId));
     assert.equal(roots.length, 1, JSON.stringify(roots));
     assert.equal(roots[0]!.service, 'gateway');
-    assert.deepEqual([...new Set(trace.map((s) => s.service))].sort(), ['gateway', 'ingest', 'knowledge-base']);
+    // The request's own path, plus the consumers of the events it caused that have reported so
+    // far (publishing follows the knowledge base's folder tree; the gateway meters extracted text).
+    const services = new Set(trace.map((s) => s.service));
+    for (const s of ['gateway', 'ingest', 'knowledge-base']) assert.ok(services.has(s), `${s} in ${[...services].join(', ')}`);
+    for (const s of services) assert.ok(['gateway', 'ingest', 'knowledge-base', 'publishing'].includes(s), `${s} has no part in it`);
   });
 
   it('kill -9 the knowledge base while it indexes, restart it: every document indexed, none twice', TIMEOUT, async () => {
