@@ -116,11 +116,12 @@ describe('web console in Chromium', { skip }, () => {
 
   it('reads the analytics after importing answers: chart, ratios with their counts, latest answers by tier', async () => {
     const prompt = await t.api('POST', '/org/prompts', { body: { name: 'Best solar panels', text: 'Which solar panels last longest?' } });
-    const day = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+    // n days before now (never in the future, whatever the time of day the test runs at).
+    const at = (n: number) => new Date(Date.now() - n * 86_400_000 - 60_000).toISOString();
     const answers = [0, 1, 2, 3].map((n) => ({
       prompt_id: prompt.body.prompt_id,
       model: 'gpt-4o',
-      run_at: `${day(n)}T10:00:00Z`,
+      run_at: at(n),
       text: n % 2 ? 'Development panels last longest, then Globex.' : 'Globex leads.',
       citations: ['https://development.example/warranty', 'https://news.example.org/solar'],
       brands: n % 2 ? ['Development', 'Globex'] : ['Globex'],
@@ -159,6 +160,50 @@ describe('web console in Chromium', { skip }, () => {
     assert.equal(tree.status, 403);
     await axe(page, 'organization');
     await shot(page, '06-organization');
+  });
+
+  it('edits the brand kit, creates a content type, runs it, reads the verified draft, then approves and publishes it', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.getByRole('link', { name: 'Generation' }).click();
+    await page.getByRole('region', { name: 'Brand kit' }).waitFor();
+    await page.getByLabel('Voice').fill('Plain and warm');
+    await page.getByRole('button', { name: 'Save brand kit' }).click();
+    await page.getByText('Brand kit saved.').waitFor();
+    assert.equal((await t.api('GET', '/org/brand-kit')).body.guidelines.voice, 'Plain and warm');
+
+    await page.locator('#ct-name').fill('Warranty note');
+    await page.locator('select[name="c.kind"]').selectOption('article');
+    await page.getByRole('button', { name: 'Create content type' }).click();
+    await page.getByRole('option', { name: 'Warranty note' }).waitFor({ state: 'attached' });
+    await page.getByLabel('Instructions').fill('How long is the solar panel warranty?');
+    await page.getByRole('button', { name: 'Start run' }).click();
+    const open = page.getByRole('link', { name: 'Open draft' }).first();
+    await open.waitFor({ timeout: 90_000 });
+    await axe(page, 'generation');
+    await shot(page, '07-generation');
+
+    await open.click();
+    const first = page.locator('.draft-section .sentence.v-supported').first();
+    await first.waitFor();
+    await first.focus();
+    assert.match((await first.locator('[role=tooltip]').textContent()) ?? '', /content [0-9a-f]{8}, chunk \d+/);
+    await axe(page, 'draft');
+    await shot(page, '08-draft');
+
+    await page.getByRole('link', { name: 'Review this piece' }).click();
+    const approve = page.getByRole('button', { name: 'Approve' });
+    await approve.waitFor({ timeout: 30_000 });
+    await approve.click();
+    await page.getByText('Approved.').waitFor();
+    await page.getByRole('button', { name: 'Publish', exact: true }).click();
+    await page.getByText('Published.').waitFor();
+    await page.getByRole('heading', { name: 'Publications' }).waitFor();
+    const link = await page.locator('a[href*="/sites/"]').first().getAttribute('href');
+    assert.ok(link, 'the hosted page is linked');
+    // The page's canonical URL names the configured public origin; it is served here under the same path.
+    assert.equal((await fetch(`${t.url}${new URL(link, t.url).pathname}`)).status, 200, 'and it serves');
+    await axe(page, 'review');
+    await shot(page, '09-review');
   });
 
   it('works on a narrow screen without sideways scrolling', async () => {

@@ -7,12 +7,16 @@ import { Search } from './pages/Search';
 import { Categories } from './pages/Categories';
 import { Analytics } from './pages/Analytics';
 import { Organization } from './pages/Organization';
+import { Generation } from './pages/Generation';
+import { Review } from './pages/Review';
 import type { Me } from './types';
 
 const sections = [
   { path: 'kb', label: 'Knowledge base' },
   { path: 'search', label: 'Search' },
   { path: 'categories', label: 'Categories' },
+  { path: 'generation', label: 'Generation' },
+  { path: 'review', label: 'Review' },
   { path: 'analytics', label: 'Analytics' },
   { path: 'org', label: 'Organization' },
 ] as const;
@@ -64,6 +68,10 @@ function Shell({ api, onSignOut }: { api: Api; onSignOut: () => void }) {
           <Search api={api} />
         ) : current === 'categories' ? (
           <Categories api={api} />
+        ) : current === 'generation' ? (
+          <Generation api={api} draftId={route[1] === 'draft' ? route[2] : undefined} />
+        ) : current === 'review' ? (
+          <Review api={api} pieceId={route[1]} />
         ) : current === 'analytics' ? (
           <Analytics api={api} />
         ) : current === 'org' ? (

@@ -1,0 +1,148 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
+import { SchemaFields, readSchemaForm, type JsonSchema } from './components/SchemaForm';
+import { DraftView } from './pages/Generation';
+import { Review } from './pages/Review';
+import { ApiError, type Api } from './api';
+
+afterEach(cleanup);
+
+const api = (request: (method: string, path: string, body?: unknown) => Promise<unknown>): Api => ({
+  signedIn: true,
+  login: vi.fn(async () => {}),
+  logout: vi.fn(async () => {}),
+  request: vi.fn(request) as Api['request'],
+  list: vi.fn(async () => ({ items: [], total: 0 })) as Api['list'],
+  upload: vi.fn(async () => ({})),
+});
+
+const config: JsonSchema = {
+  type: 'object',
+  properties: {
+    kind: { anyOf: [{ const: 'article' }, { const: 'qa' }] },
+    format: {
+      anyOf: [
+        { type: 'string', enum: ['markdown'] },
+        { type: 'string', enum: ['html'] },
+      ],
+    },
+    auto_publish: { type: 'boolean' },
+    target_length: { type: 'object', properties: { max_words: { type: 'integer', minimum: 10 } } },
+    sections: { type: 'array', items: { type: 'object', properties: { title: { type: 'string' } } } },
+    do_rules: { type: 'array', items: { type: 'string' } },
+    tone: { $ref: '#/components/schemas/Tone' },
+  },
+};
+
+describe('SchemaFields', () => {
+  it('offers exactly the keys of the schema, typed, and reads back only what was filled in', () => {
+    render(
+      <form data-testid="f">
+        <SchemaFields
+          schema={config}
+          components={{ Tone: { type: 'string', description: 'how it sounds' } }}
+          value={undefined}
+          prefix="c."
+        />
+      </form>,
+    );
+    expect(screen.getByLabelText('Kind').tagName).toBe('SELECT');
+    expect(screen.getByLabelText('Format').tagName).toBe('SELECT');
+    expect(screen.getByText('how it sounds')).toBeTruthy();
+    fireEvent.change(screen.getByLabelText('Kind'), { target: { value: 'qa' } });
+    fireEvent.change(screen.getByLabelText('Auto publish'), { target: { value: 'true' } });
+    fireEvent.input(screen.getByLabelText('Max words'), { target: { value: '300' } });
+    fireEvent.input(screen.getByLabelText('Sections'), { target: { value: '[{"title":"Answer"}]' } });
+    fireEvent.input(screen.getByLabelText('Do rules'), { target: { value: 'Cite\n\n Be brief ' } });
+    const form = screen.getByTestId('f') as HTMLFormElement;
+    expect(readSchemaForm(form, 'c.')).toEqual({
+      kind: 'qa',
+      auto_publish: true,
+      target_length: { max_words: 300 },
+      sections: [{ title: 'Answer' }],
+      do_rules: ['Cite', 'Be brief'],
+    });
+    fireEvent.input(screen.getByLabelText('Sections'), { target: { value: '[{' } });
+    expect(() => readSchemaForm(form, 'c.')).toThrow(/c.sections is not valid JSON/);
+  });
+});
+
+describe('DraftView', () => {
+  it('marks every sentence with its verdict in words and shows its sources on focus', async () => {
+    const draft = {
+      draft_id: 'd1',
+      revision: 2,
+      title: 'Heat pumps',
+      verification: 'needs_review',
+      stale_sources: [{ content_id: 'c2345678-0000', reason: 'new_version' }],
+      sections: [
+        {
+          section_id: 's',
+          title: 'Overview',
+          sentences: [
+            {
+              index: 0,
+              text: 'Heat pumps move heat.',
+              verdict: 'supported',
+              citations: [{ content_id: 'c1234567-x', chunk_id: 'v:3', quote: 'move heat' }],
+            },
+            { index: 1, text: 'They never fail.', verdict: 'unsupported', citations: [] },
+          ],
+        },
+      ],
+    };
+    render(<DraftView api={api(async () => draft)} id="d1" />);
+    const supported = await screen.findByText('Heat pumps move heat.', { exact: false });
+    expect(supported.className).toContain('v-supported');
+    expect(supported.textContent).toContain('[supported]');
+    const tip = document.getElementById(supported.getAttribute('aria-describedby')!)!;
+    expect(tip.textContent).toContain('“move heat” (content c1234567, chunk 3)');
+    expect(screen.getByText('They never fail.', { exact: false }).textContent).toContain('[unsupported]');
+    expect(screen.getByRole('note').textContent).toMatch(/1 cited source\(s\) changed/);
+  });
+});
+
+describe('Review', () => {
+  it('lists the queue and shows the publish gate’s refusal when publishing', async () => {
+    const piece = {
+      piece_id: 'p1',
+      title: 'Piece one',
+      status: 'approved',
+      revision: 1,
+      verification: 'verified',
+      publishable: true,
+      unsupported_sentences: [],
+      stale_sources: [],
+      reviewer: null,
+      review_comment: null,
+      publications: [],
+      history: [{ event: 'approved', actor: 'user:a', at: '2026-11-23T10:00:00Z' }],
+    };
+    const calls: string[] = [];
+    const fake = api(async (method, path) => {
+      calls.push(`${method} ${path}`);
+      if (path === '/org/content/review-queue')
+        return [
+          {
+            piece_id: 'p1',
+            title: 'Piece one',
+            status: 'in_review',
+            waiting_for: 'anyone',
+            waiting_since: '2026-11-23T10:00:00Z',
+            publishable: true,
+          },
+        ];
+      if (path.startsWith('/org/content/pieces?')) return [piece];
+      if (path === '/org/destinations') return [{ destination_id: 'h', name: 'Hosted pages', type: 'hosted', enabled: true }];
+      if (path === '/org/content/pieces/p1') return piece;
+      if (path === '/org/content/pieces/p1/publish') throw new ApiError(422, 'The piece has unsupported sentences', 'unverified_content');
+      return undefined;
+    });
+    render(<Review api={fake} pieceId="p1" />);
+    expect(await screen.findByText(/waiting for anyone/)).toBeTruthy();
+    fireEvent.click(await screen.findByLabelText(/Hosted pages/));
+    fireEvent.click(screen.getByRole('button', { name: 'Publish' }));
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('The piece has unsupported sentences'));
+    expect(calls).toContain('POST /org/content/pieces/p1/publish');
+  });
+});

@@ -1,0 +1,285 @@
+import { useId, useState } from 'preact/hooks';
+import { ApiError, type Api } from '../api';
+import { useInterval, useLoad } from '../hooks';
+import { ErrorNote, Section, formatDate } from '../components/common';
+import { SchemaFields, readSchemaForm, type Components, type JsonSchema } from '../components/SchemaForm';
+
+interface OpenApi {
+  components: { schemas: Components };
+  paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: JsonSchema }> } }>>;
+}
+interface ContentType {
+  content_type_id: string;
+  name: string;
+  config: Record<string, unknown>;
+}
+interface Run {
+  run_id: string;
+  content_type_id: string;
+  state: string;
+  progress: number;
+  reason?: string | null;
+  draft_id: string | null;
+  created_at: string;
+}
+interface Citation {
+  content_id: string;
+  chunk_id: string;
+  quote: string;
+}
+interface Sentence {
+  index: number;
+  text: string;
+  verdict: 'supported' | 'unsupported' | 'contradicted' | 'not_factual';
+  citations: Citation[];
+}
+interface Draft {
+  draft_id: string;
+  revision: number;
+  title: string;
+  verification: string;
+  sections: { section_id: string; title: string; sentences: Sentence[] }[];
+  stale_sources: { content_id: string; reason: string }[];
+  totals?: Record<string, number>;
+}
+
+/** The request body schema the API publishes for `method path`. */
+export const bodySchema = (doc: OpenApi | undefined, path: string, method: string): JsonSchema | undefined =>
+  doc?.paths[`/api/v1${path}`]?.[method]?.requestBody?.content['application/json']?.schema;
+
+const verdictText: Record<Sentence['verdict'], string> = {
+  supported: 'supported',
+  unsupported: 'unsupported',
+  contradicted: 'contradicted',
+  not_factual: 'not a factual claim',
+};
+
+const ACTIVE = new Set(['queued', 'retrieving', 'drafting', 'verifying']);
+
+/** Brand kit and content types (forms from the API's closed key sets), runs with live progress, and verified drafts. */
+export function Generation({ api, draftId }: { api: Api; draftId?: string | undefined }) {
+  const doc = useLoad(() => api.request<OpenApi>('GET', '/openapi.json'), []);
+  if (draftId) return <DraftView api={api} id={draftId} />;
+  const components = doc.data?.components.schemas ?? {};
+  return (
+    <div class="stack">
+      <ErrorNote error={doc.error} />
+      {doc.data && <BrandKit api={api} components={components} />}
+      {doc.data && <ContentTypes api={api} components={components} schema={bodySchema(doc.data, '/org/content-types', 'post')} />}
+    </div>
+  );
+}
+
+function BrandKit({ api, components }: { api: Api; components: Components }) {
+  const kit = useLoad(
+    () =>
+      api
+        .request<{ name: string; guidelines: Record<string, unknown> }>('GET', '/org/brand-kit')
+        .catch((e: ApiError) => (e.status === 404 ? undefined : Promise.reject(e))),
+    [],
+  );
+  const [note, setNote] = useState<string>();
+  const [error, setError] = useState<Error>();
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setError(undefined);
+    const form = e.currentTarget as HTMLFormElement;
+    try {
+      const guidelines = readSchemaForm(form, 'g.');
+      const name = String(new FormData(form).get('name') ?? '').trim();
+      await api.request('PUT', '/org/brand-kit', { ...(name && { name }), guidelines });
+      setNote('Brand kit saved.');
+      kit.reload();
+    } catch (err) {
+      setError(err as Error);
+    }
+  };
+  const nameId = useId();
+  return (
+    <Section title="Brand kit">
+      <ErrorNote error={kit.error ?? error} />
+      {!kit.loading && (
+        <form onSubmit={(e) => void save(e)} key={kit.data ? 'kit' : 'none'}>
+          <div class="field">
+            <label for={nameId}>Name</label>
+            <input id={nameId} name="name" maxLength={200} value={kit.data?.name ?? ''} />
+          </div>
+          <SchemaFields schema={{ $ref: 'BrandKitGuidelines' }} components={components} value={kit.data?.guidelines} prefix="g." />
+          <button type="submit">Save brand kit</button>
+          {note && <p role="status">{note}</p>}
+        </form>
+      )}
+    </Section>
+  );
+}
+
+function ContentTypes({ api, components, schema }: { api: Api; components: Components; schema: JsonSchema | undefined }) {
+  const types = useLoad(() => api.request<ContentType[]>('GET', '/org/content-types?limit=100'), []);
+  const runs = useLoad(() => api.request<Run[]>('GET', '/org/generation/runs?limit=10'), []);
+  const [error, setError] = useState<Error>();
+  const active = (runs.data ?? []).some((r) => ACTIVE.has(r.state));
+  useInterval(() => runs.reload(), 1500, active);
+  const configSchema = schema?.properties?.config;
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setError(undefined);
+    const form = e.currentTarget as HTMLFormElement;
+    try {
+      const config = readSchemaForm(form, 'c.');
+      await api.request('POST', '/org/content-types', { name: String(new FormData(form).get('name')).trim(), config });
+      form.reset();
+      types.reload();
+    } catch (err) {
+      setError(err as Error);
+    }
+  };
+  const start = async (e: Event) => {
+    e.preventDefault();
+    setError(undefined);
+    const data = new FormData(e.currentTarget as HTMLFormElement);
+    const instructions = String(data.get('instructions') ?? '').trim();
+    try {
+      await api.request('POST', '/org/generation/runs', {
+        content_type_id: String(data.get('content_type_id')),
+        ...(instructions && { instructions }),
+      });
+      runs.reload();
+    } catch (err) {
+      setError(err as Error);
+    }
+  };
+  const nameOf = (id: string) => types.data?.find((t) => t.content_type_id === id)?.name ?? id.slice(0, 8);
+  return (
+    <>
+      <Section title="Content types">
+        <ErrorNote error={types.error ?? error} />
+        <ul class="plain">
+          {(types.data ?? []).map((t) => (
+            <li key={t.content_type_id}>
+              <strong>{t.name}</strong> <code>{JSON.stringify(t.config)}</code>
+            </li>
+          ))}
+        </ul>
+        {configSchema && (
+          <form onSubmit={(e) => void create(e)}>
+            <h3>New content type</h3>
+            <div class="field">
+              <label for="ct-name">Name</label>
+              <input id="ct-name" name="name" required minLength={1} maxLength={200} />
+            </div>
+            <SchemaFields schema={configSchema} components={components} value={undefined} prefix="c." />
+            <button type="submit">Create content type</button>
+          </form>
+        )}
+      </Section>
+      <Section title="Generation runs">
+        <ErrorNote error={runs.error} />
+        {(types.data ?? []).length > 0 && (
+          <form class="inline" onSubmit={(e) => void start(e)}>
+            <label>
+              Content type
+              <select name="content_type_id" required>
+                {(types.data ?? []).map((t) => (
+                  <option key={t.content_type_id} value={t.content_type_id}>
+                    {t.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label class="grow">
+              Instructions
+              <input name="instructions" maxLength={4000} />
+            </label>
+            <button type="submit">Start run</button>
+          </form>
+        )}
+        <table>
+          <caption class="visually-hidden">Recent runs</caption>
+          <thead>
+            <tr>
+              <th scope="col">Started</th>
+              <th scope="col">Content type</th>
+              <th scope="col">State</th>
+              <th scope="col">Progress</th>
+              <th scope="col">Draft</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(runs.data ?? []).map((r) => (
+              <tr key={r.run_id}>
+                <td>{formatDate(r.created_at)}</td>
+                <td>{nameOf(r.content_type_id)}</td>
+                <td>
+                  {r.state}
+                  {r.reason ? `: ${r.reason}` : ''}
+                </td>
+                <td>
+                  <progress max={1} value={r.progress} aria-label={`Run ${Math.round(r.progress * 100)}% done`} />
+                </td>
+                <td>{r.draft_id ? <a href={`#/generation/draft/${r.draft_id}`}>Open draft</a> : '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </Section>
+    </>
+  );
+}
+
+/** A draft with every sentence marked by its verdict (colour and words) and its sources on hover or focus. */
+export function DraftView({ api, id }: { api: Api; id: string }) {
+  const draft = useLoad(() => api.request<Draft>('GET', `/org/generation/drafts/${id}`), [id]);
+  const d = draft.data;
+  return (
+    <Section title={d ? `Draft: ${d.title}` : 'Draft'} actions={<a href="#/generation">Back to generation</a>}>
+      <ErrorNote error={draft.error} />
+      {d && (
+        <>
+          <p>
+            Revision {d.revision}, <span class={`badge verification-${d.verification}`}>{d.verification.replace('_', ' ')}</span>{' '}
+            <a href={`#/review/${d.draft_id}`}>Review this piece</a>
+          </p>
+          {d.stale_sources.length > 0 && (
+            <p class="warning" role="note">
+              {d.stale_sources.length} cited source(s) changed since this draft:{' '}
+              {d.stale_sources.map((s) => `${s.content_id.slice(0, 8)} (${s.reason.replace('_', ' ')})`).join(', ')}
+            </p>
+          )}
+          <ul class="legend" aria-label="Verdicts">
+            {Object.entries(verdictText).map(([v, text]) => (
+              <li key={v} class={`sentence v-${v}`}>
+                {text}
+              </li>
+            ))}
+          </ul>
+          {d.sections.map((s) => (
+            <article key={s.section_id} class="draft-section">
+              <h3>{s.title}</h3>
+              <p>
+                {s.sentences.map((sentence) => (
+                  <SentenceView key={sentence.index} sentence={sentence} />
+                ))}
+              </p>
+            </article>
+          ))}
+        </>
+      )}
+    </Section>
+  );
+}
+
+function SentenceView({ sentence }: { sentence: Sentence }) {
+  const id = useId();
+  return (
+    <span class={`sentence v-${sentence.verdict}`} tabIndex={0} aria-describedby={id}>
+      {sentence.text} <span class="verdict">[{verdictText[sentence.verdict]}]</span>{' '}
+      <span role="tooltip" id={id} class="tip">
+        {sentence.citations.length === 0
+          ? 'No source.'
+          : sentence.citations
+              .map((c) => `“${c.quote}” (content ${c.content_id.slice(0, 8)}, chunk ${c.chunk_id.split(':').at(-1)})`)
+              .join(' · ')}
+      </span>
+    </span>
+  );
+}
