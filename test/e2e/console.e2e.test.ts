@@ -158,6 +158,17 @@ describe('web console in Chromium', { skip }, () => {
     // The key works on the public API and is limited to its folder.
     const tree = await t.api('GET', '/org/kb/tree', { key });
     assert.equal(tree.status, 403);
+    // Destinations (secrets never shown) and lifecycle webhooks.
+    await page.getByRole('region', { name: 'Destinations' }).getByRole('cell', { name: 'Hosted pages (default set)' }).waitFor();
+    await page.getByLabel('Subscription URL').fill('https://hooks.example.test/kb');
+    await page.getByLabel('prompt.lost').check();
+    await page.getByLabel('Signing secret', { exact: true }).last().fill('a-signing-secret-of-32-characters');
+    await page.getByRole('button', { name: 'Subscribe' }).click();
+    await page.getByText('https://hooks.example.test/kb').waitFor();
+    assert.deepEqual(
+      (await t.api('GET', '/org/webhooks')).body.map((s: { url: string; event_kinds: string[] }) => [s.url, s.event_kinds]),
+      [['https://hooks.example.test/kb', ['prompt.lost']]],
+    );
     await axe(page, 'organization');
     await shot(page, '06-organization');
   });

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Api } from '../api';
+import { Destinations, Webhooks } from './Destinations';
 import { useLoad } from '../hooks';
 import { FolderTree } from '../components/Tree';
 import { ErrorNote, formatDate, Section } from '../components/common';
@@ -33,6 +34,8 @@ export function Organization({ api, permissions }: { api: Api; permissions: stri
       <Members api={api} canManage={can('manage:users')} />
       {can('manage:api_keys') && <ApiKeys api={api} />}
       <Credits api={api} />
+      {can('manage:destinations') && <Destinations api={api} />}
+      {can('manage:destinations') && <Webhooks api={api} />}
     </div>
   );
 }

@@ -148,9 +148,11 @@ function PieceView({ api, id, onChange }: { api: Api; id: string; onChange: () =
                 Submit for review
               </button>
             )}
-            <button type="button" onClick={() => void act('Approved.', 'approve', {})}>
-              Approve
-            </button>
+            {['draft', 'in_review', 'rejected'].includes(p.status) && (
+              <button type="button" onClick={() => void act('Approved.', 'approve', {})}>
+                Approve
+              </button>
+            )}
           </div>
           <form
             class="inline"
