@@ -27,8 +27,8 @@ export const oauthClientDecider: Decider<OAuthClientCommand, OAuthClientState> =
   },
 };
 
-export interface OAuthCodeState {
-  status: 'new' | 'issued' | 'redeemed';
+/** What an authorization code is bound to: the client, redirect URI, PKCE challenge, organization, user and folders. */
+export interface OAuthCodeFields {
   client_id: string;
   redirect_uri: string;
   code_challenge: string;
@@ -37,20 +37,11 @@ export interface OAuthCodeState {
   folder_scope: string[] | null;
   expires_at: string;
 }
+export interface OAuthCodeState extends OAuthCodeFields {
+  status: 'new' | 'issued' | 'redeemed';
+}
 export type OAuthCodeCommand =
-  | {
-      type: 'issue';
-      code_hash: string;
-      client_id: string;
-      redirect_uri: string;
-      code_challenge: string;
-      org_id: string;
-      user_id: string;
-      folder_scope: string[] | null;
-      expires_at: string;
-      at: string;
-    }
-  | { type: 'redeem'; code_hash: string; at: string };
+  ({ type: 'issue'; code_hash: string; at: string } & OAuthCodeFields) | { type: 'redeem'; code_hash: string; at: string };
 
 export const oauthCodeDecider: Decider<OAuthCodeCommand, OAuthCodeState> = {
   initialState: () => ({

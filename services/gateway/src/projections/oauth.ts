@@ -1,5 +1,6 @@
 import type { Projection } from '@kb/eventsourcing';
 import type { StoreTransaction } from '@kb/store';
+import type { OAuthCodeFields } from '../domain/oauth.js';
 import type {
   OAuthAccessTokenRevoked,
   OAuthClientRegistered,
@@ -25,15 +26,8 @@ export interface OAuthClientDoc {
   created_at: string;
 }
 
-export interface OAuthCodeDoc {
+export interface OAuthCodeDoc extends OAuthCodeFields {
   id: string;
-  client_id: string;
-  redirect_uri: string;
-  code_challenge: string;
-  org_id: string;
-  user_id: string;
-  folder_scope: string[] | null;
-  expires_at: string;
 }
 
 export interface OAuthGrantDoc {
