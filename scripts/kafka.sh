@@ -113,7 +113,9 @@ start() {
     local cluster_id
     cluster_id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
     java_cmd
-    "${JAVA_CMD[@]}" kafka.tools.StorageTool format --ignore-formatted -t "$cluster_id" \
+    # --cluster-id=<id>, not "-t <id>": a random id may start with '-' (base64url), which the
+    # argument parser would take for an option.
+    "${JAVA_CMD[@]}" kafka.tools.StorageTool format --ignore-formatted --cluster-id="$cluster_id" \
       -c "$RUN_DIR/server.properties" >>"$RUN_DIR/broker.log" 2>&1 \
       || { log "formatting the log dir failed:"; tail -20 "$RUN_DIR/broker.log" >&2; exit 1; }
   fi
