@@ -26,7 +26,8 @@ export type Components = Record<string, JsonSchema>;
 const resolve = (s: JsonSchema, components: Components): JsonSchema =>
   s.$ref ? (components[s.$ref.replace(/^#\/components\/schemas\//, '')] ?? {}) : s;
 
-const choicesOf = (s: JsonSchema): string[] | undefined => {
+/** The constants a schema allows, when it is a choice among them. */
+export const choicesOf = (s: JsonSchema): string[] | undefined => {
   if (s.enum) return s.enum.map(String);
   // A union of constants, as `const` or as one-value `enum`s (how OpenAPI documents write them).
   if (s.anyOf && s.anyOf.every((a) => a.const !== undefined || a.enum?.length === 1))

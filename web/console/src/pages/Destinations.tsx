@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Api } from '../api';
 import { useLoad } from '../hooks';
 import { ErrorNote, Section, formatDate } from '../components/common';
+import { choicesOf, type JsonSchema } from '../components/SchemaForm';
 
 interface Destination {
   destination_id: string;
@@ -25,20 +26,6 @@ interface Delivery {
   attempts: number;
   created_at: string;
 }
-
-/** The lifecycle events a subscription can ask for (the API's closed list). */
-export const EVENT_KINDS = [
-  'ingestion.completed',
-  'ingestion.failed',
-  'generation.completed',
-  'generation.failed',
-  'content.approved',
-  'content.published',
-  'content.unpublished',
-  'source.changed',
-  'prompt.won',
-  'prompt.lost',
-];
 
 /** Destinations: switch shared ones on or off, add a webhook, remove one with a choice for its live content. Secrets are never shown. */
 export function Destinations({ api }: { api: Api }) {
@@ -146,6 +133,19 @@ export function Destinations({ api }: { api: Api }) {
 /** Lifecycle webhooks: subscriptions, a sample event, the delivery log and redelivery. */
 export function Webhooks({ api }: { api: Api }) {
   const subs = useLoad(() => api.request<Subscription[]>('GET', '/org/webhooks'), []);
+  // The event kinds are the API's own closed list, read from the schema it publishes.
+  const doc = useLoad(
+    () =>
+      api.request<{ paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: JsonSchema }> } }>> }>(
+        'GET',
+        '/openapi.json',
+      ),
+    [],
+  );
+  const kinds =
+    choicesOf(
+      doc.data?.paths['/api/v1/org/webhooks']?.post?.requestBody?.content['application/json']?.schema.properties?.event_kinds?.items ?? {},
+    ) ?? [];
   const [open, setOpen] = useState<string>();
   const log = useLoad(
     () => (open ? api.request<Delivery[]>('GET', `/org/webhooks/${open}/deliveries`) : Promise.resolve([] as Delivery[])),
@@ -246,7 +246,7 @@ export function Webhooks({ api }: { api: Api }) {
         </div>
         <fieldset>
           <legend>Events</legend>
-          {EVENT_KINDS.map((k) => (
+          {kinds.map((k) => (
             <label key={k} class="check">
               <input type="checkbox" name="event_kinds" value={k} /> {k}
             </label>
