@@ -464,10 +464,15 @@ export async function uploadFiles(
   rest: { filing: Record<string, unknown>; title?: string; summary?: string; allowed_formats?: string[] },
 ): Promise<OutcomeMessage[]> {
   if (files.length === 0) throw errors.validation('No file was uploaded', { code: 'no_files' });
-  const names = files.map((f) => ({ filename: f.filename }));
-  await ingest.call('UploadFiles', { ...rest, files: names, validate_only: true }, ctx);
+  const batches = batchesOf(files);
+  // Sent in several calls, every file's type is checked first, so a bad request
+  // stores nothing; one call checks them all itself before storing any.
+  if (batches.length > 1) {
+    const names = files.map((f) => ({ filename: f.filename }));
+    await ingest.call('UploadFiles', { ...rest, files: names, validate_only: true }, ctx);
+  }
   const outcomes: OutcomeMessage[] = [];
-  for (const batch of batchesOf(files)) {
+  for (const batch of batches) {
     const res = await ingest.call<{ files: OutcomeMessage[] }>('UploadFiles', { ...rest, files: batch }, ctx, { deadlineMs: 120_000 });
     outcomes.push(...res.files);
   }
