@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestSystem, type TestSystem } from './harness.js';
@@ -8,12 +8,12 @@ import { startFakeAnswerEngine, type FakeAnswerEngine } from './fake-answer-engi
 /** Tracked sources, tracked competitors, brand settings and scheduled runs over HTTP. */
 let t: TestSystem;
 let engine: FakeAnswerEngine;
-before(async () => {
+beforeAll(async () => {
   engine = await startFakeAnswerEngine();
   // The scheduler's own ticks stay out of the way: runs here are started by POST /org/run-configuration/runs.
   t = await startTestSystem({ ANSWER_ENGINE_BASE_URL: engine.url, ANSWER_ENGINE_API_KEY: 'engine-key', SCHEDULER_TICK_MS: '3600000' });
 });
-after(async () => {
+afterAll(async () => {
   await t?.stop();
   await engine?.stop();
 });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestSystem, type TestSystem } from './harness.js';
@@ -40,7 +40,7 @@ const answer = (day: number, model: string, citations: string[]) => ({
   citations,
 });
 
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
   admin = await newOrgAdmin(t, 'sources');
   const role = await admin.call('POST', '/org/roles', { name: 'NoAnalytics', permissions: ['read:org'] });
@@ -67,7 +67,7 @@ before(async () => {
   // A rule deleted since keeps the citations it won, listed as deleted.
   assert.equal((await admin.call('DELETE', `/org/tracked-sources/${rule.other}`)).status, 204);
 });
-after(async () => t?.stop());
+afterAll(async () => t?.stop());
 
 describe('GET /org/analytics/sources', () => {
   it('gives each tracked-source rule the coverage (over D) and share (over S) of the citations it won', async () => {

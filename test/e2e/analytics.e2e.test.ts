@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestSystem, type TestSystem } from './harness.js';
@@ -9,10 +9,10 @@ import { newMember, newOrgAdmin } from './identity-fixtures.js';
  * ratio recomputed from the totals of the same response.
  */
 let t: TestSystem;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
 });
-after(async () => t?.stop());
+afterAll(async () => t?.stop());
 
 const PROMPT_A = randomUUID();
 const PROMPT_B = randomUUID();
@@ -83,7 +83,7 @@ const answers = [
 ];
 
 describe('analytics walkthrough: import, track, report', () => {
-  before(async () => {
+  beforeAll(async () => {
     const settings = await t.api('PUT', '/org/analytics/settings', {
       body: { brand_name: 'Acme', aliases: ['AcmeSoft'], websites: ['https://www.acme.com'] },
     });

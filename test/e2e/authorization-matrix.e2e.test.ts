@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { RouteEntry } from '@kb/gateway';
@@ -48,7 +48,7 @@ let foreignIds: Record<string, string>;
 /** Two KB folders of the first organization: the scoped key may reach the first only. */
 let folders: { inside: string; outside: string };
 
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
   routes = t.system.gateway.routes;
   admin = await newOrgAdmin(t, 'matrix');
@@ -108,7 +108,7 @@ before(async () => {
     competitor_id: await created('/org/competitors', { name: 'Matrix Rival' }, 'competitor_id'),
   };
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 describe('authorization matrix over the route table', () => {
   it('has routes, each declaring its requirement, and publishes that requirement in the OpenAPI description', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { API_KEY, startTestSystem, type TestSystem } from './harness.js';
 import { bearer, newOrgAdmin, type SignedIn } from './identity-fixtures.js';
@@ -48,11 +48,11 @@ function credentialFor(op: Operation): { key?: string | null; headers?: Record<s
 
 const concrete = (path: string) => path.replace(/^\/api\/v1/, '').replace(/\{[^}]+\}/g, SOME_ID);
 
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
   admin = await newOrgAdmin(t, 'badinput');
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 describe('unknown query parameters', () => {
   it('are 400 on every route, naming the parameter', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { newApiKey, newOrgAdmin } from './identity-fixtures.js';
@@ -7,10 +7,10 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
 let t: TestSystem;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 const create = async (name: string, description?: string) => {
   const res = await t.api('POST', '/categories', { body: { name, ...(description !== undefined && { description }) } });
@@ -76,14 +76,14 @@ describe('POST /categories', () => {
 
 describe('GET /categories', () => {
   let sys: TestSystem;
-  before(async () => {
+  beforeAll(async () => {
     sys = await startTestSystem();
     for (let i = 0; i < 12; i++) {
       const res = await sys.api('POST', '/categories', { body: { name: `Category ${String(i).padStart(2, '0')}` } });
       assert.equal(res.status, 201);
     }
   });
-  after(async () => sys.stop());
+  afterAll(async () => sys.stop());
 
   it('lists 10 by default, oldest first, with the total in X-Total-Count', async () => {
     const res = await sys.api('GET', '/categories');

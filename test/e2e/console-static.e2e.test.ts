@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -12,11 +12,11 @@ const consoleDir = join(root, 'web/console/dist');
 describe('the web console’s files, served by the gateway', () => {
   let t: TestSystem;
   let bare: TestSystem;
-  before(async () => {
+  beforeAll(async () => {
     execFileSync(process.execPath, [join(root, 'scripts/build-console.mjs')], { stdio: 'inherit' });
     [t, bare] = await Promise.all([startTestSystem({ CONSOLE_DIR: consoleDir }), startTestSystem()]);
   });
-  after(async () => {
+  afterAll(async () => {
     await t?.stop();
     await bare?.stop();
   });

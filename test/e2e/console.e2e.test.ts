@@ -1,4 +1,5 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, it } from 'vitest';
+import { describeOrSkip } from '@kb/testing';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
@@ -37,12 +38,12 @@ async function axe(page: Page, screen: string) {
 
 const shot = (page: Page, name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 
-describe('web console in Chromium', { skip }, () => {
+describeOrSkip('web console in Chromium', skip, () => {
   let t: TestSystem;
   let browser: Browser;
   let page: Page;
 
-  before(async () => {
+  beforeAll(async () => {
     execFileSync(process.execPath, [join(root, 'scripts/build-console.mjs')], { stdio: 'inherit' });
     mkdirSync(shots, { recursive: true });
     t = await startTestSystem({ CONSOLE_DIR: consoleDir });
@@ -61,7 +62,7 @@ describe('web console in Chromium', { skip }, () => {
     // bypassCSP lets the test inject axe-core; the console itself runs under its strict CSP.
     page = await browser.newPage({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
   });
-  after(async () => {
+  afterAll(async () => {
     await browser?.close();
     await t?.stop();
   });

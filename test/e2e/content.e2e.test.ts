@@ -1,14 +1,14 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { fixture, postForm, uniqueText, waitForOutcome } from './ingest-helpers.js';
 
 let t: TestSystem;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 const ITEM_FIELDS = ['id', 'org_id', 'type', 'title', 'version_num', 'processing_status', 'created_at', 'updated_at'];
 

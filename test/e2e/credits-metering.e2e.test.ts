@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { silentLogger } from '@kb/platform';
 import { startSystem } from '@kb/all-in-one';
@@ -12,10 +12,10 @@ import { waitForOutcome } from './ingest-helpers.js';
  * is recorded (GET /org/search/queries), so "no work" is observable.
  */
 let t: TestSystem;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 const recordedSearches = async (key: string) => {
   const res = await t.api('GET', '/org/search/queries', { key });

@@ -1,13 +1,13 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { newApiKey, newMember, newOrgAdmin } from './identity-fixtures.js';
 
 let t: TestSystem;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 describe('GET /org/credits/balance', () => {
   it('shows the bootstrap grant to its key, and zero for a new organization', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestSystem, type TestSystem } from './harness.js';
@@ -10,7 +10,7 @@ import { SOURCES, addSource, waitIndexed } from './generation-helpers.js';
 let t: TestSystem;
 let contentTypeId: string;
 
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
   const solar = await addSource(t, 'Solar panels', SOURCES.solar);
   const battery = await addSource(t, 'Home batteries', SOURCES.battery);
@@ -25,7 +25,7 @@ before(async () => {
   assert.equal(type.status, 201, type.text);
   contentTypeId = type.body.content_type_id;
 });
-after(() => t.stop());
+afterAll(() => t.stop());
 
 describe('builder', () => {
   it('outlines, generates a section, takes a hand edit (re-verified), reorders, and keeps every step in the history', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestSystem, type TestSystem } from './harness.js';
@@ -13,7 +13,7 @@ let taggedPrompt: string;
 let otherPrompt: string;
 let tagId: string;
 
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem({ CONTENT_ENGINE_TICK_MS: '200' });
   const solar = await addSource(t, 'Solar panels', SOURCES.solar);
   await waitIndexed(t, 'monocrystalline solar panels sunlight', solar.id);
@@ -28,7 +28,7 @@ before(async () => {
   const p2 = await t.api('POST', '/org/prompts', { body: { name: 'Other', text: 'How long do solar panels last?' } });
   otherPrompt = p2.body.prompt_id;
 });
-after(() => t.stop());
+afterAll(() => t.stop());
 
 describe('content engine rules', () => {
   it('a rule for a tag starts one run per tagged prompt for the current slot, never twice, and the runs complete', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { SOURCES, addSource, waitForRun, waitIndexed } from './generation-helpers.js';
@@ -15,7 +15,7 @@ import { STUBBORN, startFakeChatModel, type FakeChatModel } from './fake-chat-mo
 let t: TestSystem;
 let model: FakeChatModel;
 
-before(async () => {
+beforeAll(async () => {
   model = await startFakeChatModel();
   t = await startTestSystem({ LLM_URL: model.url, LLM_MODEL: 'fake-drafter' });
   const solar = await addSource(t, 'Solar panels', SOURCES.solar);
@@ -23,7 +23,7 @@ before(async () => {
   const kit = await t.api('PUT', '/org/brand-kit', { body: { guidelines: { voice: 'plain and confident', banned_terms: ['cheap'] } } });
   assert.equal(kit.status, 200, kit.text);
 });
-after(async () => {
+afterAll(async () => {
   await t.stop();
   await model.stop();
 });

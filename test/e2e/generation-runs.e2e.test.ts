@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestSystem, type TestSystem } from './harness.js';
@@ -16,7 +16,7 @@ let contentTypeId: string;
 let promptId: string;
 let solar: { id: string; version_id: string };
 
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
   // A file, so that it can be re-uploaded as a new version later.
   const upload = await postForm(t, 'POST', '/content/file', [
@@ -63,7 +63,7 @@ before(async () => {
   assert.equal(prompt.status, 201, prompt.text);
   promptId = prompt.body.prompt_id;
 });
-after(() => t.stop());
+afterAll(() => t.stop());
 
 describe('POST /org/generation/runs: a run from request to verified draft', () => {
   let runId: string;

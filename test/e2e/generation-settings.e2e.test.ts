@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestSystem, type TestSystem } from './harness.js';
@@ -7,10 +7,10 @@ import { newMember, newOrgAdmin } from './identity-fixtures.js';
 /** Brand kit, content types and product lines (spec 2.8, 4.1; issue 9 item 1): closed key sets, CRUD, organization scope. */
 
 let t: TestSystem;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
 });
-after(() => t.stop());
+afterAll(() => t.stop());
 
 describe('brand kit', () => {
   it('404 before it is set; PUT creates and replaces, GET reads, PATCH merges (null removes a key)', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestSystem, type TestSystem } from './harness.js';
@@ -18,7 +18,7 @@ let folderB: string;
 let contentTypeId: string;
 let solarId: string;
 
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
   admin = await logIn(t, 'admin@example.com', 'development-password');
   const mk = async (name: string) => {
@@ -35,7 +35,7 @@ before(async () => {
   assert.equal(type.status, 201, type.text);
   contentTypeId = type.body.content_type_id;
 });
-after(() => t.stop());
+afterAll(() => t.stop());
 
 const PARAGRAPH =
   'Monocrystalline solar panels convert about 22 percent of sunlight into electricity. ' +

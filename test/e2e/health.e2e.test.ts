@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import Fastify from 'fastify';
 import { createRpcServer } from '@kb/rpc';
@@ -8,10 +8,10 @@ import { startTestSystem, type TestSystem } from './harness.js';
 
 /** The gateway's probes: live while it serves, ready only while every dependency answers. */
 let t: TestSystem;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 describe('gateway health', () => {
   it('is live and ready with every dependency answering, without a credential', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { silentLogger } from '@kb/platform';
@@ -7,10 +7,10 @@ import { startTestSystem, type TestSystem } from './harness.js';
 import { logIn, newApiKey, newMember, newOrgAdmin } from './identity-fixtures.js';
 
 let t: TestSystem;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 describe('POST /org/api-keys', () => {
   it('returns the secret once; the list shows a redacted hint and when the key was last used', async () => {

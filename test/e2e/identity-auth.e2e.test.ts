@@ -1,13 +1,13 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { API_KEY, startTestSystem, type TestSystem } from './harness.js';
 import { PASSWORD, asSession, bearer, logIn, newOrgAdmin, signUpAndLogIn, uniqueEmail } from './identity-fixtures.js';
 
 let t: TestSystem;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 describe('POST /auth/signup', () => {
   it('creates a user (202) who can then log in, without revealing the password', async () => {

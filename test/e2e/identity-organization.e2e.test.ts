@@ -1,14 +1,14 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { API_KEY, startTestSystem, type TestSystem } from './harness.js';
 import { logIn, newApiKey, newMember, newOrgAdmin, roleId, signUpAndLogIn } from './identity-fixtures.js';
 
 let t: TestSystem;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 describe('GET /org/me', () => {
   it("answers a session and an API key with the credential's organization", async () => {

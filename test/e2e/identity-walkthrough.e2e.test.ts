@@ -1,14 +1,14 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { PASSWORD, asSession, logIn } from './identity-fixtures.js';
 
 /** The newcomer's path of issue 3, from a fresh start, over HTTP only. */
 let t: TestSystem;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 describe('a newcomer from a fresh start', () => {
   it('signs up, creates an organization, invites a viewer, manages keys and runs out of credits', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 let t: TestSystem;
 let dir: string;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
   dir = mkdtempSync(join(tmpdir(), 'kb-cli-'));
   for (const name of SAMPLES) copyFileSync(join(fixturesDir, name), join(dir, name));
@@ -22,7 +22,7 @@ before(async () => {
   writeFileSync(join(dir, 'more', 'notes.md'), '# Notes\n\nMarkdown goes in as raw text.\n');
   writeFileSync(join(dir, 'more', 'logo.png'), Buffer.from('89504e470d0a1a0a', 'hex'));
 });
-after(async () => {
+afterAll(async () => {
   await t.stop();
   rmSync(dir, { recursive: true, force: true });
 });

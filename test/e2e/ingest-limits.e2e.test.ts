@@ -1,14 +1,14 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { postForm, uniqueText, waitForOutcome } from './ingest-helpers.js';
 
 /** The size limit (MAX_UPLOAD_BYTES, small here) and ingest credits (few here). */
 let t: TestSystem;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem({ MAX_UPLOAD_BYTES: '4096', BOOTSTRAP_CREDITS: '4', CREDIT_COST_INGEST: '1' });
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 describe('ingest limits', () => {
   it('a file over the size limit is accepted and ends failed with the reason; the others in the call are unaffected', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { postForm, uniqueText, waitForOutcome } from './ingest-helpers.js';
@@ -8,13 +8,13 @@ const ADMIN = { email: 'admin@example.com', password: 'development-password' };
 
 let t: TestSystem;
 let session: string;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
   const login = await t.api('POST', '/auth/login', { key: null, body: ADMIN });
   assert.equal(login.status, 200, login.text);
   session = login.body.token;
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 const keyScopedTo = async (folder_scope: string[]): Promise<string> => {
   const res = await t.api('POST', '/org/api-keys', {

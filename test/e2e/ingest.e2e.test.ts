@@ -1,14 +1,14 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { SAMPLES, chunksOf, files, fixture, postForm, uniqueText, waitForOutcome } from './ingest-helpers.js';
 
 let t: TestSystem;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 describe('POST /org/kb/raw', () => {
   it('accepts Markdown as a raw content item (202 queued) that completes with chunks following its headings', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { fixture, postForm } from './ingest-helpers.js';
@@ -10,10 +10,10 @@ const ADMIN = { email: 'admin@example.com', password: 'development-password' };
 
 let t: TestSystem;
 
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 interface Node {
   kb_node_id: string;

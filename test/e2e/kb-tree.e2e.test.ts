@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
 
@@ -6,10 +6,10 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
 let t: TestSystem;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 interface Node {
   kb_node_id: string;

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { PASSWORD, uniqueEmail } from './identity-fixtures.js';
@@ -6,7 +6,7 @@ import { PASSWORD, uniqueEmail } from './identity-fixtures.js';
 /** Login rate limits over HTTP (issue 13 item 3); the backoff's shape is unit-tested in login-throttle.unit.test.ts. */
 
 let t: TestSystem;
-before(async () => {
+beforeAll(async () => {
   // Long windows, so a run never straddles one; small allowances.
   t = await startTestSystem({
     LOGIN_FAILURES_PER_ACCOUNT: '3',
@@ -15,7 +15,7 @@ before(async () => {
     LOGIN_BACKOFF_MAX_SECONDS: '7200',
   });
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 const signup = async (email: string) => {
   const res = await t.api('POST', '/auth/signup', { key: null, body: { email, password: PASSWORD, name: 'Limited' } });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { SOURCES, addSource, waitForRun, waitIndexed } from './generation-helpers.js';
@@ -8,7 +8,7 @@ import { assertOutputSchemas, callTool, mcpClient, ok } from './mcp-fixtures.js'
 /** The generation tools over MCP (the SDK client, real HTTP) against the generation service's REST routes. */
 let t: TestSystem;
 let key: string;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
   const solar = await addSource(t, 'Solar panels', SOURCES.solar);
   await waitIndexed(t, 'monocrystalline solar panels efficiency', solar.id);
@@ -22,7 +22,7 @@ before(async () => {
   });
   assert.equal(type.status, 201, type.text);
 });
-after(() => t.stop());
+afterAll(() => t.stop());
 
 describe('MCP: generation tools', () => {
   it('verify a text, start and follow a run, list and read drafts', async () => {

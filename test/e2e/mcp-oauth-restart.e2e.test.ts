@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { startTestSystem, type TestSystem } from './harness.js';
@@ -12,11 +12,11 @@ import { mcpClient, ok, rawMcp } from './mcp-fixtures.js';
  */
 let t: TestSystem;
 let admin: SignedIn;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
   admin = await logIn(t, 'admin@example.com', 'development-password');
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 const REDIRECT = 'http://127.0.0.1:33419/callback';
 const form = (body: Record<string, string>) => ({

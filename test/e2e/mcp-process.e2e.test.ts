@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +18,7 @@ import { callTool, mcpClient, ok, rawMcp } from './mcp-fixtures.js';
 const INTERNAL_TOKEN = randomBytes(24).toString('hex');
 let t: TestSystem;
 let mcp: RunningMcp;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem({ INTERNAL_TOKEN });
   mcp = await startMcpServer({
     config: loadConfig(mcpConfigSpec, {
@@ -32,7 +32,7 @@ before(async () => {
     logger: silentLogger(),
   });
 });
-after(async () => {
+afterAll(async () => {
   await mcp.stop();
   await t.stop();
 });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestSystem, type TestSystem } from './harness.js';
@@ -17,7 +17,7 @@ let org: string;
 let slug: string;
 let admin: SignedIn;
 
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
   feed = draftFeed(t.dataDir);
   const me = await t.api('GET', '/org/me');
@@ -26,7 +26,7 @@ before(async () => {
   slug = me.body.slug;
   admin = await logIn(t, 'admin@example.com', 'development-password');
 });
-after(async () => {
+afterAll(async () => {
   await feed.close();
   await t.stop();
 });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { API_KEY, startTestSystem, type TestSystem } from './harness.js';
@@ -13,11 +13,11 @@ import { assertOutputSchemas, callTool, mcpClient, ok, rawMcp } from './mcp-fixt
  */
 let t: TestSystem;
 let admin: SignedIn;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
   admin = await logIn(t, 'admin@example.com', 'development-password');
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 const freshKey = async (folder_scope: string[] | null = null) => (await newApiKey(admin, { name: 'MCP key', folder_scope })).key;
 const folder = async (name: string) => {
@@ -319,10 +319,10 @@ describe('MCP: rate limit (60 a minute per key)', () => {
 
 describe('MCP: after the wait it works again', () => {
   let small: TestSystem;
-  before(async () => {
+  beforeAll(async () => {
     small = await startTestSystem({ MCP_RATE_LIMIT: '5', MCP_RATE_WINDOW_MS: '2000' });
   });
-  after(async () => small.stop());
+  afterAll(async () => small.stop());
 
   it('waits the Retry-After the server gives, then is served', async () => {
     for (let i = 0; i < 5; i++) assert.equal((await rawMcp(small.url, { 'x-api-key': API_KEY })).status, 200);
@@ -426,7 +426,7 @@ describe('MCP: OAuth 2.1 for assistants', () => {
   const exchange = (code: string, verifier: string) =>
     token({ grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT });
 
-  before(async () => {
+  beforeAll(async () => {
     const meta = (await (await fetch(`${t.url}/.well-known/oauth-authorization-server`)).json()) as any;
     assert.equal(meta.issuer, t.url);
     assert.deepEqual(meta.code_challenge_methods_supported, ['S256']);

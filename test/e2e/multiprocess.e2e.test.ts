@@ -1,4 +1,5 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, it } from 'vitest';
+import { describeOrSkip } from '@kb/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { AssignerProtocol, Kafka, logLevel } from 'kafkajs';
@@ -26,21 +27,21 @@ const TIMEOUT = { timeout: 240_000 };
 /** The knowledge base's consumer group that indexes ingest's events for search. */
 const SEARCH_INDEX_GROUP = 'knowledge-base.search-index';
 
-describe('every service its own process, on a real Kafka broker', { skip }, () => {
+describeOrSkip('every service its own process, on a real Kafka broker', skip, () => {
   let broker: KafkaBroker;
   let sys: MultiProcessSystem;
   let kafka: Kafka;
   let otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
 
-  before(async () => {
+  beforeAll(async () => {
     broker = new KafkaBroker();
     broker.start();
     kafka = new Kafka({ clientId: 'multiprocess-test', brokers: [broker.brokers], logLevel: logLevel.NOTHING });
     otlp = await startOtlpReceiver();
     sys = await startMultiProcessSystem({ brokers: broker.brokers, env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint } });
-  }, TIMEOUT);
+  }, TIMEOUT.timeout);
 
-  after(async () => {
+  afterAll(async () => {
     await sys?.stop();
     await otlp?.close();
     broker?.destroy();
@@ -51,11 +52,22 @@ describe('every service its own process, on a real Kafka broker', { skip }, () =
     assert.equal(res.status, 201, res.text);
     return res.body.kb_node_id as string;
   };
-  /** Raw text through the gateway; 202 means ingest has it durably (its outbox publishes it). */
+  /**
+   * Raw text through the gateway; 202 means ingest has it durably (its outbox publishes it).
+   * Right after a restart the gateway's channel may still be reconnecting: it answers 503
+   * with Retry-After, and a client sends again, as this one does (for up to 60 s).
+   */
   const ingest = async (title: string, text: string, parent_id: string) => {
-    const res = await sys.api('POST', '/org/kb/raw', { body: { title, text, parent_id } });
-    assert.equal(res.status, 202, res.text);
-    return (res.body.content_id ?? res.body.id) as string;
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const res = await sys.api('POST', '/org/kb/raw', { body: { title, text, parent_id } });
+      if (res.status === 503 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)));
+        continue;
+      }
+      assert.equal(res.status, 202, res.text);
+      return (res.body.content_id ?? res.body.id) as string;
+    }
   };
   /** Content ids search returns for a word every document of a batch carries. */
   const searchIds = async (word: string) => {

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { logIn, newApiKey, newOrgAdmin } from './identity-fixtures.js';
@@ -9,7 +9,7 @@ let t: TestSystem;
 let feed: ReturnType<typeof contentFeed>;
 let leave: string;
 
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem({ PROMPT_SUGGESTIONS_PER_MINUTE: String(PER_MINUTE) });
   feed = contentFeed(t);
   const org = await orgIdOf(t);
@@ -24,7 +24,7 @@ before(async () => {
   ).content_id;
   await eventually(async () => assert.equal((await t.api('POST', '/search', { body: { query: 'parental leave' } })).body.total_results, 1));
 });
-after(async () => {
+afterAll(async () => {
   await feed?.close();
   await t?.stop();
 });

@@ -1,14 +1,14 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { newOrgAdmin } from './identity-fixtures.js';
 
 let t: TestSystem;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
 });
-after(async () => t?.stop());
+afterAll(async () => t?.stop());
 
 const create = async (body: Record<string, unknown>) => {
   const res = await t.api('POST', '/org/prompts', { body });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
@@ -27,7 +27,7 @@ let org: string;
 let slug: string;
 let session: string;
 
-before(async () => {
+beforeAll(async () => {
   dns = await startDnsServer();
   receiver = await startReceiver(SECRET);
   wordpress = await startFakeWordPress('editor', 'abcd efgh ijkl mnop');
@@ -40,7 +40,7 @@ before(async () => {
   const login = await t.api('POST', '/auth/login', { key: null, body: ADMIN });
   session = login.body.token;
 });
-after(async () => {
+afterAll(async () => {
   await feed.close();
   await t.stop();
   await receiver.close();
@@ -156,7 +156,7 @@ describe('hosted destination', () => {
   let d: Awaited<ReturnType<typeof approved>>;
   let pageSlug: string;
 
-  before(async () => {
+  beforeAll(async () => {
     d = await approved({ content_kind: 'qa', title: 'Vitamin D questions' });
   });
 

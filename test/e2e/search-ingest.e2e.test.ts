@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { logIn, newApiKey } from './identity-fixtures.js';
@@ -7,10 +7,10 @@ import { eventually } from './search-fixtures.js';
 // The whole path: POST /org/kb/raw -> ingest (chunking) -> ingest events -> the
 // knowledge base's index -> POST /search with a cited answer.
 let t: TestSystem;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
 });
-after(async () => t?.stop());
+afterAll(async () => t?.stop());
 
 const folder = async (name: string) => {
   const res = await t.api('POST', '/org/kb/folders', { body: { name } });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestSystem, type TestSystem } from './harness.js';
@@ -22,7 +22,7 @@ const folder = async (name: string, parent_id?: string) => {
   return res.body.kb_node_id as string;
 };
 
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
   feed = contentFeed(t);
   org = await orgIdOf(t);
@@ -44,7 +44,7 @@ before(async () => {
   atRoot = await feed.put(org, { title: 'Loose note', chunks: ['Vitamin D levels were measured in winter.'] });
   await eventually(async () => assert.equal((await t.api('POST', '/org/search', { body: { query: 'vitamin' } })).body.total_results, 3));
 });
-after(async () => {
+afterAll(async () => {
   await feed.close();
   await t.stop();
 });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,7 +32,7 @@ let t: TestSystem;
 let feed: ReturnType<typeof contentFeed>;
 let cars: string;
 
-before(async () => {
+beforeAll(async () => {
   server = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -68,7 +68,7 @@ before(async () => {
     assert.equal((await t.api('POST', '/search', { body: { query: 'kitchen' } })).body.results.length > 0, true),
   );
 });
-after(async () => {
+afterAll(async () => {
   await feed?.close();
   await t?.stop();
   await new Promise<void>((r) => server.close(() => r()));

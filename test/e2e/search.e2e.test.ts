@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
@@ -18,7 +18,7 @@ let expenses: { content_id: string; version_id: string };
 let categoryId: string;
 let topicId: string;
 
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
   feed = contentFeed(t);
   org = await orgIdOf(t);
@@ -40,7 +40,7 @@ before(async () => {
     assert.equal(res.body.results.length, 1);
   });
 });
-after(async () => {
+afterAll(async () => {
   await feed.close();
   await t.stop();
 });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { logIn, newApiKey, type SignedIn } from './identity-fixtures.js';
@@ -17,7 +17,7 @@ const ok = async (method: string, path: string, body: unknown, status = 201) => 
   return res.body;
 };
 
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem();
   admin = await logIn(t, 'admin@example.com', 'development-password');
   folderA = (await ok('POST', '/org/kb/folders', { name: 'Tag scope A', tags: ['tag-in-A-folder'] })).kb_node_id;
@@ -37,7 +37,7 @@ before(async () => {
     assert.ok(tree.children.some((c) => c.tags.length > 0));
   });
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 const names = async (path: string, key?: string) => {
   const res = await t.api('GET', path, { ...(key && { key }) });

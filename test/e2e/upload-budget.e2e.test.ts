@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { Agent, request as httpRequest } from 'node:http';
 import { readdirSync, statSync } from 'node:fs';
@@ -14,10 +14,10 @@ import { postForm, uniqueText, waitForOutcome } from './ingest-helpers.js';
  */
 const MAX_REQUEST = 4 * 1024 * 1024;
 let t: TestSystem;
-before(async () => {
+beforeAll(async () => {
   t = await startTestSystem({ UPLOAD_MAX_REQUEST_BYTES: String(MAX_REQUEST), UPLOAD_INFLIGHT_BYTES: String(MAX_REQUEST) });
 });
-after(async () => t.stop());
+afterAll(async () => t.stop());
 
 const BOUNDARY = 'kb-budget-boundary';
 function multipart(filename: string, data: Buffer): Buffer {

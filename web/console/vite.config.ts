@@ -7,5 +7,5 @@ export default defineConfig({
   plugins: [preact()],
   build: { outDir: 'dist', emptyOutDir: true, target: 'es2022', sourcemap: false },
   server: { proxy: { '/api': process.env.KB_API_URL ?? 'http://127.0.0.1:8080' } },
-  test: { environment: 'happy-dom', include: ['src/**/*.test.tsx', 'src/**/*.test.ts'] },
+  test: { name: 'console', environment: 'happy-dom', include: ['src/**/*.test.tsx', 'src/**/*.test.ts'] },
 });

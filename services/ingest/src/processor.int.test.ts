@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,7 +36,7 @@ const ctx: CallContext = {
 let dir: string;
 let store: Store;
 let pool: ExtractionPool;
-before(async () => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kb-ingest-int-'));
   store = await createSqliteStore({ path: join(dir, 'ingest.db'), clock: systemClock });
   pool = createExtractionPool({
@@ -46,7 +46,7 @@ before(async () => {
     limits: { ...DEFAULT_LIMITS, maxUncompressedBytes: 1e8, maxCompressionRatio: 200 },
   });
 });
-after(async () => {
+afterAll(async () => {
   await pool.close();
   await store.close();
   rmSync(dir, { recursive: true, force: true });

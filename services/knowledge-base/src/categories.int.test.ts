@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +24,7 @@ let client: RpcClient;
 const orgA = ctxFor(randomUUID());
 const orgB = ctxFor(randomUUID());
 
-before(async () => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kb-int-'));
   const config = loadConfig(knowledgeBaseConfigSpec, { DATA_DIR: dir, INTERNAL_TOKEN: TOKEN, GRPC_PORT: '0' });
   service = await startKnowledgeBase({ config, logger: silentLogger() });
@@ -34,7 +34,7 @@ before(async () => {
     name: 'knowledge-base',
   });
 });
-after(async () => {
+afterAll(async () => {
   client.close();
   await service.stop();
   rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,7 +50,7 @@ const ctxFor = (org: string): CallContext => ({
   request_id: randomUUID(),
 });
 
-before(async () => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kb-filing-int-'));
   const config = loadConfig(knowledgeBaseConfigSpec, { DATA_DIR: dir, INTERNAL_TOKEN: TOKEN, GRPC_PORT: '0' });
   service = await startKnowledgeBase({ config, logger: silentLogger() });
@@ -65,7 +65,7 @@ before(async () => {
   tags = client('Tags');
   categories = client('CategoryService');
 });
-after(async () => {
+afterAll(async () => {
   for (const c of [tree, tags, categories]) c.close();
   await service.stop();
   await bus.close();

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,7 +35,7 @@ let dir: string;
 let service: RunningService;
 let tree: RpcClient;
 
-before(async () => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kb-tree-int-'));
   const config = loadConfig(knowledgeBaseConfigSpec, { DATA_DIR: dir, INTERNAL_TOKEN: TOKEN, GRPC_PORT: '0' });
   service = await startKnowledgeBase({ config, logger: silentLogger() });
@@ -45,7 +45,7 @@ before(async () => {
     name: 'knowledge-base',
   });
 });
-after(async () => {
+afterAll(async () => {
   tree.close();
   await service.stop();
   rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,7 +30,7 @@ const ctxFor = (org: string): CallContext => ({
   request_id: randomUUID(),
 });
 
-before(async () => {
+beforeAll(async () => {
   redis = await startTestRedis();
   if ('skip' in redis) return;
   for (let i = 0; i < 2; i++) {
@@ -52,7 +52,7 @@ before(async () => {
     replicas.push({ dir, service, prompts });
   }
 });
-after(async () => {
+afterAll(async () => {
   for (const r of replicas) {
     r.prompts.close();
     await r.service.stop();

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +23,7 @@ let service: RunningService;
 let tags: RpcClient;
 let tree: RpcClient;
 
-before(async () => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kb-tags-int-'));
   const config = loadConfig(knowledgeBaseConfigSpec, { DATA_DIR: dir, INTERNAL_TOKEN: TOKEN, GRPC_PORT: '0' });
   service = await startKnowledgeBase({ config, logger: silentLogger() });
@@ -36,7 +36,7 @@ before(async () => {
   tags = client('Tags');
   tree = client('KnowledgeBaseTree');
 });
-after(async () => {
+afterAll(async () => {
   tags.close();
   tree.close();
   await service.stop();

@@ -1,4 +1,4 @@
-import { describe, it, before, after } from 'node:test';
+import { describe, it, beforeAll, afterAll } from 'vitest';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,7 +22,7 @@ const read = (req: IncomingMessage) =>
     req.on('end', () => resolve(body));
   });
 
-before(async () => {
+beforeAll(async () => {
   server = createServer(async (req, res) => {
     const body = JSON.parse(await read(req));
     seen.push({ path: req.url!, auth: req.headers.authorization, body });
@@ -42,7 +42,7 @@ before(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 });
-after(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 describe('OpenAI-compatible embeddings', () => {
   it('posts model and inputs in batches and returns vectors in input order', async () => {

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,7 +57,7 @@ const texts = () => received.map((m) => (JSON.parse(m.value) as EventEnvelope).d
 const add = (org: string, text: string) =>
   commands.transaction({ metadata: { org_id: org } }, (s) => s.execute(notes, `note-${org}`, { type: 'add', org, text }));
 
-before(async () => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kb-outbox-'));
   store = createSqliteStore({ path: join(dir, 'service.db') });
   bus = createSqliteEventBus({ path: join(dir, 'bus.db'), pollIntervalMs: 10, retryBackoffMs: { initial: 20, max: 100 } });
@@ -67,7 +67,7 @@ before(async () => {
   received = [];
   tap = await bus.subscribe({ groupId: 'tap', topics: [TOPIC], handler: async (m) => void received.push(m) });
 });
-after(async () => {
+afterAll(async () => {
   await tap.stop();
   for (const s of subscriptions) await s.stop();
   await relay.stop();

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
 import { AppError, errors, silentLogger } from '@kb/platform';
@@ -35,7 +35,7 @@ let address: string;
 let client: RpcClient;
 const seen: CallContext[] = [];
 
-before(async () => {
+beforeAll(async () => {
   server = createRpcServer({ internalToken: TOKEN, logger: silentLogger() });
   const behaviour: Record<string, UnaryHandler> = {
     GetCategory: async (_req, c) => {
@@ -61,7 +61,7 @@ before(async () => {
   address = `127.0.0.1:${await server.listen('127.0.0.1', 0)}`;
   client = createRpcClient(Service, { address, internalToken: TOKEN, name: 'knowledge-base', deadlineMs: 5000 });
 });
-after(async () => {
+afterAll(async () => {
   client.close();
   await server.shutdown(100);
 });
@@ -78,8 +78,8 @@ const failure = async (p: Promise<unknown>): Promise<AppError> => {
 
 for (const transport of ['grpc', 'in-process'] as const)
   describe(`gRPC kit (${transport})`, () => {
-    before(() => setInProcessCalls(transport === 'in-process'));
-    after(() => setInProcessCalls(true));
+    beforeAll(() => setInProcessCalls(transport === 'in-process'));
+    afterAll(() => setInProcessCalls(true));
 
     it(`calls ${transport === 'grpc' ? 'over HTTP/2' : 'the server in this process directly'}`, () => {
       const found = findLocalMethod(address, '/knowledge_base.v1.CategoryService/GetCategory');

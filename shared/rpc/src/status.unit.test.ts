@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { status, type ServiceError } from '@grpc/grpc-js';
 import { AppError, errorKinds, type ErrorKind } from '@kb/platform';

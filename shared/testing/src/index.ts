@@ -4,3 +4,4 @@ export * from './docker.js';
 export * from './mongo.js';
 export * from './blob-contract.js';
 export * from './search-contract.js';
+export * from './skip.js';

@@ -1,4 +1,5 @@
-import { describe, it, beforeEach, afterEach } from 'node:test';
+import { describe, it, beforeEach, afterEach } from 'vitest';
+import { skippedTest } from './skip.js';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { IndexedContent, SearchIndex, SearchRequest } from '@kb/search';
@@ -22,7 +23,7 @@ export function describeSearchIndexContract(name: string, factory: SearchIndexFa
   describe(`SearchIndex contract: ${name}`, async () => {
     const probe = await factory();
     if ('skip' in probe) {
-      it('runs against this adapter', { skip: probe.skip }, () => {});
+      skippedTest('runs against this adapter', probe.skip);
       return;
     }
     await probe.cleanup();

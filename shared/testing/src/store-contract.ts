@@ -1,4 +1,5 @@
-import { describe, it, beforeEach, afterEach } from 'node:test';
+import { describe, it, beforeEach, afterEach } from 'vitest';
+import { skippedTest } from './skip.js';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { ConcurrencyError } from '@kb/platform';
@@ -19,7 +20,7 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
   describe(`Store contract: ${name}`, async () => {
     const probe = await factory();
     if ('skip' in probe) {
-      it('runs against this adapter', { skip: probe.skip }, () => {});
+      skippedTest('runs against this adapter', probe.skip);
       return;
     }
     await probe.cleanup();

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { createOpenAiChatEngine, parseChatResponse, urlsInText } from './openai-chat.js';
@@ -9,7 +9,7 @@ let base: string;
 const seen: { url: string; auth: string | undefined; body: { model: string; messages: { role: string; content: string }[] } }[] = [];
 let reply: { status: number; body: string } = { status: 200, body: '{}' };
 
-before(async () => {
+beforeAll(async () => {
   server = createServer((req, res) => {
     let raw = '';
     req.on('data', (c: Buffer) => (raw += c.toString()));
@@ -21,7 +21,7 @@ before(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 });
-after(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 const completion = (content: string, extra: object = {}, message: object = {}) =>
   JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content, ...message } }], ...extra });

@@ -1,4 +1,4 @@
-import { after, describe, it } from 'node:test';
+import { afterAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +22,7 @@ import { promptRunDecider, promptRunStream } from '../domain/aggregates.js';
 import { createScheduler, RUNS_SWITCHED_OFF } from './scheduler.js';
 
 const dirs: string[] = [];
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 /** An engine that counts what it is asked and answers after a short delay (so replicas overlap). */
 function countingEngine() {

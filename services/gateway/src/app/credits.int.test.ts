@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,13 +32,13 @@ const ctxOf = (org: string): CallContext => ({
   request_id: randomUUID(),
 });
 
-before(async () => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kb-credits-'));
   store = await openStore({ DATA_DIR: dir, STORE: 'sqlite', BUS: 'sqlite' }, 'gateway', clock, silentLogger());
   const commands = createCommandBus({ store, catalog: eventCatalog, projections: gatewayProjections, ids: randomIds, clock });
   credits = createCreditsService({ store, commands, ids: randomIds, clock, costs: { ingest: 2, query: 1, generation: 5 } });
 });
-after(async () => {
+afterAll(async () => {
   await store.close();
   rmSync(dir, { recursive: true, force: true });
 });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +28,7 @@ let apiKeys: ApiKeyService;
 let credits: CreditsService;
 const PASSWORD = 'a long enough password';
 
-before(async () => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kb-identity-'));
   store = await openStore({ DATA_DIR: dir, STORE: 'sqlite', BUS: 'sqlite' }, 'gateway', clock, silentLogger());
   const commands = createCommandBus({ store, catalog: eventCatalog, projections: gatewayProjections, ids: randomIds, clock });
@@ -38,7 +38,7 @@ before(async () => {
   apiKeys = createApiKeyService(deps);
   credits = createCreditsService({ ...deps, costs: { ingest: 1, query: 1, generation: 10 } });
 });
-after(async () => {
+afterAll(async () => {
   await store.close();
   rmSync(dir, { recursive: true, force: true });
 });

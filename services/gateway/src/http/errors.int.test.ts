@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
@@ -13,7 +13,7 @@ import { buildValidatorFactory } from './validation.js';
  */
 
 let app: FastifyInstance;
-before(async () => {
+beforeAll(async () => {
   app = Fastify({ schemaController: { compilersFactory: { buildValidator: buildValidatorFactory as never } } });
   app.setErrorHandler((err, request, reply) => sendError(request, reply, err as Error));
   app.get<{ Params: { kind: string } }>('/throw/:kind', async (req) => {
@@ -48,7 +48,7 @@ before(async () => {
   );
   await app.ready();
 });
-after(() => app.close());
+afterAll(() => app.close());
 
 describe('HTTP error mapping', () => {
   for (const [kind, { http }] of Object.entries(errorKinds)) {

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,7 +35,7 @@ const ctxOf = (org: string): CallContext => ({
   request_id: randomUUID(),
 });
 
-before(async () => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kb-meter-'));
   store = await openStore({ DATA_DIR: dir, STORE: 'sqlite', BUS: 'sqlite' }, 'gateway', systemClock, silentLogger());
   const commands = createCommandBus({ store, catalog: eventCatalog, projections: gatewayProjections, ids: randomIds, clock: systemClock });
@@ -73,7 +73,7 @@ before(async () => {
   await app.ready();
 });
 
-after(async () => {
+afterAll(async () => {
   await app.close();
   await store.close();
   rmSync(dir, { recursive: true, force: true });

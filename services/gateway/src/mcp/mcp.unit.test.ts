@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { inlineRefs, toolInputSchema, toolSuccessSchema } from './route-schema.js';
 import { multipartFor, requestFor } from './server.js';

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,7 +21,7 @@ let dir: string;
 let store: Store;
 let oauth: OAuthService;
 const clock = fixedClock('2026-11-23T12:00:00Z');
-before(() => {
+beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'kb-oauth-'));
   store = createSqliteStore({ path: join(dir, 'store.db') });
   oauth = service(store);
@@ -37,7 +37,7 @@ function service(on: Store): OAuthService {
     codeTtlSeconds: 60,
   });
 }
-after(async () => {
+afterAll(async () => {
   await store.close();
   rmSync(dir, { recursive: true, force: true });
 });

@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,11 +13,11 @@ import { createRunWorker, createStoreRunLeases } from './worker.js';
 
 let dir: string;
 let store: Store;
-before(() => {
+beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'kb-gen-worker-'));
   store = createSqliteStore({ path: join(dir, 'generation.db') });
 });
-after(async () => {
+afterAll(async () => {
   await store.close();
   rmSync(dir, { recursive: true, force: true });
 });

@@ -1,4 +1,4 @@
-import { after } from 'node:test';
+import { afterAll } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { describeBlobStoreContract, startMongoForTests, type MongoForTests } from '@kb/testing';
@@ -8,7 +8,7 @@ import { createGridFsBlobStore } from './gridfs-blob-store.js';
 let mongo: Promise<MongoForTests> | undefined;
 const server = () => (mongo ??= startMongoForTests());
 
-after(async () => {
+afterAll(async () => {
   const started = await mongo;
   if (started && 'stop' in started) await started.stop();
 });

@@ -1,4 +1,5 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, it } from 'vitest';
+import { describeOrSkip } from '@kb/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,11 +17,11 @@ const brokers = process.env.KAFKA_BROKERS?.split(',')
   .filter(Boolean);
 const skip = brokers?.length ? false : 'skipped: KAFKA_BROKERS is not set (scripts/kafka.sh start starts a broker)';
 
-describe('a slow consumer on a real Kafka broker', { skip }, () => {
+describeOrSkip('a slow consumer on a real Kafka broker', skip, () => {
   const reader = new PullReader();
   const provider = new MeterProvider({ readers: [reader] });
   let bus: KafkaEventBus;
-  before(() => {
+  beforeAll(() => {
     bus = createKafkaEventBus({
       brokers: brokers!,
       clientId: `slow-consumer-${randomUUID().slice(0, 8)}`,
@@ -28,7 +29,7 @@ describe('a slow consumer on a real Kafka broker', { skip }, () => {
       meter: provider.getMeter('test'),
     });
   });
-  after(async () => {
+  afterAll(async () => {
     await bus.close();
     await provider.shutdown();
   });

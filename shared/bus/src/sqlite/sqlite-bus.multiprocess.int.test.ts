@@ -1,4 +1,4 @@
-import { describe, it, before, after, afterEach } from 'node:test';
+import { describe, it, beforeAll, afterAll, afterEach } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -39,7 +39,7 @@ describe('SQLite bus shared by several processes', () => {
   let bus: EventBus;
   const children: ChildProcess[] = [];
 
-  before(() => {
+  beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'kb-bus-multiprocess-'));
     busPath = join(dir, 'bus.db');
     resultsPath = join(dir, 'results.db');
@@ -57,7 +57,7 @@ describe('SQLite bus shared by several processes', () => {
     results.exec('DELETE FROM handled');
   });
 
-  after(async () => {
+  afterAll(async () => {
     await bus.close();
     results.close();
     rmSync(dir, { recursive: true, force: true });

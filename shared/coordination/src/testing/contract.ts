@@ -1,4 +1,4 @@
-import { after, before, describe, it } from 'node:test';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import type { LeaseManager, RateLimiter } from '../port.js';
 import { holdLease } from '../heartbeat.js';
@@ -25,12 +25,12 @@ export function describeCoordinationContract(label: string, factory: () => Promi
   describe(`coordination contract: ${label}`, () => {
     let sut: CoordinationUnderTest | undefined;
     let skipped: string | undefined;
-    before(async () => {
+    beforeAll(async () => {
       const made = await factory();
       if ('skip' in made) skipped = made.skip;
       else sut = made;
     });
-    after(async () => sut?.cleanup());
+    afterAll(async () => sut?.cleanup());
     const test = (title: string, fn: (s: CoordinationUnderTest) => Promise<void>) =>
       it(title, async (t) => {
         if (skipped) return t.skip(skipped);

@@ -1,4 +1,4 @@
-import { after } from 'node:test';
+import { afterAll } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { containerRuntimeAvailable, describeSearchIndexContract } from '@kb/testing';
 import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
@@ -19,7 +19,7 @@ const start = () =>
     return { url: `http://${container.getHost()}:${container.getMappedPort(9200)}`, container };
   })());
 
-after(async () => {
+afterAll(async () => {
   const started = await server;
   if (started && 'container' in started && started.container) await started.container.stop();
 });

@@ -1,4 +1,4 @@
-import { describe, it } from 'node:test';
+import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { toMongoFilter, toMongoSort } from './filter.js';
 import { createSerialQueue } from './serial.js';
