@@ -171,7 +171,11 @@ async function foldRate() {
     const [, pureMs] = await time(async () => {
       // Batched as the projection batches a transaction's answers.
       for (let i = 0; i < items.length; i += 500)
-        await addToRows(memory, w.ctx.org_id, items.slice(i, i + 500).map((a) => answerFacts(a, context)));
+        await addToRows(
+          memory,
+          w.ctx.org_id,
+          items.slice(i, i + 500).map((a) => answerFacts(a, context)),
+        );
     });
     const rate = FOLD_ANSWERS / (ms / 1000);
     console.log(

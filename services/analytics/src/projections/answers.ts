@@ -4,7 +4,16 @@ import type { AnswerCollected, PromptRunItemFailed, PromptRunStarted } from '@kb
 import { answerFacts, factsOfEvent, type AnswerBody, type AnswerFacts } from '../domain/facts.js';
 import { normalizeUrl } from '../domain/urls.js';
 import { loadFoldContext } from './fold-context.js';
-import { addToBatch, emptyCountBatch, mergeCountDoc, mergeOutcomeDoc, mergeSourceDoc, rowKeys, withMonths, type CountBatch } from './count-rows.js';
+import {
+  addToBatch,
+  emptyCountBatch,
+  mergeCountDoc,
+  mergeOutcomeDoc,
+  mergeSourceDoc,
+  rowKeys,
+  withMonths,
+  type CountBatch,
+} from './count-rows.js';
 import {
   ANSWER_BODIES,
   BRAND_TALLIES,
@@ -58,7 +67,10 @@ async function flushRows(tx: StoreTransaction): Promise<void> {
   await writeBatch(tx, p.batch);
   for (const [id, t] of p.tallies) {
     const stored = await tx.get<BrandTallyDoc>(BRAND_TALLIES, id);
-    await tx.put(BRAND_TALLIES, stored ? { ...stored, mentions: stored.mentions + t.mentions, answer_count: stored.answer_count + t.answer_count } : t);
+    await tx.put(
+      BRAND_TALLIES,
+      stored ? { ...stored, mentions: stored.mentions + t.mentions, answer_count: stored.answer_count + t.answer_count } : t,
+    );
   }
 }
 

@@ -1,10 +1,8 @@
 import {
   addFacts,
   SOURCE_MAPS,
-  addSourceTally,
   dict,
   emptyCounts,
-  emptySourceCounts,
   emptySourceTally,
   mergeCounts,
   mergeSourceTally,
@@ -81,7 +79,13 @@ const addOutcome = (prompts: Record<string, [number, number, number]>, prompt: s
   cur[2] += lost!;
 };
 
-const countDelta = (key: CountRowKey, month: boolean): CountDelta => ({ key, month, counts: emptyCounts(), series: dict(), dayTotals: dict() });
+const countDelta = (key: CountRowKey, month: boolean): CountDelta => ({
+  key,
+  month,
+  counts: emptyCounts(),
+  series: dict(),
+  dayTotals: dict(),
+});
 
 /** Adds one answer's facts to the day rows of the batch (mutates it). */
 export function addToBatch(batch: CountBatch, orgId: string, facts: AnswerFacts): void {
@@ -108,83 +112,123 @@ export function addToBatch(batch: CountBatch, orgId: string, facts: AnswerFacts)
 /**
  * The batch with the month twin of every day row: the sum of its days'
  * deltas, with each day's series and day_totals figures (see SERIES_FIELDS).
+ * A month with one day in the batch (the usual case) shares that day's sums,
+ * read only from here on; a second day copies them before adding.
  */
 export function withMonths(batch: CountBatch): CountBatch {
   const out = emptyCountBatch();
-  const twin = <D extends { key: CountRowKey }>(into: Map<string, D>, d: D, make: (key: CountRowKey) => D): D => {
-    const key = { ...d.key, day: monthOf(d.key.day) };
-    const id = countRowId(key);
-    let m = into.get(id);
-    if (!m) into.set(id, (m = make(key)));
-    return m;
+  const monthKey = (key: CountRowKey) => {
+    const month = { ...key, day: monthOf(key.day) };
+    return [countRowId(month), month] as const;
   };
-  const months = { counts: new Map<string, CountDelta>(), sources: new Map<string, SourceDelta>(), outcomes: new Map<string, OutcomeDelta>() };
+  const shared = new Set<object>();
+  const counts = new Map<string, CountDelta>();
   for (const [id, d] of batch.counts) {
     out.counts.set(id, d);
-    const m = twin(months.counts, d, (key) => countDelta(key, true));
-    mergeCounts(m.counts, d.counts);
+    const [mid, key] = monthKey(d.key);
+    let m = counts.get(mid);
+    if (!m) {
+      counts.set(mid, (m = { key, month: true, counts: d.counts, series: dict(), dayTotals: dict() }));
+      shared.add(m);
+    } else {
+      if (shared.delete(m)) m.counts = mergeCounts(emptyCounts(), m.counts);
+      mergeCounts(m.counts, d.counts);
+    }
     addFigures(m.series, d.key.day, seriesFigures(d.counts));
     addFigures(m.dayTotals, d.key.day, dayTotalFigures(d.counts));
   }
+  const sources = new Map<string, SourceDelta>();
   for (const [id, d] of batch.sources) {
     out.sources.set(id, d);
-    mergeSourceTally(twin(months.sources, d, (key) => ({ key, sources: emptySourceTally() })).sources, d.sources);
+    const [mid, key] = monthKey(d.key);
+    const m = sources.get(mid);
+    if (!m) {
+      const twin = { key, sources: d.sources };
+      sources.set(mid, twin);
+      shared.add(twin);
+    } else {
+      if (shared.delete(m)) m.sources = mergeSourceTally(emptySourceTally(), m.sources);
+      mergeSourceTally(m.sources, d.sources);
+    }
   }
+  const outcomes = new Map<string, OutcomeDelta>();
   for (const [id, d] of batch.outcomes) {
     out.outcomes.set(id, d);
-    const m = twin(months.outcomes, d, (key) => ({ key, prompts: dict<[number, number, number]>() }));
+    const [mid, key] = monthKey(d.key);
+    let m = outcomes.get(mid);
+    if (!m) outcomes.set(mid, (m = { key, prompts: dict() }));
     for (const p in d.prompts) addOutcome(m.prompts, p, d.prompts[p]!);
   }
-  for (const [id, d] of months.counts) out.counts.set(id, d);
-  for (const [id, d] of months.sources) out.sources.set(id, d);
-  for (const [id, d] of months.outcomes) out.outcomes.set(id, d);
+  for (const [id, d] of counts) out.counts.set(id, d);
+  for (const [id, d] of sources) out.sources.set(id, d);
+  for (const [id, d] of outcomes) out.outcomes.set(id, d);
   return out;
 }
 
-/** A stored map made a dictionary before keys are added to it (see dict()); one already is stays as it is. */
-const dictOf = <V>(m: Record<string, V> | undefined): Record<string, V> =>
-  m && Object.getPrototypeOf(m) === null ? m : dict(m);
+/**
+ * n added to a stored map (parsed JSON, so a plain object) in place: copying
+ * it into a dictionary first cost as much as the rest of the merge. Keys are
+ * hosts, pages, rule and brand ids; a key that names an Object.prototype
+ * member is still kept as the map's own entry.
+ */
+function addTo(m: Record<string, number>, k: string, n: number): void {
+  const cur = Object.prototype.hasOwnProperty.call(m, k) ? m[k]! : 0;
+  if (k === '__proto__') Object.defineProperty(m, k, { value: cur + n, enumerable: true, writable: true, configurable: true });
+  else m[k] = cur + n;
+}
+
+/** A new map from a tally: a dictionary (see dict()), which also keeps any key as its own entry. */
+const mapOf = (t: Map<string, number>): Record<string, number> => {
+  const m = dict();
+  for (const [k, n] of t) m[k] = n;
+  return m;
+};
 
 /**
  * The stored count row plus the batch's delta. A month row created now keeps
  * day_totals for every day of its month; a stored one without them never
- * starts them (its earlier days would be missing).
+ * starts them (its earlier days would be missing). A new row copies what it
+ * takes from the delta, which a month twin may share with its day.
  */
 export function mergeCountDoc(id: string, stored: CountDoc | undefined, d: CountDelta): CountDoc {
   if (!stored) {
-    const doc: CountDoc = { id, ...d.key, ...d.counts };
+    const doc: CountDoc = { id, ...d.key, ...mergeCounts(emptyCounts(), d.counts) };
     if (d.month) {
       doc.day_totals = d.dayTotals;
       doc.series = d.series;
     }
     return doc;
   }
-  stored.brand_mentions = dictOf(stored.brand_mentions);
   mergeCounts(stored, d.counts);
   if (d.month) {
-    const series = (stored.series = dictOf(stored.series));
+    const series = (stored.series ??= {});
     for (const day in d.series) addFigures(series, day, d.series[day]!);
-    if (stored.day_totals) {
-      const all = (stored.day_totals = dictOf(stored.day_totals));
-      for (const day in d.dayTotals) addFigures(all, day, d.dayTotals[day]!);
-    }
+    if (stored.day_totals) for (const day in d.dayTotals) addFigures(stored.day_totals, day, d.dayTotals[day]!);
   }
   return stored;
 }
 
 export function mergeSourceDoc(id: string, stored: SourceDoc | undefined, d: SourceDelta): SourceDoc {
-  if (!stored) return addSourceTally({ id, ...d.key, ...emptySourceCounts() }, d.sources);
-  for (const f of SOURCE_MAPS) stored[f] = dictOf(stored[f]);
-  return addSourceTally(stored, d.sources);
+  if (!stored) {
+    const doc = { id, ...d.key } as SourceDoc;
+    for (const f of SOURCE_MAPS) doc[f] = mapOf(d.sources[f]);
+    return doc;
+  }
+  for (const f of SOURCE_MAPS) {
+    const m = (stored[f] ??= {});
+    for (const [k, n] of d.sources[f]) addTo(m, k, n);
+  }
+  return stored;
 }
 
 export function mergeOutcomeDoc(id: string, stored: PromptOutcomeDoc | undefined, d: OutcomeDelta): PromptOutcomeDoc {
-  if (!stored) return { id, ...d.key, prompts: d.prompts };
-  const prompts = (stored.prompts = dictOf(stored.prompts));
+  const prompts = stored?.prompts ?? {};
   for (const p in d.prompts) {
     const [n, won, lost] = d.prompts[p]!;
-    const cur = prompts[p];
-    prompts[p] = cur ? [cur[0] + n, cur[1] + won, cur[2] + lost] : [n, won, lost];
+    const cur = Object.prototype.hasOwnProperty.call(prompts, p) ? prompts[p] : undefined;
+    const next: [number, number, number] = cur ? [cur[0] + n, cur[1] + won, cur[2] + lost] : [n, won, lost];
+    if (p === '__proto__') Object.defineProperty(prompts, p, { value: next, enumerable: true, writable: true, configurable: true });
+    else prompts[p] = next;
   }
-  return stored;
+  return stored ? Object.assign(stored, { prompts }) : { id, ...d.key, prompts };
 }

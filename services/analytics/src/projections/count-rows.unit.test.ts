@@ -175,10 +175,7 @@ describe('batched count-row fold', () => {
           tallySourceFacts(t, f);
           addSourceFacts(direct, f);
         }
-        assert.deepEqual(
-          JSON.parse(JSON.stringify(addSourceTally(emptySourceCounts(), t))),
-          JSON.parse(JSON.stringify(direct)),
-        );
+        assert.deepEqual(JSON.parse(JSON.stringify(addSourceTally(emptySourceCounts(), t))), JSON.parse(JSON.stringify(direct)));
       }),
     );
   });
