@@ -158,7 +158,8 @@ export const SOURCE_MAPS = [
  * small Map is much cheaper than a dictionary-mode object, whose for-in
  * collects and sorts its keys on every pass.
  */
-export type SourceTally = Record<(typeof SOURCE_MAPS)[number], Map<string, number>>;
+export type SourceMap = (typeof SOURCE_MAPS)[number];
+export type SourceTally = Record<SourceMap, Map<string, number>>;
 
 export const emptySourceTally = (): SourceTally => ({
   domain_runs: new Map(),
@@ -238,15 +239,19 @@ export function mergeCounts(into: Counts, from: Counts): Counts {
   return into;
 }
 
-export function mergeSourceCounts(into: Required<SourceCounts>, from: SourceCounts): Required<SourceCounts> {
-  addMap(into.domain_runs, from.domain_runs);
-  addMap(into.domain_citations, from.domain_citations);
-  addMap(into.page_runs, from.page_runs);
-  addMap(into.page_citations, from.page_citations);
-  if (from.site_runs) addMap(into.site_runs, from.site_runs);
-  if (from.site_citations) addMap(into.site_citations, from.site_citations);
-  if (from.rule_runs) addMap(into.rule_runs, from.rule_runs);
-  if (from.rule_citations) addMap(into.rule_citations, from.rule_citations);
+/**
+ * into += from (mutates and returns into), over the maps listed (default all):
+ * a report that reads two of the eight maps sums only those.
+ */
+export function mergeSourceCounts(
+  into: Required<SourceCounts>,
+  from: SourceCounts,
+  maps: readonly SourceMap[] = SOURCE_MAPS,
+): Required<SourceCounts> {
+  for (const f of maps) {
+    const m = from[f];
+    if (m) addMap(into[f], m);
+  }
   return into;
 }
 
