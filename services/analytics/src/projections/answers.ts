@@ -76,6 +76,27 @@ async function flushRows(tx: StoreTransaction): Promise<void> {
 
 export { rowKeys };
 
+/**
+ * Answer bodies written in this transaction, handed to the projection folding
+ * their event so it need not read back what was just written (replay, which
+ * has no such hand-off, reads them from ANSWER_BODIES).
+ */
+const writtenBodies = new WeakMap<StoreTransaction, Map<string, AnswerBodyDoc>>();
+
+export function bodyWritten(tx: StoreTransaction, body: AnswerBodyDoc): void {
+  let m = writtenBodies.get(tx);
+  if (!m) writtenBodies.set(tx, (m = new Map()));
+  m.set(body.id, body);
+}
+
+async function bodyOf(tx: StoreTransaction, answerId: string): Promise<AnswerBodyDoc | undefined> {
+  const m = writtenBodies.get(tx);
+  const body = m?.get(answerId);
+  if (!body) return tx.get<AnswerBodyDoc>(ANSWER_BODIES, answerId);
+  m!.delete(answerId);
+  return body;
+}
+
 const latestId = (a: { org_id: string; prompt_id: string; model: string; location: string }) =>
   JSON.stringify([a.org_id, a.prompt_id, a.model, a.location]);
 
@@ -119,7 +140,7 @@ async function factsOf(tx: StoreTransaction, event: StoredEvent) {
     return { answer: legacy, facts: answerFacts(legacy, context), names: new Map(context.names.map((n) => [n.key, n.name])), body: legacy };
   }
   const answer = event.data as AnswerCollected;
-  const body = await tx.get<AnswerBodyDoc>(ANSWER_BODIES, answer.answer_id);
+  const body = await bodyOf(tx, answer.answer_id);
   return { answer, facts: factsOfEvent(answer), names: new Map(answer.tracked_mentions.map((m) => [m.key, m.name])), body };
 }
 
