@@ -9,6 +9,7 @@ import {
   emptyCounts,
   emptySourceCounts,
   emptySourceTally,
+  mergeSourceCounts,
   tallySourceFacts,
 } from '../domain/counts.js';
 import type { AnswerFacts } from '../domain/facts.js';
@@ -176,6 +177,19 @@ describe('batched count-row fold', () => {
           addSourceFacts(direct, f);
         }
         assert.deepEqual(JSON.parse(JSON.stringify(addSourceTally(emptySourceCounts(), t))), JSON.parse(JSON.stringify(direct)));
+      }),
+    );
+  });
+
+  it('summing only some source maps gives those maps as the full sum has them, and leaves the others empty', () => {
+    fc.assert(
+      fc.property(fc.array(factsArb, { maxLength: 10 }), (facts) => {
+        const rows = facts.map((f) => addSourceFacts(emptySourceCounts(), f));
+        const full = rows.reduce((acc, r) => mergeSourceCounts(acc, r), emptySourceCounts());
+        const some = rows.reduce((acc, r) => mergeSourceCounts(acc, r, ['rule_runs', 'rule_citations']), emptySourceCounts());
+        assert.deepEqual({ ...some.rule_runs }, { ...full.rule_runs });
+        assert.deepEqual({ ...some.rule_citations }, { ...full.rule_citations });
+        assert.equal(Object.keys(some.page_citations).length, 0);
       }),
     );
   });
