@@ -169,7 +169,13 @@ async function foldRate() {
     const context = { rules: [], brands: [{ key: 'org', names: ['Acme'] }] };
     const memory = memoryDocs();
     const [, pureMs] = await time(async () => {
-      for (const a of items) await addToRows(memory, a.org_id, answerFacts(a, context));
+      // Batched as the projection batches a transaction's answers.
+      for (let i = 0; i < items.length; i += 500)
+        await addToRows(
+          memory,
+          w.ctx.org_id,
+          items.slice(i, i + 500).map((a) => answerFacts(a, context)),
+        );
     });
     const rate = FOLD_ANSWERS / (ms / 1000);
     console.log(
@@ -291,6 +297,7 @@ async function reports() {
     let docs = 0;
     for (let day = 0; day < DAYS; day++) {
       const memory = memoryDocs();
+      const dayFacts: ReturnType<typeof answerFacts>[] = [];
       for (let p = 0; p < PROMPTS; p++)
         for (let m = 0; m < 5; m++)
           for (let l = 0; l < 3; l++) {
@@ -306,8 +313,9 @@ async function reports() {
             raw.orgMentions[i] = f.tracked_mentions.org ?? 0;
             raw.brandMentions[i] =
               Object.values(f.tracked_mentions).reduce((s, x) => s + x, 0) + f.other_mentions.reduce((s, o) => s + o.count, 0);
-            await addToRows(memory, w.ctx.org_id, f);
+            dayFacts.push(f);
           }
+      await addToRows(memory, w.ctx.org_id, dayFacts);
       // The rows the reports below read: every roll-up and month row, without the per-prompt x model / location detail rows.
       const needed = (d: AnyDoc) => d.prompt_id === '*' || (d.model === '*' && d.location === '*');
       const writes: [string, AnyDoc][] = [];
@@ -490,11 +498,12 @@ async function importYear() {
       // Baseline: the pure in-memory fold of the same answers (facts and every row update), fresh rows per day.
       const memory = memoryDocs();
       const [facts, pure, pureCpu] = await timeCpu(async () => {
+        // Batched as the projection batches a transaction's answers (1,000 per import call).
         const out = [];
-        for (const a of items) {
-          const f = answerFacts(a, context);
-          await addToRows(memory, a.org_id, f);
-          out.push(f);
+        for (let i = 0; i < items.length; i += 1000) {
+          const batch = items.slice(i, i + 1000).map((a) => answerFacts(a, context));
+          await addToRows(memory, w.ctx.org_id, batch);
+          out.push(...batch);
         }
         return out;
       });

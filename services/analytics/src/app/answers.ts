@@ -7,6 +7,7 @@ import { validateAnswerInput, type AnswerInput } from '../domain/answer-input.js
 import { answerFacts, eventFacts, type FoldContext } from '../domain/facts.js';
 import type { BrandName } from '../domain/reports.js';
 import { loadFoldContext } from '../projections/fold-context.js';
+import { bodyWritten } from '../projections/answers.js';
 import { ANSWER_BODIES, type AnswerBodyDoc } from '../projections/collections.js';
 import { metadataOf } from './context.js';
 
@@ -64,6 +65,7 @@ export function createAnswersService(deps: AnswersDeps) {
       ...(runId !== undefined && { run_id: runId }),
     };
     await session.tx.put(ANSWER_BODIES, body);
+    bodyWritten(session.tx, body);
     await session.execute(answerDecider, answerStream(answerId), { type: 'collect', data });
   }
 

@@ -1,7 +1,15 @@
 import { errors, type Clock } from '@kb/platform';
 import type { Store, Where } from '@kb/store';
 import type { CallContext } from '@kb/rpc';
-import { emptyCounts, emptySourceCounts, mergeCounts, mergeSourceCounts, type Counts, type SourceCounts } from '../domain/counts.js';
+import {
+  emptyCounts,
+  emptySourceCounts,
+  mergeCounts,
+  mergeSourceCounts,
+  type Counts,
+  type SourceCounts,
+  type SourceMap,
+} from '../domain/counts.js';
 import { glossaryReport } from '../domain/glossary.js';
 import {
   envelope,
@@ -276,8 +284,9 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
   }
 
   /** The source maps summed; legacy when a row predates per-rule and registrable-domain counts. */
-  const mergeSources = (docs: SourceCounts[]) => ({
-    merged: docs.reduce<Required<SourceCounts>>((acc, d) => mergeSourceCounts(acc, d), emptySourceCounts()),
+  /** Only the maps a report reads are summed (see mergeSourceCounts). */
+  const mergeSources = (docs: SourceCounts[], maps: readonly SourceMap[]) => ({
+    merged: docs.reduce<Required<SourceCounts>>((acc, d) => mergeSourceCounts(acc, d, maps), emptySourceCounts()),
     legacy: docs.some((d) => d.site_citations === undefined && Object.keys(d.page_citations).length > 0),
   });
   const sum = (docs: CountDoc[]) => docs.reduce((acc, d) => mergeCounts(acc, d), emptyCounts());
@@ -298,7 +307,8 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     async sources(ctx: CallContext, kind: 'domain' | 'page', q: ReportQuery) {
       const w = windowOf(q);
       const [counts, sources] = await Promise.all([totalsRows(ctx.org_id, w), rows<SourceDoc>(DAILY_SOURCES, ctx.org_id, w)]);
-      const s = sources.reduce<Required<SourceCounts>>((acc, d) => mergeSourceCounts(acc, d), emptySourceCounts());
+      const maps: SourceMap[] = kind === 'domain' ? ['domain_runs', 'domain_citations'] : ['page_runs', 'page_citations'];
+      const s = sources.reduce<Required<SourceCounts>>((acc, d) => mergeSourceCounts(acc, d, maps), emptySourceCounts());
       return sourceReport(kind, w, sum(counts), s, q.sort ?? 'citations', order(q, 'desc'), page(q));
     },
 
@@ -310,7 +320,7 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
         rows<SourceDoc>(DAILY_SOURCES, ctx.org_id, w),
         sourceRules(store, ctx.org_id),
       ]);
-      const { merged, legacy } = mergeSources(sources);
+      const { merged, legacy } = mergeSources(sources, ['rule_runs', 'rule_citations']);
       return ruleReport(w, sum(counts), merged, rules, legacy, q.sort ?? 'citations', order(q, 'desc'), page(q));
     },
 
@@ -318,7 +328,7 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     async registrableDomains(ctx: CallContext, q: ReportQuery) {
       const w = windowOf(q);
       const [counts, sources] = await Promise.all([totalsRows(ctx.org_id, w), rows<SourceDoc>(DAILY_SOURCES, ctx.org_id, w)]);
-      const { merged, legacy } = mergeSources(sources);
+      const { merged, legacy } = mergeSources(sources, ['site_runs', 'site_citations', 'domain_citations']);
       return registrableDomainReport(w, sum(counts), merged, legacy, q.sort ?? 'citations', order(q, 'desc'), page(q));
     },
 

@@ -1,27 +1,30 @@
 import type { StoreTransaction, StoredEvent } from '@kb/store';
 import type { Projection } from '@kb/eventsourcing';
 import type { AnswerCollected, PromptRunItemFailed, PromptRunStarted } from '@kb/events';
-import { addFacts, addSourceFacts, dict, emptyCounts, emptySourceCounts } from '../domain/counts.js';
 import { answerFacts, factsOfEvent, type AnswerBody, type AnswerFacts } from '../domain/facts.js';
 import { normalizeUrl } from '../domain/urls.js';
 import { loadFoldContext } from './fold-context.js';
 import {
-  ALL,
+  addToBatch,
+  emptyCountBatch,
+  mergeCountDoc,
+  mergeOutcomeDoc,
+  mergeSourceDoc,
+  rowKeys,
+  withMonths,
+  type CountBatch,
+} from './count-rows.js';
+import {
   ANSWER_BODIES,
   BRAND_TALLIES,
   DAILY_COUNTS,
   DAILY_SOURCES,
   LATEST_ANSWERS,
   PROMPT_OUTCOMES,
-  monthOf,
-  seriesFigures,
   type PromptOutcomeDoc,
   PROMPT_RUNS,
-  countRowId,
-  dayTotalFigures,
   type BrandTallyDoc,
   type CountDoc,
-  type CountRowKey,
   type AnswerBodyDoc,
   type LatestAnswerDoc,
   type PromptRunDoc,
@@ -31,62 +34,67 @@ import {
 type RowStore = Pick<StoreTransaction, 'get' | 'put'>;
 
 /**
- * The count rows one transaction touches (daily and month counts, sources,
- * prompt outcomes, brand tallies), read once and written once at its end
- * (flush): a batch of answers that add to the same month roll-ups parses and
- * writes each row once, not once per answer. Only this projection reads or
- * writes these collections inside a command transaction.
+ * What one transaction adds to the count rows and brand tallies, summed in
+ * memory and written at its end (flush): each stored row is read and written
+ * once per batch, not once per answer. Only this projection reads or writes
+ * these collections inside a command transaction.
  */
-interface RowCache {
-  docs: Map<string, Map<string, unknown>>;
-  dirty: Map<string, Set<string>>;
+interface Pending {
+  batch: CountBatch;
+  tallies: Map<string, BrandTallyDoc>;
 }
-const rowCaches = new WeakMap<StoreTransaction, RowCache>();
+const pendingByTx = new WeakMap<StoreTransaction, Pending>();
 
-function cachedRows(tx: StoreTransaction): RowStore {
-  let cache = rowCaches.get(tx);
-  if (!cache) {
-    cache = { docs: new Map(), dirty: new Map() };
-    rowCaches.set(tx, cache);
-  }
-  const { docs, dirty } = cache;
-  const of = (c: string) => docs.get(c) ?? docs.set(c, new Map()).get(c)!;
-  return {
-    async get<T extends { id: string }>(collection: string, id: string): Promise<T | undefined> {
-      const m = of(collection);
-      if (m.has(id)) return m.get(id) as T | undefined;
-      const doc = await tx.get<T>(collection, id);
-      // Its maps (domains, pages, brands, prompts) become dictionaries: see dict().
-      if (doc)
-        for (const [k, v] of Object.entries(doc))
-          if (v && typeof v === 'object' && !Array.isArray(v)) (doc as Record<string, unknown>)[k] = dict(v);
-      m.set(id, doc);
-      return doc;
-    },
-    async put<T extends { id: string }>(collection: string, doc: T): Promise<void> {
-      of(collection).set(doc.id, doc);
-      (dirty.get(collection) ?? dirty.set(collection, new Set()).get(collection)!).add(doc.id);
-    },
-  };
+function pendingOf(tx: StoreTransaction): Pending {
+  let p = pendingByTx.get(tx);
+  if (!p) pendingByTx.set(tx, (p = { batch: emptyCountBatch(), tallies: new Map() }));
+  return p;
+}
+
+/** Reads each row the batch touches once, adds the batch to it and writes it once. */
+async function writeBatch(tx: RowStore, days: CountBatch): Promise<void> {
+  const batch = withMonths(days);
+  for (const [id, d] of batch.counts) await tx.put(DAILY_COUNTS, mergeCountDoc(id, await tx.get<CountDoc>(DAILY_COUNTS, id), d));
+  for (const [id, d] of batch.sources) await tx.put(DAILY_SOURCES, mergeSourceDoc(id, await tx.get<SourceDoc>(DAILY_SOURCES, id), d));
+  for (const [id, d] of batch.outcomes)
+    await tx.put(PROMPT_OUTCOMES, mergeOutcomeDoc(id, await tx.get<PromptOutcomeDoc>(PROMPT_OUTCOMES, id), d));
 }
 
 async function flushRows(tx: StoreTransaction): Promise<void> {
-  const cache = rowCaches.get(tx);
-  if (!cache) return;
-  rowCaches.delete(tx);
-  for (const [collection, ids] of cache.dirty) {
-    const docs = cache.docs.get(collection)!;
-    for (const id of ids) await tx.put(collection, docs.get(id) as { id: string });
+  const p = pendingByTx.get(tx);
+  if (!p) return;
+  pendingByTx.delete(tx);
+  await writeBatch(tx, p.batch);
+  for (const [id, t] of p.tallies) {
+    const stored = await tx.get<BrandTallyDoc>(BRAND_TALLIES, id);
+    await tx.put(
+      BRAND_TALLIES,
+      stored ? { ...stored, mentions: stored.mentions + t.mentions, answer_count: stored.answer_count + t.answer_count } : t,
+    );
   }
 }
 
-/** The eight rows an answer adds to: its own (prompt, model, location) and every roll-up of them. */
-export function rowKeys(orgId: string, f: Pick<AnswerFacts, 'day' | 'prompt_id' | 'model' | 'location'>): CountRowKey[] {
-  const keys: CountRowKey[] = [];
-  for (const prompt_id of [f.prompt_id, ALL])
-    for (const model of [f.model, ALL])
-      for (const location of [f.location, ALL]) keys.push({ org_id: orgId, day: f.day, prompt_id, model, location });
-  return keys;
+export { rowKeys };
+
+/**
+ * Answer bodies written in this transaction, handed to the projection folding
+ * their event so it need not read back what was just written (replay, which
+ * has no such hand-off, reads them from ANSWER_BODIES).
+ */
+const writtenBodies = new WeakMap<StoreTransaction, Map<string, AnswerBodyDoc>>();
+
+export function bodyWritten(tx: StoreTransaction, body: AnswerBodyDoc): void {
+  let m = writtenBodies.get(tx);
+  if (!m) writtenBodies.set(tx, (m = new Map()));
+  m.set(body.id, body);
+}
+
+async function bodyOf(tx: StoreTransaction, answerId: string): Promise<AnswerBodyDoc | undefined> {
+  const m = writtenBodies.get(tx);
+  const body = m?.get(answerId);
+  if (!body) return tx.get<AnswerBodyDoc>(ANSWER_BODIES, answerId);
+  m!.delete(answerId);
+  return body;
 }
 
 const latestId = (a: { org_id: string; prompt_id: string; model: string; location: string }) =>
@@ -106,45 +114,13 @@ const isNewer = (a: { run_at: string; answer_id: string }, b: { run_at: string; 
  * month rows and only the days at a window's ends from day rows, so a year is
  * 12 to 72 reads per key instead of 365, whatever the filter: a tag over a
  * hundred prompts, or a model filter on the large source maps, stays interactive.
+ * Given several answers, each row is read and written once for all of them
+ * (the projection batches a transaction's answers the same way; see Pending).
  */
-export async function addToRows(tx: RowStore, orgId: string, facts: AnswerFacts): Promise<void> {
-  const own = addFacts(emptyCounts(), facts);
-  const figures = seriesFigures(own);
-  const totals = dayTotalFigures(own);
-  for (const key of rowKeys(orgId, facts)) {
-    for (const period of [key, { ...key, day: monthOf(key.day) }]) {
-      const id = countRowId(period);
-      const isMonth = period.day !== key.day;
-      // A month row created now keeps day_totals for every day of its month; an older one never starts them.
-      const counts = (await tx.get<CountDoc>(DAILY_COUNTS, id)) ?? {
-        id,
-        ...period,
-        ...emptyCounts(),
-        ...(isMonth && { day_totals: dict<number[]>() }),
-      };
-      addFacts(counts, facts);
-      if (isMonth) {
-        // A month row also keeps the day's time-series figures (see SERIES_FIELDS).
-        const series = (counts.series ??= dict());
-        const day = (series[key.day] ??= figures.map(() => 0));
-        figures.forEach((n, i) => (day[i] = (day[i] ?? 0) + n));
-        if (counts.day_totals) {
-          const all = (counts.day_totals[key.day] ??= totals.map(() => 0));
-          totals.forEach((n, i) => (all[i] = (all[i] ?? 0) + n));
-        }
-      }
-      await tx.put(DAILY_COUNTS, counts);
-      if (facts.citations.length > 0) {
-        const sources = (await tx.get<SourceDoc>(DAILY_SOURCES, id)) ?? { id, ...period, ...emptySourceCounts() };
-        await tx.put(DAILY_SOURCES, addSourceFacts(sources, facts));
-      }
-      if (key.prompt_id !== ALL) continue;
-      const outcomes = (await tx.get<PromptOutcomeDoc>(PROMPT_OUTCOMES, id)) ?? { id, ...period, prompts: dict() };
-      const [n, won, lost] = outcomes.prompts[facts.prompt_id] ?? [0, 0, 0];
-      outcomes.prompts[facts.prompt_id] = [n + 1, won + (facts.won ? 1 : 0), lost + (facts.lost ? 1 : 0)];
-      await tx.put(PROMPT_OUTCOMES, outcomes);
-    }
-  }
+export async function addToRows(tx: RowStore, orgId: string, facts: AnswerFacts | AnswerFacts[]): Promise<void> {
+  const batch = emptyCountBatch();
+  for (const f of Array.isArray(facts) ? facts : [facts]) addToBatch(batch, orgId, f);
+  await writeBatch(tx, batch);
 }
 
 /** A schema-1 answer.collected event: it carried the text, cited URLs and brands itself (folded on replay). */
@@ -164,15 +140,15 @@ async function factsOf(tx: StoreTransaction, event: StoredEvent) {
     return { answer: legacy, facts: answerFacts(legacy, context), names: new Map(context.names.map((n) => [n.key, n.name])), body: legacy };
   }
   const answer = event.data as AnswerCollected;
-  const body = await tx.get<AnswerBodyDoc>(ANSWER_BODIES, answer.answer_id);
+  const body = await bodyOf(tx, answer.answer_id);
   return { answer, facts: factsOfEvent(answer), names: new Map(answer.tracked_mentions.map((m) => [m.key, m.name])), body };
 }
 
 async function foldAnswer(tx: StoreTransaction, event: StoredEvent): Promise<void> {
   const { answer, facts, names, body } = await factsOf(tx, event);
 
-  const rows = cachedRows(tx);
-  await addToRows(rows, answer.org_id, facts);
+  const pending = pendingOf(tx);
+  addToBatch(pending.batch, answer.org_id, facts);
 
   // Rule 6: text, citations and mentions only for the latest answer per prompt, model and location.
   const lid = latestId(answer);
@@ -221,15 +197,11 @@ async function foldAnswer(tx: StoreTransaction, event: StoredEvent): Promise<voi
   for (const other of facts.other_mentions) {
     const key = other.name.toLowerCase().replace(/\s+/g, ' ');
     const id = JSON.stringify([answer.org_id, key]);
-    const tally = (await rows.get<BrandTallyDoc>(BRAND_TALLIES, id)) ?? {
-      id,
-      org_id: answer.org_id,
-      name: other.name,
-      key,
-      mentions: 0,
-      answer_count: 0,
-    };
-    await rows.put(BRAND_TALLIES, { ...tally, mentions: tally.mentions + other.count, answer_count: tally.answer_count + 1 });
+    const tally = pending.tallies.get(id);
+    if (tally) {
+      tally.mentions += other.count;
+      tally.answer_count += 1;
+    } else pending.tallies.set(id, { id, org_id: answer.org_id, name: other.name, key, mentions: other.count, answer_count: 1 });
   }
 
   if (answer.run_id) await bumpRun(tx, answer.run_id, answer.model, 'collected', null);

@@ -1,0 +1,234 @@
+import {
+  addFacts,
+  SOURCE_MAPS,
+  dict,
+  emptyCounts,
+  emptySourceTally,
+  mergeCounts,
+  mergeSourceTally,
+  tallySourceFacts,
+  type Counts,
+  type SourceTally,
+} from '../domain/counts.js';
+import type { AnswerFacts } from '../domain/facts.js';
+import {
+  ALL,
+  countRowId,
+  dayTotalFigures,
+  monthOf,
+  seriesFigures,
+  type CountDoc,
+  type CountRowKey,
+  type PromptOutcomeDoc,
+  type SourceDoc,
+} from './collections.js';
+
+/**
+ * What a batch of answers adds to the count rows, summed in memory (pure: no
+ * store). Each answer's own counts are computed once and added to the day rows
+ * of its eight keys; each month row's delta is then the sum of its days' deltas
+ * (withMonths), so a roll-up that a thousand answers share is added to its month
+ * once, not a thousand times. The stored rows are read and written once per
+ * batch each (mergeCountDoc and friends), not once per answer.
+ */
+export interface CountDelta {
+  key: CountRowKey;
+  month: boolean;
+  counts: Counts;
+  /** Month rows: SERIES_FIELDS figures per day added by the batch. */
+  series: Record<string, number[]>;
+  /** Month rows: dayTotalFigures per day added by the batch (kept only where the row keeps day_totals). */
+  dayTotals: Record<string, number[]>;
+}
+export interface SourceDelta {
+  key: CountRowKey;
+  sources: SourceTally;
+}
+export interface OutcomeDelta {
+  key: CountRowKey;
+  prompts: Record<string, [number, number, number]>;
+}
+
+/** Deltas by row id; addToBatch fills the day rows, withMonths adds their month twins. */
+export interface CountBatch {
+  counts: Map<string, CountDelta>;
+  sources: Map<string, SourceDelta>;
+  outcomes: Map<string, OutcomeDelta>;
+}
+
+export const emptyCountBatch = (): CountBatch => ({ counts: new Map(), sources: new Map(), outcomes: new Map() });
+
+/** The eight rows an answer adds to: its own (prompt, model, location) and every roll-up of them. */
+export function rowKeys(orgId: string, f: Pick<AnswerFacts, 'day' | 'prompt_id' | 'model' | 'location'>): CountRowKey[] {
+  const keys: CountRowKey[] = [];
+  for (const prompt_id of [f.prompt_id, ALL])
+    for (const model of [f.model, ALL])
+      for (const location of [f.location, ALL]) keys.push({ org_id: orgId, day: f.day, prompt_id, model, location });
+  return keys;
+}
+
+const addFigures = (into: Record<string, number[]>, day: string, figures: readonly number[]) => {
+  const row = (into[day] ??= figures.map(() => 0));
+  for (let i = 0; i < figures.length; i++) row[i] = (row[i] ?? 0) + figures[i]!;
+};
+
+const addOutcome = (prompts: Record<string, [number, number, number]>, prompt: string, [n, won, lost]: readonly number[]) => {
+  const cur = (prompts[prompt] ??= [0, 0, 0]);
+  cur[0] += n!;
+  cur[1] += won!;
+  cur[2] += lost!;
+};
+
+const countDelta = (key: CountRowKey, month: boolean): CountDelta => ({
+  key,
+  month,
+  counts: emptyCounts(),
+  series: dict(),
+  dayTotals: dict(),
+});
+
+/** Adds one answer's facts to the day rows of the batch (mutates it). */
+export function addToBatch(batch: CountBatch, orgId: string, facts: AnswerFacts): void {
+  const own = addFacts(emptyCounts(), facts);
+  const ownSources = facts.citations.length > 0 ? tallySourceFacts(emptySourceTally(), facts) : null;
+  const outcome = [1, facts.won ? 1 : 0, facts.lost ? 1 : 0];
+  for (const key of rowKeys(orgId, facts)) {
+    const id = countRowId(key);
+    let c = batch.counts.get(id);
+    if (!c) batch.counts.set(id, (c = countDelta(key, false)));
+    mergeCounts(c.counts, own);
+    if (ownSources) {
+      let s = batch.sources.get(id);
+      if (!s) batch.sources.set(id, (s = { key, sources: emptySourceTally() }));
+      mergeSourceTally(s.sources, ownSources);
+    }
+    if (key.prompt_id !== ALL) continue;
+    let o = batch.outcomes.get(id);
+    if (!o) batch.outcomes.set(id, (o = { key, prompts: dict() }));
+    addOutcome(o.prompts, facts.prompt_id, outcome);
+  }
+}
+
+/**
+ * The batch with the month twin of every day row: the sum of its days'
+ * deltas, with each day's series and day_totals figures (see SERIES_FIELDS).
+ * A month with one day in the batch (the usual case) shares that day's sums,
+ * read only from here on; a second day copies them before adding.
+ */
+export function withMonths(batch: CountBatch): CountBatch {
+  const out = emptyCountBatch();
+  const monthKey = (key: CountRowKey) => {
+    const month = { ...key, day: monthOf(key.day) };
+    return [countRowId(month), month] as const;
+  };
+  const shared = new Set<object>();
+  const counts = new Map<string, CountDelta>();
+  for (const [id, d] of batch.counts) {
+    out.counts.set(id, d);
+    const [mid, key] = monthKey(d.key);
+    let m = counts.get(mid);
+    if (!m) {
+      counts.set(mid, (m = { key, month: true, counts: d.counts, series: dict(), dayTotals: dict() }));
+      shared.add(m);
+    } else {
+      if (shared.delete(m)) m.counts = mergeCounts(emptyCounts(), m.counts);
+      mergeCounts(m.counts, d.counts);
+    }
+    addFigures(m.series, d.key.day, seriesFigures(d.counts));
+    addFigures(m.dayTotals, d.key.day, dayTotalFigures(d.counts));
+  }
+  const sources = new Map<string, SourceDelta>();
+  for (const [id, d] of batch.sources) {
+    out.sources.set(id, d);
+    const [mid, key] = monthKey(d.key);
+    const m = sources.get(mid);
+    if (!m) {
+      const twin = { key, sources: d.sources };
+      sources.set(mid, twin);
+      shared.add(twin);
+    } else {
+      if (shared.delete(m)) m.sources = mergeSourceTally(emptySourceTally(), m.sources);
+      mergeSourceTally(m.sources, d.sources);
+    }
+  }
+  const outcomes = new Map<string, OutcomeDelta>();
+  for (const [id, d] of batch.outcomes) {
+    out.outcomes.set(id, d);
+    const [mid, key] = monthKey(d.key);
+    let m = outcomes.get(mid);
+    if (!m) outcomes.set(mid, (m = { key, prompts: dict() }));
+    for (const p in d.prompts) addOutcome(m.prompts, p, d.prompts[p]!);
+  }
+  for (const [id, d] of counts) out.counts.set(id, d);
+  for (const [id, d] of sources) out.sources.set(id, d);
+  for (const [id, d] of outcomes) out.outcomes.set(id, d);
+  return out;
+}
+
+/**
+ * n added to a stored map (parsed JSON, so a plain object) in place: copying
+ * it into a dictionary first cost as much as the rest of the merge. Keys are
+ * hosts, pages, rule and brand ids; a key that names an Object.prototype
+ * member is still kept as the map's own entry.
+ */
+function addTo(m: Record<string, number>, k: string, n: number): void {
+  const cur = Object.prototype.hasOwnProperty.call(m, k) ? m[k]! : 0;
+  if (k === '__proto__') Object.defineProperty(m, k, { value: cur + n, enumerable: true, writable: true, configurable: true });
+  else m[k] = cur + n;
+}
+
+/** A new map from a tally: a dictionary (see dict()), which also keeps any key as its own entry. */
+const mapOf = (t: Map<string, number>): Record<string, number> => {
+  const m = dict();
+  for (const [k, n] of t) m[k] = n;
+  return m;
+};
+
+/**
+ * The stored count row plus the batch's delta. A month row created now keeps
+ * day_totals for every day of its month; a stored one without them never
+ * starts them (its earlier days would be missing). A new row copies what it
+ * takes from the delta, which a month twin may share with its day.
+ */
+export function mergeCountDoc(id: string, stored: CountDoc | undefined, d: CountDelta): CountDoc {
+  if (!stored) {
+    const doc: CountDoc = { id, ...d.key, ...mergeCounts(emptyCounts(), d.counts) };
+    if (d.month) {
+      doc.day_totals = d.dayTotals;
+      doc.series = d.series;
+    }
+    return doc;
+  }
+  mergeCounts(stored, d.counts);
+  if (d.month) {
+    const series = (stored.series ??= {});
+    for (const day in d.series) addFigures(series, day, d.series[day]!);
+    if (stored.day_totals) for (const day in d.dayTotals) addFigures(stored.day_totals, day, d.dayTotals[day]!);
+  }
+  return stored;
+}
+
+export function mergeSourceDoc(id: string, stored: SourceDoc | undefined, d: SourceDelta): SourceDoc {
+  if (!stored) {
+    const doc = { id, ...d.key } as SourceDoc;
+    for (const f of SOURCE_MAPS) doc[f] = mapOf(d.sources[f]);
+    return doc;
+  }
+  for (const f of SOURCE_MAPS) {
+    const m = (stored[f] ??= {});
+    for (const [k, n] of d.sources[f]) addTo(m, k, n);
+  }
+  return stored;
+}
+
+export function mergeOutcomeDoc(id: string, stored: PromptOutcomeDoc | undefined, d: OutcomeDelta): PromptOutcomeDoc {
+  const prompts = stored?.prompts ?? {};
+  for (const p in d.prompts) {
+    const [n, won, lost] = d.prompts[p]!;
+    const cur = Object.prototype.hasOwnProperty.call(prompts, p) ? prompts[p] : undefined;
+    const next: [number, number, number] = cur ? [cur[0] + n, cur[1] + won, cur[2] + lost] : [n, won, lost];
+    if (p === '__proto__') Object.defineProperty(prompts, p, { value: next, enumerable: true, writable: true, configurable: true });
+    else prompts[p] = next;
+  }
+  return stored ? Object.assign(stored, { prompts }) : { id, ...d.key, prompts };
+}

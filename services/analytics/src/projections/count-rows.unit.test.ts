@@ -1,0 +1,196 @@
+import { describe, it } from 'vitest';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import {
+  addFacts,
+  addSourceFacts,
+  addSourceTally,
+  dict,
+  emptyCounts,
+  emptySourceCounts,
+  emptySourceTally,
+  mergeSourceCounts,
+  tallySourceFacts,
+} from '../domain/counts.js';
+import type { AnswerFacts } from '../domain/facts.js';
+import type { TierName } from '../domain/sources.js';
+import { addToBatch, emptyCountBatch, mergeCountDoc, mergeOutcomeDoc, mergeSourceDoc, rowKeys, withMonths } from './count-rows.js';
+import {
+  ALL,
+  DAILY_COUNTS,
+  DAILY_SOURCES,
+  PROMPT_OUTCOMES,
+  countRowId,
+  dayTotalFigures,
+  monthOf,
+  seriesFigures,
+  type CountDoc,
+  type PromptOutcomeDoc,
+  type SourceDoc,
+} from './collections.js';
+
+type Docs = Map<string, Record<string, unknown>>;
+const ORG = 'org-1';
+
+/** The fold one answer at a time, read-add-write per row (as the projection did before batching): the oracle. */
+function foldOneByOne(docs: Docs, facts: AnswerFacts): void {
+  const get = <T>(c: string, id: string) => docs.get(`${c}|${id}`) as T | undefined;
+  const put = (c: string, doc: { id: string }) => docs.set(`${c}|${doc.id}`, doc as unknown as Record<string, unknown>);
+  const own = addFacts(emptyCounts(), facts);
+  for (const key of rowKeys(ORG, facts)) {
+    for (const period of [key, { ...key, day: monthOf(key.day) }]) {
+      const id = countRowId(period);
+      const isMonth = period.day !== key.day;
+      const counts = get<CountDoc>(DAILY_COUNTS, id) ?? {
+        id,
+        ...period,
+        ...emptyCounts(),
+        ...(isMonth && { day_totals: dict<number[]>() }),
+      };
+      addFacts(counts, facts);
+      if (isMonth) {
+        const day = ((counts.series ??= dict())[key.day] ??= seriesFigures(emptyCounts()));
+        seriesFigures(own).forEach((n, i) => (day[i]! += n));
+        if (counts.day_totals) {
+          const all = (counts.day_totals[key.day] ??= dayTotalFigures(emptyCounts()));
+          dayTotalFigures(own).forEach((n, i) => (all[i]! += n));
+        }
+      }
+      put(DAILY_COUNTS, counts);
+      if (facts.citations.length > 0)
+        put(DAILY_SOURCES, addSourceFacts(get<SourceDoc>(DAILY_SOURCES, id) ?? { id, ...period, ...emptySourceCounts() }, facts));
+      if (key.prompt_id !== ALL) continue;
+      const outcomes = get<PromptOutcomeDoc>(PROMPT_OUTCOMES, id) ?? { id, ...period, prompts: dict() };
+      const [n, won, lost] = outcomes.prompts[facts.prompt_id] ?? [0, 0, 0];
+      outcomes.prompts[facts.prompt_id] = [n + 1, won + (facts.won ? 1 : 0), lost + (facts.lost ? 1 : 0)];
+      put(PROMPT_OUTCOMES, outcomes);
+    }
+  }
+}
+
+/** The batched fold: a batch's deltas, then each row read, merged and written once. */
+function foldBatch(docs: Docs, batch: AnswerFacts[]): void {
+  const b = emptyCountBatch();
+  for (const f of batch) addToBatch(b, ORG, f);
+  const all = withMonths(b);
+  const write = <T extends { id: string }, D>(c: string, deltas: Map<string, D>, merge: (id: string, s: T | undefined, d: D) => T) => {
+    for (const [id, d] of deltas) {
+      const stored = docs.get(`${c}|${id}`) as T | undefined;
+      docs.set(`${c}|${id}`, merge(id, stored, d) as unknown as Record<string, unknown>);
+    }
+  };
+  write(DAILY_COUNTS, all.counts, mergeCountDoc);
+  write(DAILY_SOURCES, all.sources, mergeSourceDoc);
+  write(PROMPT_OUTCOMES, all.outcomes, mergeOutcomeDoc);
+}
+
+/** Documents as stored (JSON), so prototype-less maps and plain objects compare equal. */
+const asStored = (docs: Docs) => Object.fromEntries([...docs].map(([k, v]) => [k, JSON.parse(JSON.stringify(v)) as unknown]));
+
+const tier = fc.constantFrom<TierName>('primary', 'tracked', 'secondary');
+const citation = fc.record({
+  page: fc.constantFrom('a.com/1', 'a.com/2', 'b.org/x', 'docs.b.org/y', 'c.net'),
+  tier,
+  source_id: fc.constantFrom<string | null>(null, 'r1', 'r2'),
+});
+const factsArb: fc.Arbitrary<AnswerFacts> = fc
+  .record({
+    prompt_id: fc.constantFrom('p1', 'p2', 'p3'),
+    model: fc.constantFrom('m1', 'm2'),
+    location: fc.constantFrom('us', 'de'),
+    day: fc.constantFrom('2026-01-30', '2026-01-31', '2026-02-01', '2026-03-15'),
+    citations: fc.array(citation, { maxLength: 4 }),
+    org: fc.nat(3),
+    c1: fc.nat(2),
+    others: fc.array(fc.record({ name: fc.constantFrom('Hooli', 'Initech'), count: fc.integer({ min: 1, max: 3 }) }), { maxLength: 2 }),
+    won: fc.boolean(),
+    lost: fc.boolean(),
+  })
+  .map((r) => ({
+    answer_id: 'a',
+    prompt_id: r.prompt_id,
+    model: r.model,
+    location: r.location,
+    run_at: `${r.day}T10:00:00Z`,
+    day: r.day,
+    citations: r.citations.map((c) => {
+      const domain = c.page.split('/')[0]!;
+      return { ...c, domain, site: domain.split('.').slice(-2).join('.') };
+    }),
+    tracked_mentions: { ...(r.org > 0 && { org: r.org }), ...(r.c1 > 0 && { c1: r.c1 }) },
+    other_mentions: r.others,
+    won: r.won && r.org > 0,
+    lost: r.lost && r.org === 0,
+  }));
+
+describe('batched count-row fold', () => {
+  it('gives the same rows as folding one answer at a time, however the answers are split into batches', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(factsArb, { maxLength: 12 }), { maxLength: 5 }), (batches) => {
+        const one = new Map() as Docs;
+        const batched = new Map() as Docs;
+        for (const batch of batches) {
+          for (const f of batch) foldOneByOne(one, f);
+          foldBatch(batched, batch);
+        }
+        assert.deepEqual(asStored(batched), asStored(one));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('adds a month row’s day_totals only where the row keeps them (rows from before never start them)', () => {
+    const f: AnswerFacts = {
+      answer_id: 'a',
+      prompt_id: 'p',
+      model: 'm',
+      location: 'us',
+      run_at: '2026-01-05T00:00:00Z',
+      day: '2026-01-05',
+      citations: [],
+      tracked_mentions: { org: 2 },
+      other_mentions: [],
+      won: true,
+      lost: false,
+    };
+    assert.equal(withMonths(emptyCountBatch()).counts.size, 0);
+    const batch = emptyCountBatch();
+    addToBatch(batch, ORG, f);
+    const month = countRowId({ org_id: ORG, day: '2026-01', prompt_id: 'p', model: 'm', location: 'us' });
+    const delta = withMonths(batch).counts.get(month)!;
+    const legacy = { id: month, org_id: ORG, day: '2026-01', prompt_id: 'p', model: 'm', location: 'us', ...emptyCounts() };
+    const merged = mergeCountDoc(month, legacy, delta);
+    assert.equal(merged.day_totals, undefined);
+    assert.deepEqual(merged.series?.['2026-01-05'], seriesFigures(addFacts(emptyCounts(), f)));
+    assert.equal(merged.mention_total, 2);
+    const created = mergeCountDoc(month, undefined, delta);
+    assert.deepEqual(created.day_totals?.['2026-01-05'], dayTotalFigures(addFacts(emptyCounts(), f)));
+  });
+
+  it('a source tally adds up to what addSourceFacts gives', () => {
+    fc.assert(
+      fc.property(fc.array(factsArb, { maxLength: 10 }), (facts) => {
+        const t = emptySourceTally();
+        const direct = emptySourceCounts();
+        for (const f of facts) {
+          tallySourceFacts(t, f);
+          addSourceFacts(direct, f);
+        }
+        assert.deepEqual(JSON.parse(JSON.stringify(addSourceTally(emptySourceCounts(), t))), JSON.parse(JSON.stringify(direct)));
+      }),
+    );
+  });
+
+  it('summing only some source maps gives those maps as the full sum has them, and leaves the others empty', () => {
+    fc.assert(
+      fc.property(fc.array(factsArb, { maxLength: 10 }), (facts) => {
+        const rows = facts.map((f) => addSourceFacts(emptySourceCounts(), f));
+        const full = rows.reduce((acc, r) => mergeSourceCounts(acc, r), emptySourceCounts());
+        const some = rows.reduce((acc, r) => mergeSourceCounts(acc, r, ['rule_runs', 'rule_citations']), emptySourceCounts());
+        assert.deepEqual({ ...some.rule_runs }, { ...full.rule_runs });
+        assert.deepEqual({ ...some.rule_citations }, { ...full.rule_citations });
+        assert.equal(Object.keys(some.page_citations).length, 0);
+      }),
+    );
+  });
+});
