@@ -17,6 +17,8 @@ export interface GroupConsumerSettings {
   retryBackoffMs: { initial: number; max: number };
   /** Messages read from the file per query; delivery is still one at a time. */
   batchSize: number;
+  /** Bytes of message values one batch read may hold (at least one message). */
+  batchBytes: number;
 }
 
 interface PartitionWorker extends TopicPartition {
@@ -117,7 +119,7 @@ export function startGroupConsumer(settings: GroupConsumerSettings, options: Sub
       while (!stopped && !worker.revoked) {
         if (worker.buffer.length === 0) {
           if (!commitHandled()) return;
-          worker.buffer = log.read(worker.topic, worker.partition, worker.position, settings.batchSize);
+          worker.buffer = log.read(worker.topic, worker.partition, worker.position, settings.batchSize, settings.batchBytes);
           if (worker.buffer.length === 0) return;
         } else if (handled > 0 && !membership.holds(groupId, memberId, worker.topic, worker.partition)) {
           logger.warn({ groupId, topic: worker.topic, partition: worker.partition }, 'partition claim lost; another member continues');

@@ -101,16 +101,29 @@ export function createLog(db: BusDatabase) {
       return selectHeads.all(JSON.stringify(topics)).map((r) => ({ topic: r.topic, partition: r.partition, nextOffset: r.next_offset }));
     },
 
-    read(topic: string, partition: number, fromOffset: number, limit: number): ReceivedMessage[] {
-      return selectMessages.all(topic, partition, fromOffset, limit).map((r) => ({
-        topic: r.topic,
-        partition: r.partition,
-        offset: String(r.offset),
-        key: r.key,
-        value: r.value,
-        headers: JSON.parse(r.headers) as Record<string, string>,
-        timestamp: r.timestamp,
-      }));
+    /**
+     * Up to `limit` messages from `fromOffset`, stopping once their values reach `maxBytes`
+     * (always at least one). Every consumer group holds its batch in memory until it is
+     * handled, and content events carry up to a megabyte of chunk text each: a count alone
+     * let five groups hold hundreds of megabytes during an upload flood.
+     */
+    read(topic: string, partition: number, fromOffset: number, limit: number, maxBytes = Infinity): ReceivedMessage[] {
+      const batch: ReceivedMessage[] = [];
+      let bytes = 0;
+      for (const r of selectMessages.iterate(topic, partition, fromOffset, limit)) {
+        batch.push({
+          topic: r.topic,
+          partition: r.partition,
+          offset: String(r.offset),
+          key: r.key,
+          value: r.value,
+          headers: JSON.parse(r.headers) as Record<string, string>,
+          timestamp: r.timestamp,
+        });
+        bytes += r.value.length;
+        if (bytes >= maxBytes) break;
+      }
+      return batch;
     },
 
     committed(groupId: string, topic: string, partition: number): number | undefined {

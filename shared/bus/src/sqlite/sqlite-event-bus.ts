@@ -83,6 +83,7 @@ export function createSqliteEventBus(options: SqliteEventBusOptions): EventBus {
           sessionTimeoutMs: options.sessionTimeoutMs ?? 10_000,
           retryBackoffMs: options.retryBackoffMs ?? { initial: 100, max: 30_000 },
           batchSize: 100,
+          batchBytes: 1_048_576,
         },
         subscribeOptions,
       );
