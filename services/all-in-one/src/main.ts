@@ -1,8 +1,19 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Type } from '@sinclair/typebox';
-import { ConfigError, configFields, createLogger, createShutdown, defineConfig, loadConfig, startTelemetry } from '@kb/platform';
+import {
+  applyHeapSettings,
+  ConfigError,
+  configFields,
+  createLogger,
+  createShutdown,
+  defineConfig,
+  loadConfig,
+  startTelemetry,
+} from '@kb/platform';
 import { developmentDefaults, startSystem } from './system.js';
+
+applyHeapSettings('kb');
 
 /** `npm start`: the whole service on one machine, no servers needed. */
 const logger = createLogger({ level: process.env.LOG_LEVEL ?? 'info' });

@@ -1,6 +1,8 @@
-import { createLogger, createShutdown, loadConfigOrExit, startTelemetry } from '@kb/platform';
+import { applyHeapSettings, createLogger, createShutdown, loadConfigOrExit, startTelemetry } from '@kb/platform';
 import { analyticsConfigSpec } from './config.js';
 import { SERVICE_NAME, startAnalytics } from './service.js';
+
+applyHeapSettings('analytics');
 
 /** Standalone entry point (one container per service in the distributed runtime). */
 const config = loadConfigOrExit(analyticsConfigSpec, SERVICE_NAME);

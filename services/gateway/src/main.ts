@@ -1,6 +1,8 @@
-import { createLogger, createShutdown, loadConfigOrExit, startTelemetry } from '@kb/platform';
+import { applyHeapSettings, createLogger, createShutdown, loadConfigOrExit, startTelemetry } from '@kb/platform';
 import { gatewayConfigSpec } from './config.js';
 import { SERVICE_NAME, startGateway } from './service.js';
+
+applyHeapSettings('gateway');
 
 /** Standalone entry point (its own container in the distributed runtime). */
 const config = loadConfigOrExit(gatewayConfigSpec, SERVICE_NAME);

@@ -1,6 +1,8 @@
-import { createLogger, createShutdown, loadConfigOrExit, startTelemetry } from '@kb/platform';
+import { applyHeapSettings, createLogger, createShutdown, loadConfigOrExit, startTelemetry } from '@kb/platform';
 import { generationConfigSpec } from './config.js';
 import { SERVICE_NAME, startGeneration } from './service.js';
+
+applyHeapSettings('generation');
 
 /** Standalone entry point (one container per service in the distributed runtime). */
 const config = loadConfigOrExit(generationConfigSpec, SERVICE_NAME);

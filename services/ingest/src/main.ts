@@ -1,6 +1,8 @@
-import { createLogger, createShutdown, loadConfigOrExit, startTelemetry } from '@kb/platform';
+import { applyHeapSettings, createLogger, createShutdown, loadConfigOrExit, startTelemetry } from '@kb/platform';
 import { ingestConfigSpec } from './config.js';
 import { SERVICE_NAME, startIngest } from './service.js';
+
+applyHeapSettings('ingest');
 
 /** Standalone entry point (one container per service in the distributed runtime). */
 const config = loadConfigOrExit(ingestConfigSpec, SERVICE_NAME);

@@ -1,6 +1,8 @@
-import { createLogger, createShutdown, loadConfigOrExit, startTelemetry } from '@kb/platform';
+import { applyHeapSettings, createLogger, createShutdown, loadConfigOrExit, startTelemetry } from '@kb/platform';
 import { knowledgeBaseConfigSpec } from './config.js';
 import { SERVICE_NAME, startKnowledgeBase } from './service.js';
+
+applyHeapSettings('knowledge-base');
 
 /** Standalone entry point (one container per service in the distributed runtime). */
 const config = loadConfigOrExit(knowledgeBaseConfigSpec, SERVICE_NAME);

@@ -1,5 +1,7 @@
-import { createLogger, createShutdown, loadConfigOrExit } from '@kb/platform';
+import { applyHeapSettings, createLogger, createShutdown, loadConfigOrExit } from '@kb/platform';
 import { MCP_SERVICE_NAME, mcpConfigSpec, startMcpServer } from './config.js';
+
+applyHeapSettings('mcp');
 
 /** The MCP server as its own process (its own container in compose and Kubernetes). */
 const config = loadConfigOrExit(mcpConfigSpec, MCP_SERVICE_NAME);

@@ -1,6 +1,8 @@
-import { createLogger, createShutdown, loadConfigOrExit, startTelemetry } from '@kb/platform';
+import { applyHeapSettings, createLogger, createShutdown, loadConfigOrExit, startTelemetry } from '@kb/platform';
 import { publishingConfigSpec } from './config.js';
 import { SERVICE_NAME, startPublishing } from './service.js';
+
+applyHeapSettings('publishing');
 
 /** Standalone entry point (one container per service in the distributed runtime). */
 const config = loadConfigOrExit(publishingConfigSpec, SERVICE_NAME);

@@ -32,9 +32,17 @@ export function loadConfig<T extends TProperties>(
     const value = env[key];
     if (value !== undefined && value !== '') raw[key] = value;
   }
+  const problems: string[] = [];
+  // TypeBox's conversion truncates "1.5" and "1e9" to 1: a whole number must be written as one.
+  for (const [key, value] of Object.entries(raw)) {
+    const field = spec.schema.properties[key] as { type?: string } | undefined;
+    if (field?.type === 'integer' && !/^-?\d+$/.test(String(value).trim())) {
+      problems.push(`${key}=${JSON.stringify(value)} is invalid: expected a whole number${describeSuffix(field)}`);
+      delete raw[key];
+    }
+  }
   const withDefaults = Value.Default(spec.schema, raw);
   const converted = Value.Convert(spec.schema, withDefaults);
-  const problems: string[] = [];
   for (const error of Value.Errors(spec.schema, converted)) {
     const name = error.path.replace(/^\//, '') || '(root)';
     const given = env[name];

@@ -6,3 +6,4 @@ export * from './config.js';
 export * from './telemetry.js';
 export * from './tracing.js';
 export * from './shutdown.js';
+export * from './heap.js';
