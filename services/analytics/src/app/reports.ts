@@ -29,6 +29,7 @@ import {
 import { loadFoldContext, sourceRules } from '../projections/fold-context.js';
 import {
   ALL,
+  COUNT_EXTENTS,
   DAILY_COUNTS,
   DAILY_SOURCES,
   LATEST_ANSWERS,
@@ -40,10 +41,12 @@ import {
   monthOf,
   type PromptOutcomeDoc,
   type CountDoc,
+  type CountExtentDoc,
   type LatestAnswerDoc,
   type PromptDoc,
   type SourceDoc,
 } from '../projections/collections.js';
+import { tagRowPrompt } from '../projections/tag-rows.js';
 import type { Page } from './context.js';
 
 export interface ReportQuery {
@@ -152,6 +155,20 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     return w.filters.prompt_id ? tagged.filter((id) => id === w.filters.prompt_id) : tagged;
   }
 
+  /**
+   * The prompt_id of the rows a report sums: the tag's own roll-up rows for a
+   * tag filter (one row per period, whatever the tag's size) when the
+   * organization's tag rows are complete; else each prompt of the filter, or
+   * the roll-up over every prompt.
+   */
+  async function rowPrompts(orgId: string, w: ReportWindow): Promise<string[]> {
+    if (w.filters.tag_id && !w.filters.prompt_id) {
+      const extent = await store.get<CountExtentDoc>(COUNT_EXTENTS, orgId);
+      if (extent?.tag_rows) return [tagRowPrompt(w.filters.tag_id)];
+    }
+    return (await promptScope(orgId, w)) ?? [ALL];
+  }
+
   /** store.get memoised for one report: rows read by two of its parts are parsed once. */
   type Get = <T extends { id: string }>(collection: string, id: string) => Promise<T | undefined>;
   function memoGet(): Get {
@@ -178,12 +195,11 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     options: { get?: Get; scalar?: boolean } = {},
   ): Promise<T[]> {
     const get = options.get ?? memoGet();
-    const scope = await promptScope(orgId, w);
-    if (scope && scope.length === 0) return [];
+    const prompts = await rowPrompts(orgId, w);
+    if (prompts.length === 0) return [];
     const model = w.filters.model ?? ALL;
     const location = w.filters.location ?? ALL;
     const periods = periodsOf(w.from, w.to);
-    const prompts = scope ?? [ALL];
     const id = (prompt_id: string, day: string) => countRowId({ org_id: orgId, day, prompt_id, model, location });
     if (!(options.scalar && collection === DAILY_COUNTS)) {
       const found = await Promise.all(prompts.flatMap((p) => periods.map((day) => get<T>(collection, id(p, day)))));
@@ -227,12 +243,12 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
   async function dailySeries(orgId: string, w: ReportWindow, get: Get = memoGet()): Promise<Map<string, Counts>> {
     const days = daysBetween(w.from, w.to);
     const byDay = new Map(days.map((d) => [d, emptyCounts()]));
-    const scope = await promptScope(orgId, w);
-    if (scope && scope.length === 0) return byDay;
+    const prompts = await rowPrompts(orgId, w);
+    if (prompts.length === 0) return byDay;
     const model = w.filters.model ?? ALL;
     const location = w.filters.location ?? ALL;
     const months = [...new Set(days.map(monthOf))];
-    const keys = (scope ?? [ALL]).flatMap((prompt_id) => months.map((month) => ({ prompt_id, month })));
+    const keys = prompts.flatMap((prompt_id) => months.map((month) => ({ prompt_id, month })));
     const docs = await Promise.all(
       keys.map((k) => get<CountDoc>(DAILY_COUNTS, countRowId({ org_id: orgId, day: k.month, prompt_id: k.prompt_id, model, location }))),
     );

@@ -22,6 +22,7 @@ import {
   type PromptOutcomeDoc,
   type SourceDoc,
 } from './collections.js';
+import { tagRowPrompt } from './tag-rows.js';
 
 /**
  * What a batch of answers adds to the count rows, summed in memory (pure: no
@@ -49,19 +50,36 @@ export interface OutcomeDelta {
   prompts: Record<string, [number, number, number]>;
 }
 
+/** The months, models and locations an organization's rows span (what retagging a prompt reads). */
+export interface Extent {
+  months: Set<string>;
+  models: Set<string>;
+  locations: Set<string>;
+}
+
 /** Deltas by row id; addToBatch fills the day rows, withMonths adds their month twins. */
 export interface CountBatch {
   counts: Map<string, CountDelta>;
   sources: Map<string, SourceDelta>;
   outcomes: Map<string, OutcomeDelta>;
+  /** Per organization. */
+  extents: Map<string, Extent>;
 }
 
-export const emptyCountBatch = (): CountBatch => ({ counts: new Map(), sources: new Map(), outcomes: new Map() });
+export const emptyCountBatch = (): CountBatch => ({ counts: new Map(), sources: new Map(), outcomes: new Map(), extents: new Map() });
 
-/** The eight rows an answer adds to: its own (prompt, model, location) and every roll-up of them. */
-export function rowKeys(orgId: string, f: Pick<AnswerFacts, 'day' | 'prompt_id' | 'model' | 'location'>): CountRowKey[] {
+/**
+ * The rows an answer adds to: its own (prompt, model, location), every roll-up
+ * of them (eight in all), and the four (model and location roll-ups) of each
+ * tag of its prompt (see tag-rows.ts).
+ */
+export function rowKeys(
+  orgId: string,
+  f: Pick<AnswerFacts, 'day' | 'prompt_id' | 'model' | 'location'>,
+  tags: readonly string[] = [],
+): CountRowKey[] {
   const keys: CountRowKey[] = [];
-  for (const prompt_id of [f.prompt_id, ALL])
+  for (const prompt_id of [f.prompt_id, ALL, ...tags.map(tagRowPrompt)])
     for (const model of [f.model, ALL])
       for (const location of [f.location, ALL]) keys.push({ org_id: orgId, day: f.day, prompt_id, model, location });
   return keys;
@@ -87,12 +105,17 @@ const countDelta = (key: CountRowKey, month: boolean): CountDelta => ({
   dayTotals: dict(),
 });
 
-/** Adds one answer's facts to the day rows of the batch (mutates it). */
-export function addToBatch(batch: CountBatch, orgId: string, facts: AnswerFacts): void {
+/** Adds one answer's facts to the day rows of the batch, and to its prompt's tags' rows (mutates it). */
+export function addToBatch(batch: CountBatch, orgId: string, facts: AnswerFacts, tags: readonly string[] = []): void {
   const own = addFacts(emptyCounts(), facts);
   const ownSources = facts.citations.length > 0 ? tallySourceFacts(emptySourceTally(), facts) : null;
   const outcome = [1, facts.won ? 1 : 0, facts.lost ? 1 : 0];
-  for (const key of rowKeys(orgId, facts)) {
+  let extent = batch.extents.get(orgId);
+  if (!extent) batch.extents.set(orgId, (extent = { months: new Set(), models: new Set(), locations: new Set() }));
+  extent.months.add(monthOf(facts.day));
+  extent.models.add(facts.model);
+  extent.locations.add(facts.location);
+  for (const key of rowKeys(orgId, facts, tags)) {
     const id = countRowId(key);
     let c = batch.counts.get(id);
     if (!c) batch.counts.set(id, (c = countDelta(key, false)));
@@ -117,6 +140,7 @@ export function addToBatch(batch: CountBatch, orgId: string, facts: AnswerFacts)
  */
 export function withMonths(batch: CountBatch): CountBatch {
   const out = emptyCountBatch();
+  out.extents = batch.extents;
   const monthKey = (key: CountRowKey) => {
     const month = { ...key, day: monthOf(key.day) };
     return [countRowId(month), month] as const;
