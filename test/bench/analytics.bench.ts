@@ -41,6 +41,7 @@ const {
   createCompetitorsService,
   answerFacts,
   addToRows,
+  COUNT_EXTENTS,
   DAILY_COUNTS,
   DAILY_SOURCES,
   PROMPT_OUTCOMES,
@@ -232,6 +233,10 @@ function mergeMonth(collection: string, stored: AnyDoc, day: AnyDoc): AnyDoc {
       ...Object.fromEntries(keys.map((k) => [k, add(stored[k] as Record<string, number>, day[k] as Record<string, number>)])),
     };
   }
+  if (collection === COUNT_EXTENTS) {
+    const union = (k: string) => [...new Set([...(stored[k] as string[]), ...(day[k] as string[])])].sort();
+    return { ...stored, months: union('months'), models: union('models'), locations: union('locations') };
+  }
   if (collection === DAILY_COUNTS) {
     // Per-day maps of a month row: each day is built once, so the union.
     const perDay = (k: string) =>
@@ -277,6 +282,7 @@ async function reports() {
     // A tag on one prompt in ten (100 at full size): the tag filter sums that many prompts' rows.
     const tagId = randomUUID();
     const tagged = new Set(promptIds.filter((_, i) => i % 10 === 0).map((id) => promptIds.indexOf(id)));
+    const tagsOf = new Map<string, string[]>([...tagged].map((i) => [promptIds[i]!, [tagId]]));
     await w.store.transaction(async (tx) => {
       for (const [i, id] of promptIds.entries())
         await tx.put(PROMPTS_COLLECTION, {
@@ -315,15 +321,17 @@ async function reports() {
               Object.values(f.tracked_mentions).reduce((s, x) => s + x, 0) + f.other_mentions.reduce((s, o) => s + o.count, 0);
             dayFacts.push(f);
           }
-      await addToRows(memory, w.ctx.org_id, dayFacts);
-      // The rows the reports below read: every roll-up and month row, without the per-prompt x model / location detail rows.
-      const needed = (d: AnyDoc) => d.prompt_id === '*' || (d.model === '*' && d.location === '*');
+      // Each answer also goes to its prompt's tag rows, as the projection folds it.
+      await addToRows(memory, w.ctx.org_id, dayFacts, (p) => tagsOf.get(p) ?? []);
+      // The rows the reports below read: every roll-up and month row (tags' included), without the per-prompt x model / location
+      // detail rows; and the organization's extent, which says its tag rows are complete.
+      const needed = (d: AnyDoc) => d.prompt_id === '*' || (d.model === '*' && d.location === '*') || d.tag_rows !== undefined;
       const writes: [string, AnyDoc][] = [];
       for (const [collection, docs] of memory.docs) for (const d of docs.values()) if (needed(d)) writes.push([collection, d]);
-      // Month rows already written on earlier days of the month are merged with what is stored.
+      // Month rows already written on earlier days of the month (and the extent) are merged with what is stored.
       await w.store.transaction(async (tx) => {
         for (const [collection, d] of writes) {
-          const month = typeof d.day === 'string' && d.day.length === 7;
+          const month = (typeof d.day === 'string' && d.day.length === 7) || collection === COUNT_EXTENTS;
           const stored = month ? await tx.get<AnyDoc>(collection, d.id) : undefined;
           await tx.put(collection, stored ? mergeMonth(collection, stored, d) : d);
         }
