@@ -41,6 +41,8 @@ const {
   createCompetitorsService,
   answerFacts,
   addToRows,
+  addCompact,
+  compactOf,
   COUNT_EXTENTS,
   DAILY_COUNTS,
   DAILY_SOURCES,
@@ -204,11 +206,6 @@ interface RawYear {
 
 /** A month row built from one day's answers added to the stored month row. */
 function mergeMonth(collection: string, stored: AnyDoc, day: AnyDoc): AnyDoc {
-  const add = (a: Record<string, number>, b: Record<string, number>) => {
-    const out = { ...a };
-    for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
-    return out;
-  };
   if (collection === PROMPT_OUTCOMES) {
     const prompts = { ...(stored.prompts as Record<string, number[]>) };
     for (const [k, v] of Object.entries(day.prompts as Record<string, number[]>)) {
@@ -217,22 +214,7 @@ function mergeMonth(collection: string, stored: AnyDoc, day: AnyDoc): AnyDoc {
     }
     return { ...stored, prompts };
   }
-  if (collection === DAILY_SOURCES) {
-    const keys = [
-      'domain_runs',
-      'domain_citations',
-      'page_runs',
-      'page_citations',
-      'site_runs',
-      'site_citations',
-      'rule_runs',
-      'rule_citations',
-    ];
-    return {
-      ...stored,
-      ...Object.fromEntries(keys.map((k) => [k, add(stored[k] as Record<string, number>, day[k] as Record<string, number>)])),
-    };
-  }
+  if (collection === DAILY_SOURCES) return { ...stored, ...addCompact(compactOf(stored as never), compactOf(day as never)) };
   if (collection === COUNT_EXTENTS) {
     const union = (k: string) => [...new Set([...(stored[k] as string[]), ...(day[k] as string[])])].sort();
     return { ...stored, months: union('months'), models: union('models'), locations: union('locations') };

@@ -1,15 +1,7 @@
 import { errors, type Clock } from '@kb/platform';
 import type { Store, Where } from '@kb/store';
 import type { CallContext } from '@kb/rpc';
-import {
-  emptyCounts,
-  emptySourceCounts,
-  mergeCounts,
-  mergeSourceCounts,
-  type Counts,
-  type SourceCounts,
-  type SourceMap,
-} from '../domain/counts.js';
+import { emptyCounts, mergeCounts, type Counts, type SourceMap } from '../domain/counts.js';
 import { glossaryReport } from '../domain/glossary.js';
 import {
   envelope,
@@ -47,6 +39,7 @@ import {
   type SourceDoc,
 } from '../projections/collections.js';
 import { tagRowPrompt } from '../projections/tag-rows.js';
+import { sumSourceRows } from '../projections/source-rows.js';
 import type { Page } from './context.js';
 
 export interface ReportQuery {
@@ -299,12 +292,8 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     return out;
   }
 
-  /** The source maps summed; legacy when a row predates per-rule and registrable-domain counts. */
-  /** Only the maps a report reads are summed (see mergeSourceCounts). */
-  const mergeSources = (docs: SourceCounts[], maps: readonly SourceMap[]) => ({
-    merged: docs.reduce<Required<SourceCounts>>((acc, d) => mergeSourceCounts(acc, d, maps), emptySourceCounts()),
-    legacy: docs.some((d) => d.site_citations === undefined && Object.keys(d.page_citations).length > 0),
-  });
+  /** The source maps a report reads summed (the others stay empty); legacy when a row predates per-rule and registrable-domain counts. */
+  const mergeSources = (docs: SourceDoc[], maps: readonly SourceMap[]) => sumSourceRows(docs, maps);
   const sum = (docs: CountDoc[]) => docs.reduce((acc, d) => mergeCounts(acc, d), emptyCounts());
   const order = (q: ReportQuery, fallback: Order): Order => q.order ?? fallback;
   const page = (q: ReportQuery): Page => ({ limit: q.limit ?? 50, offset: q.offset ?? 0 });
@@ -324,8 +313,7 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
       const w = windowOf(q);
       const [counts, sources] = await Promise.all([totalsRows(ctx.org_id, w), rows<SourceDoc>(DAILY_SOURCES, ctx.org_id, w)]);
       const maps: SourceMap[] = kind === 'domain' ? ['domain_runs', 'domain_citations'] : ['page_runs', 'page_citations'];
-      const s = sources.reduce<Required<SourceCounts>>((acc, d) => mergeSourceCounts(acc, d, maps), emptySourceCounts());
-      return sourceReport(kind, w, sum(counts), s, q.sort ?? 'citations', order(q, 'desc'), page(q));
+      return sourceReport(kind, w, sum(counts), mergeSources(sources, maps).merged, q.sort ?? 'citations', order(q, 'desc'), page(q));
     },
 
     /** Rule 4 per tracked-source rule: coverage over D and share over S of the citations each rule won. */

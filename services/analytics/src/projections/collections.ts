@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Counts, SourceCounts } from '../domain/counts.js';
 import type { MatchType, TierName } from '../domain/sources.js';
+import type { CompactSources } from './source-rows.js';
 
 /** Read-model collections of the analytics service and their documents. */
 export const TRACKED_SOURCES = 'tracked_sources';
@@ -167,7 +168,8 @@ export type CountDoc = CountRowKey &
      */
     day_totals?: Record<string, number[]>;
   };
-export type SourceDoc = CountRowKey & SourceCounts & { id: string };
+/** A source row: compact (see source-rows.ts), or as SourceCounts maps when folded before that form. */
+export type SourceDoc = CountRowKey & { id: string } & (SourceCounts | CompactSources);
 /** [answer_count, won_count, lost_count] per prompt id. */
 export type PromptOutcomeDoc = CountRowKey & { id: string; prompts: Record<string, [number, number, number]> };
 

@@ -23,6 +23,7 @@ import {
   type SourceDoc,
 } from './collections.js';
 import { tagRowPrompt } from './tag-rows.js';
+import { FAMILIES, addFamily, compactOf, familyOf, isCompact } from './source-rows.js';
 
 /**
  * What a batch of answers adds to the count rows, summed in memory (pure: no
@@ -201,13 +202,6 @@ function addTo(m: Record<string, number>, k: string, n: number): void {
   else m[k] = cur + n;
 }
 
-/** A new map from a tally: a dictionary (see dict()), which also keeps any key as its own entry. */
-const mapOf = (t: Map<string, number>): Record<string, number> => {
-  const m = dict();
-  for (const [k, n] of t) m[k] = n;
-  return m;
-};
-
 /**
  * The stored count row plus the batch's delta. A month row created now keeps
  * day_totals for every day of its month; a stored one without them never
@@ -232,11 +226,16 @@ export function mergeCountDoc(id: string, stored: CountDoc | undefined, d: Count
   return stored;
 }
 
+/**
+ * The stored source row plus the batch's delta: created compact; a compact
+ * row gets each family added in one pass over the sorted keys; a row stored
+ * before that form keeps its maps and is added to in place.
+ */
 export function mergeSourceDoc(id: string, stored: SourceDoc | undefined, d: SourceDelta): SourceDoc {
-  if (!stored) {
-    const doc = { id, ...d.key } as SourceDoc;
-    for (const f of SOURCE_MAPS) doc[f] = mapOf(d.sources[f]);
-    return doc;
+  if (!stored) return { id, ...d.key, ...compactOf(d.sources) };
+  if (isCompact(stored)) {
+    for (const [name, runs, citations] of FAMILIES) stored[name] = addFamily(stored[name], familyOf(d.sources[runs], d.sources[citations]));
+    return stored;
   }
   for (const f of SOURCE_MAPS) {
     const m = (stored[f] ??= {});

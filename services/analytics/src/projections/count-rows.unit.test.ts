@@ -11,7 +11,9 @@ import {
   emptySourceTally,
   mergeSourceCounts,
   tallySourceFacts,
+  type SourceCounts,
 } from '../domain/counts.js';
+import { compactOf, isCompact } from './source-rows.js';
 import type { AnswerFacts } from '../domain/facts.js';
 import type { TierName } from '../domain/sources.js';
 import { addToBatch, emptyCountBatch, mergeCountDoc, mergeOutcomeDoc, mergeSourceDoc, rowKeys, withMonths } from './count-rows.js';
@@ -25,14 +27,16 @@ import {
   monthOf,
   seriesFigures,
   type CountDoc,
+  type CountRowKey,
   type PromptOutcomeDoc,
-  type SourceDoc,
   type PromptDoc,
 } from './collections.js';
 import { addToRows, retagRows } from './answers.js';
 import { memberTags } from './tag-rows.js';
 
 type Docs = Map<string, Record<string, unknown>>;
+/** A source row as SourceCounts maps: what the oracle folds (compared in the compact form, see asStored). */
+type LegacySourceDoc = CountRowKey & SourceCounts & { id: string };
 const ORG = 'org-1';
 
 /** The fold one answer at a time, read-add-write per row (as the projection did before batching): the oracle. */
@@ -61,7 +65,7 @@ function foldOneByOne(docs: Docs, facts: AnswerFacts): void {
       }
       put(DAILY_COUNTS, counts);
       if (facts.citations.length > 0)
-        put(DAILY_SOURCES, addSourceFacts(get<SourceDoc>(DAILY_SOURCES, id) ?? { id, ...period, ...emptySourceCounts() }, facts));
+        put(DAILY_SOURCES, addSourceFacts(get<LegacySourceDoc>(DAILY_SOURCES, id) ?? { id, ...period, ...emptySourceCounts() }, facts));
       if (key.prompt_id !== ALL) continue;
       const outcomes = get<PromptOutcomeDoc>(PROMPT_OUTCOMES, id) ?? { id, ...period, prompts: dict() };
       const [n, won, lost] = outcomes.prompts[facts.prompt_id] ?? [0, 0, 0];
@@ -87,8 +91,20 @@ function foldBatch(docs: Docs, batch: AnswerFacts[]): void {
   write(PROMPT_OUTCOMES, all.outcomes, mergeOutcomeDoc);
 }
 
-/** Documents as stored (JSON), so prototype-less maps and plain objects compare equal. */
-const asStored = (docs: Docs) => Object.fromEntries([...docs].map(([k, v]) => [k, JSON.parse(JSON.stringify(v)) as unknown]));
+/**
+ * Documents as stored (JSON), so prototype-less maps and plain objects compare
+ * equal; source rows as SourceCounts maps in their compact form.
+ */
+const asStored = (docs: Docs) =>
+  Object.fromEntries(
+    [...docs].map(([k, v]) => {
+      if (k.startsWith(`${DAILY_SOURCES}|`) && !isCompact(v)) {
+        const { id, org_id, day, prompt_id, model, location } = v as unknown as LegacySourceDoc;
+        v = { id, org_id, day, prompt_id, model, location, ...compactOf(v as unknown as SourceCounts) };
+      }
+      return [k, JSON.parse(JSON.stringify(v)) as unknown];
+    }),
+  );
 
 const tier = fc.constantFrom<TierName>('primary', 'tracked', 'secondary');
 const citation = fc.record({

@@ -1,5 +1,5 @@
 import { TIERS } from '../domain/sources.js';
-import { SOURCE_MAPS } from '../domain/counts.js';
+import { addCompact, compactOf } from './source-rows.js';
 import type { CountDoc, CountRowKey, SourceDoc } from './collections.js';
 
 /**
@@ -99,7 +99,7 @@ export function addCountRow(target: CountDoc | undefined, id: string, key: Count
   return out.answer_count === 0 ? undefined : out;
 }
 
-/** A tag's source row with a prompt's source row added or taken; undefined when no citation is left. */
+/** A tag's source row (compact) with a prompt's source row (either form) added or taken; undefined when no citation is left. */
 export function addSourceRow(
   target: SourceDoc | undefined,
   id: string,
@@ -107,14 +107,9 @@ export function addSourceRow(
   row: SourceDoc,
   sign: 1 | -1,
 ): SourceDoc | undefined {
-  const out: SourceDoc = target
-    ? clone(target)
-    : ({ id, ...key, domain_runs: {}, domain_citations: {}, page_runs: {}, page_citations: {} } as SourceDoc);
-  for (const f of SOURCE_MAPS) {
-    const from = row[f];
-    if (!from) continue;
-    const into = (out[f] ??= {});
-    for (const k of Object.keys(from)) addEntry(into, k, from[k]!, sign);
-  }
-  return Object.keys(out.domain_citations).length === 0 ? undefined : out;
+  const empty = { domains: [[], [], []], pages: [[], [], []], sites: [[], [], []], rules: [[], [], []] } satisfies ReturnType<
+    typeof compactOf
+  >;
+  const sum = addCompact(target ? compactOf(target) : empty, compactOf(row), sign);
+  return sum.domains[0].length === 0 ? undefined : { id, ...key, ...sum };
 }
