@@ -344,17 +344,29 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
 
     async prompts(ctx: CallContext, q: ReportQuery) {
       const w = windowOf(q);
-      const scope = await promptScope(ctx.org_id, w);
-      const [totals, known, byPrompt] = await Promise.all([
+      const sortKey = q.sort ?? 'answer_count';
+      // Names are read for the page's prompts only, unless the list is sorted by them.
+      const byName = sortKey === 'name';
+      const [scope, totals, known, byPrompt] = await Promise.all([
+        promptScope(ctx.org_id, w),
         totalsRows(ctx.org_id, w),
-        store.find<PromptDoc>(PROMPTS, { where: { org_id: ctx.org_id } }),
+        byName ? store.find<PromptDoc>(PROMPTS, { where: { org_id: ctx.org_id } }) : [],
         outcomesByPrompt(ctx.org_id, w),
       ]);
       const names = new Map(known.map((p) => [p.id, p.name]));
+      const inScope = scope && new Set(scope);
       const list = [...byPrompt]
-        .filter(([prompt_id]) => !scope || scope.includes(prompt_id))
+        .filter(([prompt_id]) => !inScope || inScope.has(prompt_id))
         .map(([prompt_id, counts]) => ({ prompt_id, name: names.get(prompt_id) ?? null, counts }));
-      return promptsReport(w, sum(totals), list, q.sort ?? 'answer_count', order(q, 'desc'), page(q));
+      const report = promptsReport(w, sum(totals), list, sortKey, order(q, 'desc'), page(q));
+      if (!byName) {
+        const docs = await Promise.all(report.prompts.map((r) => store.get<PromptDoc>(PROMPTS, r.prompt_id)));
+        report.prompts.forEach((r, i) => {
+          const doc = docs[i];
+          r.name = doc && doc.org_id === ctx.org_id ? doc.name : null;
+        });
+      }
+      return report;
     },
 
     async timeseries(ctx: CallContext, q: ReportQuery) {
