@@ -23,7 +23,7 @@ import {
   type SourceDoc,
 } from './collections.js';
 import { tagRowPrompt } from './tag-rows.js';
-import { FAMILIES, addFamily, compactOf, familyOf, isCompact } from './source-rows.js';
+import { FAMILIES, addFamily, compactOf, isCompact, type CompactSources } from './source-rows.js';
 
 /**
  * What a batch of answers adds to the count rows, summed in memory (pure: no
@@ -227,14 +227,27 @@ export function mergeCountDoc(id: string, stored: CountDoc | undefined, d: Count
 }
 
 /**
+ * A delta's compact form, sorted once for a day row and the month twin that
+ * shares its tally (never mutated once the batch is summed; rows share the
+ * arrays only until addFamily replaces them).
+ */
+const compacted = new WeakMap<SourceTally, CompactSources>();
+function compactDelta(t: SourceTally): CompactSources {
+  let c = compacted.get(t);
+  if (!c) compacted.set(t, (c = compactOf(t)));
+  return c;
+}
+
+/**
  * The stored source row plus the batch's delta: created compact; a compact
  * row gets each family added in one pass over the sorted keys; a row stored
  * before that form keeps its maps and is added to in place.
  */
 export function mergeSourceDoc(id: string, stored: SourceDoc | undefined, d: SourceDelta): SourceDoc {
-  if (!stored) return { id, ...d.key, ...compactOf(d.sources) };
+  if (!stored) return { id, ...d.key, ...compactDelta(d.sources) };
   if (isCompact(stored)) {
-    for (const [name, runs, citations] of FAMILIES) stored[name] = addFamily(stored[name], familyOf(d.sources[runs], d.sources[citations]));
+    const delta = compactDelta(d.sources);
+    for (const [name] of FAMILIES) stored[name] = addFamily(stored[name], delta[name]);
     return stored;
   }
   for (const f of SOURCE_MAPS) {
