@@ -452,6 +452,20 @@ async function importYear() {
     const reportsSvc = createReportsService({ store: w.store, clock: w.clock });
     const rand = prng(3);
     const promptIds = Array.from({ length: PROMPTS }, () => randomUUID());
+    // The prompts as analytics knows them, one in ten with a tag (the fold adds their answers to the tag's rows).
+    const tagId = randomUUID();
+    const promptTags = new Map(promptIds.filter((_, i) => i % 10 === 0).map((id) => [id as string, [tagId]]));
+    await w.store.transaction(async (tx) => {
+      for (const [i, id] of promptIds.entries())
+        await tx.put(PROMPTS_COLLECTION, {
+          id,
+          org_id: w.ctx.org_id,
+          name: `p${i}`,
+          text: 'q',
+          tags: i % 10 === 0 ? [tagId] : [],
+          deleted: false,
+        });
+    });
     const context = {
       rules: DOMAINS.slice(0, 10).map((d, i) => ({
         source_id: randomUUID(),
@@ -495,7 +509,7 @@ async function importYear() {
         const out = [];
         for (let i = 0; i < items.length; i += 1000) {
           const batch = items.slice(i, i + 1000).map((a) => answerFacts(a, context));
-          await addToRows(memory, w.ctx.org_id, batch);
+          await addToRows(memory, w.ctx.org_id, batch, (p) => promptTags.get(p) ?? []);
           out.push(...batch);
         }
         return out;
