@@ -7,7 +7,8 @@ import { createCompetitorsService } from './app/competitors.js';
 import { addFacts, addSourceFacts, countsOf, emptyCounts, emptySourceCounts, mergeCounts } from './domain/counts.js';
 import { answerFacts } from './domain/facts.js';
 import { addToRows } from './projections/answers.js';
-import { DAILY_COUNTS, DAILY_SOURCES, PROMPTS, PROMPT_OUTCOMES } from './projections/collections.js';
+import { addCompact, compactOf } from './projections/source-rows.js';
+import { COUNT_EXTENTS, DAILY_COUNTS, DAILY_SOURCES, PROMPTS, PROMPT_OUTCOMES } from './projections/collections.js';
 
 export const analyticsBench = {
   analyticsProjections,
@@ -23,6 +24,9 @@ export const analyticsBench = {
   countsOf,
   answerFacts,
   addToRows,
+  addCompact,
+  compactOf,
+  COUNT_EXTENTS,
   DAILY_COUNTS,
   DAILY_SOURCES,
   PROMPT_OUTCOMES,

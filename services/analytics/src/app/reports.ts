@@ -1,15 +1,7 @@
 import { errors, type Clock } from '@kb/platform';
 import type { Store, Where } from '@kb/store';
 import type { CallContext } from '@kb/rpc';
-import {
-  emptyCounts,
-  emptySourceCounts,
-  mergeCounts,
-  mergeSourceCounts,
-  type Counts,
-  type SourceCounts,
-  type SourceMap,
-} from '../domain/counts.js';
+import { emptyCounts, mergeCounts, type Counts, type SourceMap } from '../domain/counts.js';
 import { glossaryReport } from '../domain/glossary.js';
 import {
   envelope,
@@ -29,6 +21,7 @@ import {
 import { loadFoldContext, sourceRules } from '../projections/fold-context.js';
 import {
   ALL,
+  COUNT_EXTENTS,
   DAILY_COUNTS,
   DAILY_SOURCES,
   LATEST_ANSWERS,
@@ -40,10 +33,13 @@ import {
   monthOf,
   type PromptOutcomeDoc,
   type CountDoc,
+  type CountExtentDoc,
   type LatestAnswerDoc,
   type PromptDoc,
   type SourceDoc,
 } from '../projections/collections.js';
+import { tagRowPrompt } from '../projections/tag-rows.js';
+import { sumSourceRows } from '../projections/source-rows.js';
 import type { Page } from './context.js';
 
 export interface ReportQuery {
@@ -152,6 +148,20 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     return w.filters.prompt_id ? tagged.filter((id) => id === w.filters.prompt_id) : tagged;
   }
 
+  /**
+   * The prompt_id of the rows a report sums: the tag's own roll-up rows for a
+   * tag filter (one row per period, whatever the tag's size) when the
+   * organization's tag rows are complete; else each prompt of the filter, or
+   * the roll-up over every prompt.
+   */
+  async function rowPrompts(orgId: string, w: ReportWindow): Promise<string[]> {
+    if (w.filters.tag_id && !w.filters.prompt_id) {
+      const extent = await store.get<CountExtentDoc>(COUNT_EXTENTS, orgId);
+      if (extent?.tag_rows) return [tagRowPrompt(w.filters.tag_id)];
+    }
+    return (await promptScope(orgId, w)) ?? [ALL];
+  }
+
   /** store.get memoised for one report: rows read by two of its parts are parsed once. */
   type Get = <T extends { id: string }>(collection: string, id: string) => Promise<T | undefined>;
   function memoGet(): Get {
@@ -178,12 +188,11 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     options: { get?: Get; scalar?: boolean } = {},
   ): Promise<T[]> {
     const get = options.get ?? memoGet();
-    const scope = await promptScope(orgId, w);
-    if (scope && scope.length === 0) return [];
+    const prompts = await rowPrompts(orgId, w);
+    if (prompts.length === 0) return [];
     const model = w.filters.model ?? ALL;
     const location = w.filters.location ?? ALL;
     const periods = periodsOf(w.from, w.to);
-    const prompts = scope ?? [ALL];
     const id = (prompt_id: string, day: string) => countRowId({ org_id: orgId, day, prompt_id, model, location });
     if (!(options.scalar && collection === DAILY_COUNTS)) {
       const found = await Promise.all(prompts.flatMap((p) => periods.map((day) => get<T>(collection, id(p, day)))));
@@ -227,12 +236,12 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
   async function dailySeries(orgId: string, w: ReportWindow, get: Get = memoGet()): Promise<Map<string, Counts>> {
     const days = daysBetween(w.from, w.to);
     const byDay = new Map(days.map((d) => [d, emptyCounts()]));
-    const scope = await promptScope(orgId, w);
-    if (scope && scope.length === 0) return byDay;
+    const prompts = await rowPrompts(orgId, w);
+    if (prompts.length === 0) return byDay;
     const model = w.filters.model ?? ALL;
     const location = w.filters.location ?? ALL;
     const months = [...new Set(days.map(monthOf))];
-    const keys = (scope ?? [ALL]).flatMap((prompt_id) => months.map((month) => ({ prompt_id, month })));
+    const keys = prompts.flatMap((prompt_id) => months.map((month) => ({ prompt_id, month })));
     const docs = await Promise.all(
       keys.map((k) => get<CountDoc>(DAILY_COUNTS, countRowId({ org_id: orgId, day: k.month, prompt_id: k.prompt_id, model, location }))),
     );
@@ -283,12 +292,8 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     return out;
   }
 
-  /** The source maps summed; legacy when a row predates per-rule and registrable-domain counts. */
-  /** Only the maps a report reads are summed (see mergeSourceCounts). */
-  const mergeSources = (docs: SourceCounts[], maps: readonly SourceMap[]) => ({
-    merged: docs.reduce<Required<SourceCounts>>((acc, d) => mergeSourceCounts(acc, d, maps), emptySourceCounts()),
-    legacy: docs.some((d) => d.site_citations === undefined && Object.keys(d.page_citations).length > 0),
-  });
+  /** The source maps a report reads summed (the others stay empty); legacy when a row predates per-rule and registrable-domain counts. */
+  const mergeSources = (docs: SourceDoc[], maps: readonly SourceMap[]) => sumSourceRows(docs, maps);
   const sum = (docs: CountDoc[]) => docs.reduce((acc, d) => mergeCounts(acc, d), emptyCounts());
   const order = (q: ReportQuery, fallback: Order): Order => q.order ?? fallback;
   const page = (q: ReportQuery): Page => ({ limit: q.limit ?? 50, offset: q.offset ?? 0 });
@@ -308,8 +313,7 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
       const w = windowOf(q);
       const [counts, sources] = await Promise.all([totalsRows(ctx.org_id, w), rows<SourceDoc>(DAILY_SOURCES, ctx.org_id, w)]);
       const maps: SourceMap[] = kind === 'domain' ? ['domain_runs', 'domain_citations'] : ['page_runs', 'page_citations'];
-      const s = sources.reduce<Required<SourceCounts>>((acc, d) => mergeSourceCounts(acc, d, maps), emptySourceCounts());
-      return sourceReport(kind, w, sum(counts), s, q.sort ?? 'citations', order(q, 'desc'), page(q));
+      return sourceReport(kind, w, sum(counts), mergeSources(sources, maps).merged, q.sort ?? 'citations', order(q, 'desc'), page(q));
     },
 
     /** Rule 4 per tracked-source rule: coverage over D and share over S of the citations each rule won. */
@@ -340,17 +344,29 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
 
     async prompts(ctx: CallContext, q: ReportQuery) {
       const w = windowOf(q);
-      const scope = await promptScope(ctx.org_id, w);
-      const [totals, known, byPrompt] = await Promise.all([
+      const sortKey = q.sort ?? 'answer_count';
+      // Names are read for the page's prompts only, unless the list is sorted by them.
+      const byName = sortKey === 'name';
+      const [scope, totals, known, byPrompt] = await Promise.all([
+        promptScope(ctx.org_id, w),
         totalsRows(ctx.org_id, w),
-        store.find<PromptDoc>(PROMPTS, { where: { org_id: ctx.org_id } }),
+        byName ? store.find<PromptDoc>(PROMPTS, { where: { org_id: ctx.org_id } }) : [],
         outcomesByPrompt(ctx.org_id, w),
       ]);
       const names = new Map(known.map((p) => [p.id, p.name]));
+      const inScope = scope && new Set(scope);
       const list = [...byPrompt]
-        .filter(([prompt_id]) => !scope || scope.includes(prompt_id))
+        .filter(([prompt_id]) => !inScope || inScope.has(prompt_id))
         .map(([prompt_id, counts]) => ({ prompt_id, name: names.get(prompt_id) ?? null, counts }));
-      return promptsReport(w, sum(totals), list, q.sort ?? 'answer_count', order(q, 'desc'), page(q));
+      const report = promptsReport(w, sum(totals), list, sortKey, order(q, 'desc'), page(q));
+      if (!byName) {
+        const docs = await Promise.all(report.prompts.map((r) => store.get<PromptDoc>(PROMPTS, r.prompt_id)));
+        report.prompts.forEach((r, i) => {
+          const doc = docs[i];
+          r.name = doc && doc.org_id === ctx.org_id ? doc.name : null;
+        });
+      }
+      return report;
     },
 
     async timeseries(ctx: CallContext, q: ReportQuery) {

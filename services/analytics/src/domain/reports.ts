@@ -203,28 +203,32 @@ export function sourceReport(
 ) {
   const runs = kind === 'domain' ? s.domain_runs : s.page_runs;
   const cites = kind === 'domain' ? s.domain_citations : s.page_citations;
-  const all = Object.keys(cites).map((key) => ({
-    [kind === 'domain' ? 'domain' : 'url']: key,
-    answers_citing: runs[key] ?? 0,
-    citations: cites[key]!,
-    coverage: ratio(runs[key] ?? 0, c.cited_run_count),
-    share: ratio(cites[key]!, c.cited_total),
-    key,
-  }));
+  const name = kind === 'domain' ? 'domain' : 'url';
+  // Thousands of pages: rank bare counts and build ratios for the page of rows
+  // only. Coverage and share divide every source by the same D and S, so they
+  // rank as answers_citing and citations do (all null when it is 0).
+  const NONE = { value: null, display: 'n/a' };
+  const all = Object.keys(cites).map((key) => ({ key, runs: runs[key] ?? 0, cites: cites[key]! }));
   const sorted = sortRows(
     all,
     {
-      [kind === 'domain' ? 'domain' : 'url']: (r) => r.key,
-      answers_citing: (r) => r.answers_citing,
-      citations: (r) => r.citations,
-      coverage: (r) => r.coverage,
-      share: (r) => r.share,
+      [name]: (r) => r.key,
+      answers_citing: (r) => r.runs,
+      citations: (r) => r.cites,
+      coverage: (r) => (c.cited_run_count === 0 ? NONE : r.runs),
+      share: (r) => (c.cited_total === 0 ? NONE : r.cites),
     },
     sort,
     order,
     (r) => r.key,
   );
-  const rows = sorted.slice(page.offset, page.offset + page.limit).map(({ key: _key, ...row }) => row);
+  const rows = sorted.slice(page.offset, page.offset + page.limit).map((r) => ({
+    [name]: r.key,
+    answers_citing: r.runs,
+    citations: r.cites,
+    coverage: ratio(r.runs, c.cited_run_count),
+    share: ratio(r.cites, c.cited_total),
+  }));
   return envelope(
     window,
     c,

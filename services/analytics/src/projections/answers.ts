@@ -14,9 +14,17 @@ import {
   withMonths,
   type CountBatch,
 } from './count-rows.js';
+import { addCountRow, addSourceRow, memberTags, tagChanges, tagRowPrompt } from './tag-rows.js';
 import {
+  ALL,
   ANSWER_BODIES,
   BRAND_TALLIES,
+  COUNT_EXTENTS,
+  PROMPTS,
+  countRowId,
+  type CountExtentDoc,
+  type CountRowKey,
+  type PromptDoc,
   DAILY_COUNTS,
   DAILY_SOURCES,
   LATEST_ANSWERS,
@@ -42,18 +50,41 @@ type RowStore = Pick<StoreTransaction, 'get' | 'put'>;
 interface Pending {
   batch: CountBatch;
   tallies: Map<string, BrandTallyDoc>;
+  /** The tags of each prompt folded in this transaction (read once). */
+  tags: Map<string, string[]>;
+  /** Per organization: whether it had answers before its extent (and so its tag rows) existed. */
+  legacy: Map<string, boolean>;
 }
 const pendingByTx = new WeakMap<StoreTransaction, Pending>();
 
 function pendingOf(tx: StoreTransaction): Pending {
   let p = pendingByTx.get(tx);
-  if (!p) pendingByTx.set(tx, (p = { batch: emptyCountBatch(), tallies: new Map() }));
+  if (!p) pendingByTx.set(tx, (p = { batch: emptyCountBatch(), tallies: new Map(), tags: new Map(), legacy: new Map() }));
   return p;
 }
 
-/** Reads each row the batch touches once, adds the batch to it and writes it once. */
-async function writeBatch(tx: RowStore, days: CountBatch): Promise<void> {
+/**
+ * Reads each row the batch touches once, adds the batch to it and writes it
+ * once; widens each organization's extent (written only when it grows). An
+ * extent created now marks the tag rows complete unless `legacy` says the
+ * organization had answers before.
+ */
+async function writeBatch(tx: RowStore, days: CountBatch, legacy: (orgId: string) => boolean = () => false): Promise<void> {
   const batch = withMonths(days);
+  for (const [orgId, e] of batch.extents) {
+    const stored = await tx.get<CountExtentDoc>(COUNT_EXTENTS, orgId);
+    const doc: CountExtentDoc = stored ?? { id: orgId, org_id: orgId, months: [], models: [], locations: [], tag_rows: !legacy(orgId) };
+    const union = (have: string[], add: Set<string>) =>
+      add.size && [...add].some((x) => !have.includes(x)) ? [...new Set([...have, ...add])].sort() : have;
+    const next = {
+      ...doc,
+      months: union(doc.months, e.months),
+      models: union(doc.models, e.models),
+      locations: union(doc.locations, e.locations),
+    };
+    if (!stored || next.months !== doc.months || next.models !== doc.models || next.locations !== doc.locations)
+      await tx.put(COUNT_EXTENTS, next);
+  }
   for (const [id, d] of batch.counts) await tx.put(DAILY_COUNTS, mergeCountDoc(id, await tx.get<CountDoc>(DAILY_COUNTS, id), d));
   for (const [id, d] of batch.sources) await tx.put(DAILY_SOURCES, mergeSourceDoc(id, await tx.get<SourceDoc>(DAILY_SOURCES, id), d));
   for (const [id, d] of batch.outcomes)
@@ -64,7 +95,7 @@ async function flushRows(tx: StoreTransaction): Promise<void> {
   const p = pendingByTx.get(tx);
   if (!p) return;
   pendingByTx.delete(tx);
-  await writeBatch(tx, p.batch);
+  await writeBatch(tx, p.batch, (orgId) => p.legacy.get(orgId) ?? false);
   for (const [id, t] of p.tallies) {
     const stored = await tx.get<BrandTallyDoc>(BRAND_TALLIES, id);
     await tx.put(
@@ -117,11 +148,92 @@ const isNewer = (a: { run_at: string; answer_id: string }, b: { run_at: string; 
  * Given several answers, each row is read and written once for all of them
  * (the projection batches a transaction's answers the same way; see Pending).
  */
-export async function addToRows(tx: RowStore, orgId: string, facts: AnswerFacts | AnswerFacts[]): Promise<void> {
+export async function addToRows(
+  tx: RowStore,
+  orgId: string,
+  facts: AnswerFacts | AnswerFacts[],
+  tagsOf: (promptId: string) => readonly string[] = () => [],
+): Promise<void> {
   const batch = emptyCountBatch();
-  for (const f of Array.isArray(facts) ? facts : [facts]) addToBatch(batch, orgId, f);
+  for (const f of Array.isArray(facts) ? facts : [facts]) addToBatch(batch, orgId, f, tagsOf(f.prompt_id));
   await writeBatch(tx, batch);
 }
+
+/** The tags whose rows an answer of this prompt adds to (read once per transaction). */
+async function tagsOf(tx: StoreTransaction, pending: Pending, orgId: string, promptId: string): Promise<string[]> {
+  let tags = pending.tags.get(promptId);
+  if (!tags) {
+    const prompt = await tx.get<PromptDoc>(PROMPTS, promptId);
+    pending.tags.set(promptId, (tags = prompt?.org_id === orgId ? memberTags(prompt) : []));
+  }
+  return tags;
+}
+
+/**
+ * Whether the organization had answers folded before its extent existed (its
+ * tag rows would then miss them): asked once per transaction, before this
+ * transaction's answers are written.
+ */
+async function noteLegacy(tx: StoreTransaction, pending: Pending, orgId: string): Promise<void> {
+  if (pending.legacy.has(orgId)) return;
+  const extent = await tx.get<CountExtentDoc>(COUNT_EXTENTS, orgId);
+  pending.legacy.set(orgId, !extent && (await tx.find(LATEST_ANSWERS, { where: { org_id: orgId }, limit: 1 })).length > 0);
+}
+
+/**
+ * A prompt's tags changed (or it was created or deleted): its count and source
+ * rows, every period, model and location of the organization's extent, are
+ * added to the rows of the tags it gained and taken from those it lost, so each
+ * tag's rows stay the sum of its current prompts' rows (what a replay folds).
+ * Reads about 24 rows per month and 48 per day the prompt has answers on.
+ */
+export async function retagRows(
+  tx: Pick<StoreTransaction, 'get' | 'put' | 'delete'>,
+  orgId: string,
+  promptId: string,
+  before: PromptDoc | undefined,
+  after: PromptDoc | undefined,
+): Promise<void> {
+  const { added, removed } = tagChanges(memberTags(before), memberTags(after));
+  if (added.length === 0 && removed.length === 0) return;
+  const extent = await tx.get<CountExtentDoc>(COUNT_EXTENTS, orgId);
+  if (!extent?.tag_rows) return;
+  const changes = [...added.map((t) => [t, 1] as const), ...removed.map((t) => [t, -1] as const)];
+  const apply = async (key: CountRowKey) => {
+    const [counts, sources] = await Promise.all([
+      tx.get<CountDoc>(DAILY_COUNTS, countRowId(key)),
+      tx.get<SourceDoc>(DAILY_SOURCES, countRowId(key)),
+    ]);
+    for (const [tag, sign] of changes) {
+      const tagKey = { ...key, prompt_id: tagRowPrompt(tag) };
+      const id = countRowId(tagKey);
+      if (counts) {
+        const next = addCountRow(await tx.get<CountDoc>(DAILY_COUNTS, id), id, tagKey, counts, sign);
+        await (next ? tx.put(DAILY_COUNTS, next) : tx.delete(DAILY_COUNTS, id));
+      }
+      if (sources) {
+        const next = addSourceRow(await tx.get<SourceDoc>(DAILY_SOURCES, id), id, tagKey, sources, sign);
+        await (next ? tx.put(DAILY_SOURCES, next) : tx.delete(DAILY_SOURCES, id));
+      }
+    }
+    return counts;
+  };
+  for (const month of extent.months)
+    for (const model of [ALL, ...extent.models])
+      for (const location of [ALL, ...extent.locations]) {
+        const key = { org_id: orgId, day: month, prompt_id: promptId, model, location };
+        const row = await apply(key);
+        if (!row) continue;
+        // The days with answers are the month row's series days (every day of the month when it keeps none).
+        const days = row.series ? Object.keys(row.series) : daysOfMonth(month);
+        for (const day of days) await apply({ ...key, day });
+      }
+}
+
+const daysOfMonth = (month: string): string[] => {
+  const n = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0)).getUTCDate();
+  return Array.from({ length: n }, (_, i) => `${month}-${String(i + 1).padStart(2, '0')}`);
+};
 
 /** A schema-1 answer.collected event: it carried the text, cited URLs and brands itself (folded on replay). */
 type LegacyAnswerCollected = AnswerBody & { org_id: string; origin: AnswerCollected['origin']; run_id?: string };
@@ -148,7 +260,8 @@ async function foldAnswer(tx: StoreTransaction, event: StoredEvent): Promise<voi
   const { answer, facts, names, body } = await factsOf(tx, event);
 
   const pending = pendingOf(tx);
-  addToBatch(pending.batch, answer.org_id, facts);
+  await noteLegacy(tx, pending, answer.org_id);
+  addToBatch(pending.batch, answer.org_id, facts, await tagsOf(tx, pending, answer.org_id, answer.prompt_id));
 
   // Rule 6: text, citations and mentions only for the latest answer per prompt, model and location.
   const lid = latestId(answer);
@@ -218,7 +331,7 @@ async function bumpRun(tx: StoreTransaction, runId: string, model: string, field
 /** Daily additive counts, the latest answers, brand tallies and run progress, all from the answer stream. */
 export const answersProjection: Projection = {
   name: 'analytics-answers',
-  collections: [DAILY_COUNTS, DAILY_SOURCES, PROMPT_OUTCOMES, LATEST_ANSWERS, BRAND_TALLIES, PROMPT_RUNS],
+  collections: [DAILY_COUNTS, DAILY_SOURCES, PROMPT_OUTCOMES, COUNT_EXTENTS, LATEST_ANSWERS, BRAND_TALLIES, PROMPT_RUNS],
   indexes: [
     // Count rows are read by id only (their id is their key): no field index to keep up on every write.
     { collection: LATEST_ANSWERS, fields: ['org_id', 'run_at'] },

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Counts, SourceCounts } from '../domain/counts.js';
 import type { MatchType, TierName } from '../domain/sources.js';
+import type { CompactSources } from './source-rows.js';
 
 /** Read-model collections of the analytics service and their documents. */
 export const TRACKED_SOURCES = 'tracked_sources';
@@ -13,6 +14,8 @@ export const DAILY_SOURCES = 'daily_sources';
 /** Per (organization, day or month, model, location): answers, won and lost of every prompt, in one map. */
 export const PROMPT_OUTCOMES = 'prompt_outcomes';
 export const LATEST_ANSWERS = 'latest_answers';
+/** Per organization: the months, models and locations its count rows span, and whether its tag rows are complete. */
+export const COUNT_EXTENTS = 'count_extents';
 /**
  * The full text, cited URLs (as spelled, in order) and producer brands of an
  * answer, keyed by answer id, kept only while the answer is the latest of its
@@ -165,9 +168,24 @@ export type CountDoc = CountRowKey &
      */
     day_totals?: Record<string, number[]>;
   };
-export type SourceDoc = CountRowKey & SourceCounts & { id: string };
+/** A source row: compact (see source-rows.ts), or as SourceCounts maps when folded before that form. */
+export type SourceDoc = CountRowKey & { id: string } & (SourceCounts | CompactSources);
 /** [answer_count, won_count, lost_count] per prompt id. */
 export type PromptOutcomeDoc = CountRowKey & { id: string; prompts: Record<string, [number, number, number]> };
+
+export interface CountExtentDoc {
+  id: string;
+  org_id: string;
+  months: string[];
+  models: string[];
+  locations: string[];
+  /**
+   * The tag rows hold every answer: false when the organization had answers
+   * folded before tag rows existed (reports then sum the tagged prompts' rows
+   * until `rebuild-read-models analytics`).
+   */
+  tag_rows: boolean;
+}
 
 /** The month a day belongs to: rows keyed by month hold the sum of the month's days. */
 export const monthOf = (day: string): string => day.slice(0, 7);

@@ -22,6 +22,8 @@ import {
   type PromptOutcomeDoc,
   type SourceDoc,
 } from './collections.js';
+import { tagRowPrompt } from './tag-rows.js';
+import { FAMILIES, addFamily, compactOf, isCompact, type CompactSources } from './source-rows.js';
 
 /**
  * What a batch of answers adds to the count rows, summed in memory (pure: no
@@ -49,19 +51,36 @@ export interface OutcomeDelta {
   prompts: Record<string, [number, number, number]>;
 }
 
+/** The months, models and locations an organization's rows span (what retagging a prompt reads). */
+export interface Extent {
+  months: Set<string>;
+  models: Set<string>;
+  locations: Set<string>;
+}
+
 /** Deltas by row id; addToBatch fills the day rows, withMonths adds their month twins. */
 export interface CountBatch {
   counts: Map<string, CountDelta>;
   sources: Map<string, SourceDelta>;
   outcomes: Map<string, OutcomeDelta>;
+  /** Per organization. */
+  extents: Map<string, Extent>;
 }
 
-export const emptyCountBatch = (): CountBatch => ({ counts: new Map(), sources: new Map(), outcomes: new Map() });
+export const emptyCountBatch = (): CountBatch => ({ counts: new Map(), sources: new Map(), outcomes: new Map(), extents: new Map() });
 
-/** The eight rows an answer adds to: its own (prompt, model, location) and every roll-up of them. */
-export function rowKeys(orgId: string, f: Pick<AnswerFacts, 'day' | 'prompt_id' | 'model' | 'location'>): CountRowKey[] {
+/**
+ * The rows an answer adds to: its own (prompt, model, location), every roll-up
+ * of them (eight in all), and the four (model and location roll-ups) of each
+ * tag of its prompt (see tag-rows.ts).
+ */
+export function rowKeys(
+  orgId: string,
+  f: Pick<AnswerFacts, 'day' | 'prompt_id' | 'model' | 'location'>,
+  tags: readonly string[] = [],
+): CountRowKey[] {
   const keys: CountRowKey[] = [];
-  for (const prompt_id of [f.prompt_id, ALL])
+  for (const prompt_id of [f.prompt_id, ALL, ...tags.map(tagRowPrompt)])
     for (const model of [f.model, ALL])
       for (const location of [f.location, ALL]) keys.push({ org_id: orgId, day: f.day, prompt_id, model, location });
   return keys;
@@ -87,12 +106,17 @@ const countDelta = (key: CountRowKey, month: boolean): CountDelta => ({
   dayTotals: dict(),
 });
 
-/** Adds one answer's facts to the day rows of the batch (mutates it). */
-export function addToBatch(batch: CountBatch, orgId: string, facts: AnswerFacts): void {
+/** Adds one answer's facts to the day rows of the batch, and to its prompt's tags' rows (mutates it). */
+export function addToBatch(batch: CountBatch, orgId: string, facts: AnswerFacts, tags: readonly string[] = []): void {
   const own = addFacts(emptyCounts(), facts);
   const ownSources = facts.citations.length > 0 ? tallySourceFacts(emptySourceTally(), facts) : null;
   const outcome = [1, facts.won ? 1 : 0, facts.lost ? 1 : 0];
-  for (const key of rowKeys(orgId, facts)) {
+  let extent = batch.extents.get(orgId);
+  if (!extent) batch.extents.set(orgId, (extent = { months: new Set(), models: new Set(), locations: new Set() }));
+  extent.months.add(monthOf(facts.day));
+  extent.models.add(facts.model);
+  extent.locations.add(facts.location);
+  for (const key of rowKeys(orgId, facts, tags)) {
     const id = countRowId(key);
     let c = batch.counts.get(id);
     if (!c) batch.counts.set(id, (c = countDelta(key, false)));
@@ -117,6 +141,7 @@ export function addToBatch(batch: CountBatch, orgId: string, facts: AnswerFacts)
  */
 export function withMonths(batch: CountBatch): CountBatch {
   const out = emptyCountBatch();
+  out.extents = batch.extents;
   const monthKey = (key: CountRowKey) => {
     const month = { ...key, day: monthOf(key.day) };
     return [countRowId(month), month] as const;
@@ -177,13 +202,6 @@ function addTo(m: Record<string, number>, k: string, n: number): void {
   else m[k] = cur + n;
 }
 
-/** A new map from a tally: a dictionary (see dict()), which also keeps any key as its own entry. */
-const mapOf = (t: Map<string, number>): Record<string, number> => {
-  const m = dict();
-  for (const [k, n] of t) m[k] = n;
-  return m;
-};
-
 /**
  * The stored count row plus the batch's delta. A month row created now keeps
  * day_totals for every day of its month; a stored one without them never
@@ -208,11 +226,29 @@ export function mergeCountDoc(id: string, stored: CountDoc | undefined, d: Count
   return stored;
 }
 
+/**
+ * A delta's compact form, sorted once for a day row and the month twin that
+ * shares its tally (never mutated once the batch is summed; rows share the
+ * arrays only until addFamily replaces them).
+ */
+const compacted = new WeakMap<SourceTally, CompactSources>();
+function compactDelta(t: SourceTally): CompactSources {
+  let c = compacted.get(t);
+  if (!c) compacted.set(t, (c = compactOf(t)));
+  return c;
+}
+
+/**
+ * The stored source row plus the batch's delta: created compact; a compact
+ * row gets each family added in one pass over the sorted keys; a row stored
+ * before that form keeps its maps and is added to in place.
+ */
 export function mergeSourceDoc(id: string, stored: SourceDoc | undefined, d: SourceDelta): SourceDoc {
-  if (!stored) {
-    const doc = { id, ...d.key } as SourceDoc;
-    for (const f of SOURCE_MAPS) doc[f] = mapOf(d.sources[f]);
-    return doc;
+  if (!stored) return { id, ...d.key, ...compactDelta(d.sources) };
+  if (isCompact(stored)) {
+    const delta = compactDelta(d.sources);
+    for (const [name] of FAMILIES) stored[name] = addFamily(stored[name], delta[name]);
+    return stored;
   }
   for (const f of SOURCE_MAPS) {
     const m = (stored[f] ??= {});

@@ -11,7 +11,9 @@ import {
   emptySourceTally,
   mergeSourceCounts,
   tallySourceFacts,
+  type SourceCounts,
 } from '../domain/counts.js';
+import { compactOf, isCompact } from './source-rows.js';
 import type { AnswerFacts } from '../domain/facts.js';
 import type { TierName } from '../domain/sources.js';
 import { addToBatch, emptyCountBatch, mergeCountDoc, mergeOutcomeDoc, mergeSourceDoc, rowKeys, withMonths } from './count-rows.js';
@@ -25,11 +27,16 @@ import {
   monthOf,
   seriesFigures,
   type CountDoc,
+  type CountRowKey,
   type PromptOutcomeDoc,
-  type SourceDoc,
+  type PromptDoc,
 } from './collections.js';
+import { addToRows, retagRows } from './answers.js';
+import { memberTags } from './tag-rows.js';
 
 type Docs = Map<string, Record<string, unknown>>;
+/** A source row as SourceCounts maps: what the oracle folds (compared in the compact form, see asStored). */
+type LegacySourceDoc = CountRowKey & SourceCounts & { id: string };
 const ORG = 'org-1';
 
 /** The fold one answer at a time, read-add-write per row (as the projection did before batching): the oracle. */
@@ -58,7 +65,7 @@ function foldOneByOne(docs: Docs, facts: AnswerFacts): void {
       }
       put(DAILY_COUNTS, counts);
       if (facts.citations.length > 0)
-        put(DAILY_SOURCES, addSourceFacts(get<SourceDoc>(DAILY_SOURCES, id) ?? { id, ...period, ...emptySourceCounts() }, facts));
+        put(DAILY_SOURCES, addSourceFacts(get<LegacySourceDoc>(DAILY_SOURCES, id) ?? { id, ...period, ...emptySourceCounts() }, facts));
       if (key.prompt_id !== ALL) continue;
       const outcomes = get<PromptOutcomeDoc>(PROMPT_OUTCOMES, id) ?? { id, ...period, prompts: dict() };
       const [n, won, lost] = outcomes.prompts[facts.prompt_id] ?? [0, 0, 0];
@@ -84,8 +91,20 @@ function foldBatch(docs: Docs, batch: AnswerFacts[]): void {
   write(PROMPT_OUTCOMES, all.outcomes, mergeOutcomeDoc);
 }
 
-/** Documents as stored (JSON), so prototype-less maps and plain objects compare equal. */
-const asStored = (docs: Docs) => Object.fromEntries([...docs].map(([k, v]) => [k, JSON.parse(JSON.stringify(v)) as unknown]));
+/**
+ * Documents as stored (JSON), so prototype-less maps and plain objects compare
+ * equal; source rows as SourceCounts maps in their compact form.
+ */
+const asStored = (docs: Docs) =>
+  Object.fromEntries(
+    [...docs].map(([k, v]) => {
+      if (k.startsWith(`${DAILY_SOURCES}|`) && !isCompact(v)) {
+        const { id, org_id, day, prompt_id, model, location } = v as unknown as LegacySourceDoc;
+        v = { id, org_id, day, prompt_id, model, location, ...compactOf(v as unknown as SourceCounts) };
+      }
+      return [k, JSON.parse(JSON.stringify(v)) as unknown];
+    }),
+  );
 
 const tier = fc.constantFrom<TierName>('primary', 'tracked', 'secondary');
 const citation = fc.record({
@@ -190,6 +209,63 @@ describe('batched count-row fold', () => {
         assert.deepEqual({ ...some.rule_runs }, { ...full.rule_runs });
         assert.deepEqual({ ...some.rule_citations }, { ...full.rule_citations });
         assert.equal(Object.keys(some.page_citations).length, 0);
+      }),
+    );
+  });
+});
+
+/** get/put/delete over documents in memory, as the projection's transaction offers them. */
+function memoryStore(docs: Docs) {
+  return {
+    get: async <T>(c: string, id: string) => docs.get(`${c}|${id}`) as T | undefined,
+    put: async <T extends { id: string }>(c: string, doc: T) => void docs.set(`${c}|${doc.id}`, doc as unknown as Record<string, unknown>),
+    delete: async (c: string, id: string) => docs.delete(`${c}|${id}`),
+  };
+}
+
+const PROMPT_IDS = ['p1', 'p2', 'p3'] as const;
+const promptArb = fc.record({ tags: fc.subarray(['t1', 't2', 't3']), deleted: fc.boolean() });
+const promptsArb = fc
+  .tuple(fc.option(promptArb, { nil: undefined }), promptArb, promptArb)
+  .map((ps) =>
+    Object.fromEntries(
+      ps.map((p, i) => [PROMPT_IDS[i]!, p && ({ id: PROMPT_IDS[i]!, org_id: ORG, name: 'p', text: 'q', ...p } as PromptDoc)]),
+    ),
+  );
+
+describe('tag rows', () => {
+  it('after a prompt’s tags change, equal the rows folded with the new tags from the start', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(factsArb, { maxLength: 12 }), { maxLength: 4 }),
+        promptsArb,
+        promptsArb,
+        async (batches, before, after) => {
+          const retagged = new Map() as Docs;
+          const direct = new Map() as Docs;
+          for (const batch of batches) {
+            await addToRows(memoryStore(retagged), ORG, batch, (p) => memberTags(before[p]));
+            await addToRows(memoryStore(direct), ORG, batch, (p) => memberTags(after[p]));
+          }
+          for (const p of PROMPT_IDS) await retagRows(memoryStore(retagged), ORG, p, before[p], after[p]);
+          assert.deepEqual(asStored(retagged), asStored(direct));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('hold the sum of the tagged prompts’ rows', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(factsArb, { maxLength: 20 }), async (facts) => {
+        const docs = new Map() as Docs;
+        await addToRows(memoryStore(docs), ORG, facts, (p) => (p === 'p3' ? [] : ['t1']));
+        for (const f of facts) {
+          const key = { org_id: ORG, day: monthOf(f.day), model: ALL, location: ALL };
+          const row = (prompt_id: string) => docs.get(`${DAILY_COUNTS}|${countRowId({ ...key, prompt_id })}`) as CountDoc | undefined;
+          const tagged = (row('p1')?.answer_count ?? 0) + (row('p2')?.answer_count ?? 0);
+          assert.equal(row('tag:t1')?.answer_count ?? 0, tagged);
+        }
       }),
     );
   });

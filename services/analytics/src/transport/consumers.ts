@@ -4,11 +4,24 @@ import type { Store, StoreTransaction } from '@kb/store';
 import { startEventConsumer } from '@kb/eventsourcing';
 import { topics, type EventEnvelope, type PromptCreated } from '@kb/events';
 import { ORGANIZATIONS, PROMPTS, type OrganizationDoc, type PromptDoc } from '../projections/collections.js';
+import { retagRows } from '../projections/answers.js';
 
-async function putPrompt(tx: StoreTransaction, event: EventEnvelope) {
+/** A prompt's new version; its tag rows follow its tags in the same transaction. */
+async function savePrompt(tx: StoreTransaction, before: PromptDoc | undefined, doc: PromptDoc) {
+  await tx.put(PROMPTS, doc);
+  await retagRows(tx, doc.org_id, doc.id, before?.org_id === doc.org_id ? before : undefined, doc);
+}
+
+export async function putPrompt(tx: StoreTransaction, event: EventEnvelope) {
   const d = event.data as PromptCreated;
   const doc: PromptDoc = { id: d.prompt_id, org_id: d.org_id, name: d.name, text: d.text, tags: d.tags, deleted: false };
-  await tx.put(PROMPTS, doc);
+  await savePrompt(tx, await tx.get<PromptDoc>(PROMPTS, d.prompt_id), doc);
+}
+
+export async function deletePrompt(tx: StoreTransaction, event: EventEnvelope) {
+  const id = (event.data as { prompt_id: string }).prompt_id;
+  const current = await tx.get<PromptDoc>(PROMPTS, id);
+  if (current) await savePrompt(tx, current, { ...current, deleted: true });
 }
 
 /**
@@ -26,11 +39,7 @@ export async function startAnalyticsConsumers(deps: { bus: EventBus; store: Stor
     handlers: {
       'prompt.created': putPrompt,
       'prompt.updated': putPrompt,
-      'prompt.deleted': async (tx, event) => {
-        const id = (event.data as { prompt_id: string }).prompt_id;
-        const current = await tx.get<PromptDoc>(PROMPTS, id);
-        if (current) await tx.put(PROMPTS, { ...current, deleted: true });
-      },
+      'prompt.deleted': deletePrompt,
     },
   });
   const organizations = await startEventConsumer({

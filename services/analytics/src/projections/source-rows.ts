@@ -1,0 +1,136 @@
+import { dict, type SourceCounts, type SourceMap, type SourceTally } from '../domain/counts.js';
+
+/**
+ * The stored form of a source row's maps: per family (domains, pages,
+ * registrable domains, rules) the keys, sorted, and beside them the answers
+ * citing each (runs) and its citations. A key with a citation always has a
+ * run, so the two maps share their keys and each key is written once (the
+ * maps were two thirds of the bytes the fold wrote), and arrays parse and
+ * add up faster than objects with thousands of keys. Sorted keys make a row
+ * the same whatever order its answers were folded in (so a replay, batched
+ * differently, writes the same rows) and let two rows be added in one pass.
+ */
+export type Family = [keys: string[], runs: number[], citations: number[]];
+export interface CompactSources {
+  domains: Family;
+  pages: Family;
+  sites: Family;
+  rules: Family;
+}
+
+/** Each family's name and the two SourceCounts maps it holds. */
+export const FAMILIES = [
+  ['domains', 'domain_runs', 'domain_citations'],
+  ['pages', 'page_runs', 'page_citations'],
+  ['sites', 'site_runs', 'site_citations'],
+  ['rules', 'rule_runs', 'rule_citations'],
+] as const satisfies readonly (readonly [keyof CompactSources, SourceMap, SourceMap])[];
+
+/** Rows folded before this form keep the SourceCounts maps (objects); both are read. */
+export const isCompact = (doc: object): doc is CompactSources => 'pages' in doc;
+
+const emptyFamily = (): Family => [[], [], []];
+
+/** A family from a runs and a citations map (a Map or a stored object). */
+export function familyOf(
+  runs: Map<string, number> | Record<string, number> | undefined,
+  citations: Map<string, number> | Record<string, number> | undefined,
+): Family {
+  if (!citations) return emptyFamily();
+  const isMap = citations instanceof Map;
+  const keys = (isMap ? [...citations.keys()] : Object.keys(citations)).sort();
+  const at = (m: Map<string, number> | Record<string, number> | undefined, k: string) =>
+    m instanceof Map ? (m.get(k) ?? 0) : m && Object.prototype.hasOwnProperty.call(m, k) ? m[k]! : 0;
+  return [keys, keys.map((k) => at(runs, k)), keys.map((k) => at(citations, k))];
+}
+
+/** The compact form of a tally, of stored SourceCounts (maps a row lacks are empty families), or of a compact row itself. */
+export function compactOf(s: SourceTally | SourceCounts | CompactSources): CompactSources {
+  if (isCompact(s)) return { domains: s.domains, pages: s.pages, sites: s.sites, rules: s.rules };
+  const out = {} as CompactSources;
+  for (const [name, runs, citations] of FAMILIES) out[name] = familyOf(s[runs], s[citations]);
+  return out;
+}
+
+/**
+ * a + sign * b in one pass over both sorted key lists; an entry whose runs and
+ * citations both reach 0 is dropped (a fold never stores one).
+ */
+export function addFamily(a: Family, b: Family, sign: 1 | -1 = 1): Family {
+  const [ak, ar, ac] = a;
+  const [bk, br, bc] = b;
+  if (bk.length === 0) return a;
+  const keys: string[] = [];
+  const runs: number[] = [];
+  const cites: number[] = [];
+  const push = (k: string, r: number, c: number) => {
+    if (r === 0 && c === 0) return;
+    keys.push(k);
+    runs.push(r);
+    cites.push(c);
+  };
+  let i = 0;
+  let j = 0;
+  while (i < ak.length || j < bk.length) {
+    if (j >= bk.length || (i < ak.length && ak[i]! < bk[j]!)) {
+      push(ak[i]!, ar[i]!, ac[i]!);
+      i++;
+    } else if (i >= ak.length || bk[j]! < ak[i]!) {
+      push(bk[j]!, sign * br[j]!, sign * bc[j]!);
+      j++;
+    } else {
+      push(ak[i]!, ar[i]! + sign * br[j]!, ac[i]! + sign * bc[j]!);
+      i++;
+      j++;
+    }
+  }
+  return [keys, runs, cites];
+}
+
+/** a + sign * b, family by family. */
+export function addCompact(a: CompactSources, b: CompactSources, sign: 1 | -1 = 1): CompactSources {
+  const out = {} as CompactSources;
+  for (const [name] of FAMILIES) out[name] = addFamily(a[name], b[name], sign);
+  return out;
+}
+
+/**
+ * The maps listed summed over stored rows of either form, as SourceCounts
+ * dictionaries (what the reports take), and whether a row predates the
+ * per-rule and registrable-domain maps. Sums go through Maps: adding to a
+ * dictionary-mode object, and for-in over one, cost several times more.
+ */
+export function sumSourceRows(docs: readonly (SourceCounts | CompactSources)[], maps: readonly SourceMap[]) {
+  const sums = new Map<SourceMap, Map<string, number>>(maps.map((m) => [m, new Map()]));
+  let legacy = false;
+  const add = (into: Map<string, number>, k: string, n: number) => into.set(k, (into.get(k) ?? 0) + n);
+  for (const d of docs) {
+    if (isCompact(d)) {
+      for (const [name, runs, citations] of FAMILIES) {
+        const [keys, r, c] = d[name];
+        const sr = sums.get(runs);
+        const sc = sums.get(citations);
+        if (sr) for (let i = 0; i < keys.length; i++) add(sr, keys[i]!, r[i]!);
+        if (sc) for (let i = 0; i < keys.length; i++) add(sc, keys[i]!, c[i]!);
+      }
+      continue;
+    }
+    if (d.site_citations === undefined && Object.keys(d.page_citations).length > 0) legacy = true;
+    for (const [m, into] of sums) {
+      const from = d[m];
+      if (from) for (const k of Object.keys(from)) add(into, k, from[k]!);
+    }
+  }
+  const merged = {
+    domain_runs: dict(),
+    domain_citations: dict(),
+    page_runs: dict(),
+    page_citations: dict(),
+    site_runs: dict(),
+    site_citations: dict(),
+    rule_runs: dict(),
+    rule_citations: dict(),
+  } satisfies Required<SourceCounts>;
+  for (const [m, sum] of sums) for (const [k, n] of sum) merged[m][k] = n;
+  return { merged, legacy };
+}
