@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { queryTerms } from '../analysis.js';
-import { cosine, reciprocalRankFusion } from '../fusion.js';
+import { cosine, DEFAULT_FUSION, fuseRanked, type FusionOptions } from '../fusion.js';
 import {
   vectorIdOf,
   type ContentMeta,
@@ -20,6 +20,8 @@ export interface SqliteSearchIndexOptions {
   weights?: { title: number; heading: number; text: number };
   /** How many candidates each retriever brings to the fusion (at least the limit). */
   candidates?: number;
+  /** How BM25 and dense candidates are fused when the request has a vector (default: DEFAULT_FUSION). */
+  fusion?: FusionOptions;
 }
 
 /*
@@ -120,6 +122,7 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
   const db = open(options.path);
   const w = options.weights ?? { title: 2, heading: 1, text: 1 };
   const candidates = options.candidates ?? 100;
+  const fusion = options.fusion ?? DEFAULT_FUSION;
 
   const s = {
     chunkRowsOf: db.prepare<[string, string], { rowid: number; text: string; heading_path: string }>(
@@ -343,7 +346,12 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
       const lex = text ? lexical(`${filing} AND {title heading body} : (${text})`, req.vector ? pool : req.limit) : { rows: [], total: 0 };
       if (!req.vector) return { hits: lex.rows.map((r) => toHit(r, r.score)), total: lex.total };
       const vec = dense(req.vector, where, pool);
-      const fused = reciprocalRankFusion([lex.rows, vec], (r) => String(r.rowid));
+      const fused = fuseRanked(
+        lex.rows.map((r) => ({ item: r, score: r.score })),
+        vec.map((r) => ({ item: r, score: r.score })),
+        (r) => String(r.rowid),
+        fusion,
+      );
       return {
         hits: fused.slice(0, req.limit).map((f) => toHit(f.item, f.score)),
         total: Math.max(lex.total, fused.length),
