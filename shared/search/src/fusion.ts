@@ -41,7 +41,8 @@ export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
  */
 export type FusionOptions = { method: 'rrf'; k: number; denseWeight: number } | { method: 'convex'; denseWeight: number };
 
-export const DEFAULT_FUSION: FusionOptions = { method: 'rrf', k: 60, denseWeight: 0.5 };
+/** Chosen by 5-fold cross-validation on SciFact train queries with bge-small-en-v1.5 (every fold's choice made without it: 0.6, 0.6, 0.6, 0.6, 0.7). */
+export const DEFAULT_FUSION: FusionOptions = { method: 'convex', denseWeight: 0.6 };
 
 export function fuseRanked<T>(
   lexical: { item: T; score: number }[],

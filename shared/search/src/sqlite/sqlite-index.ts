@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { queryTerms } from '../analysis.js';
-import { cosine, DEFAULT_FUSION, fuseRanked, type FusionOptions } from '../fusion.js';
+import { DEFAULT_FUSION, fuseRanked, type FusionOptions } from '../fusion.js';
 import {
   vectorIdOf,
   type ContentMeta,
@@ -158,11 +158,52 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
       'UPDATE contents SET title = @title, category_id = @category_id, topic_id = @topic_id WHERE org_id = @org_id AND content_id = @content_id',
     ),
     countChunks: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM chunks WHERE org_id = ?'),
+    embeddingsOf: db.prepare<[string], { rowid: number; embedding: Buffer }>(
+      'SELECT rowid, embedding FROM chunks WHERE org_id = ? AND embedding IS NOT NULL',
+    ),
   };
 
-  const removeChunks = (org: string, contentId: string) => {
-    for (const row of s.chunkRowsOf.all(org, contentId)) s.deleteFts.run(row.rowid);
+  /*
+   * The stored vectors of each organization, read once and then kept in step with
+   * every write (dense retrieval would otherwise read every blob at each query).
+   * A failed write drops the organization's entry; the next query reads it again.
+   */
+  type Vector = { v: Float32Array; norm: number };
+  const vectorCache = new Map<string, Map<number, Vector>>();
+  const vectorOf = (v: Float32Array): Vector => {
+    let n = 0;
+    for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
+    return { v, norm: Math.sqrt(n) };
+  };
+  function vectorsOf(org: string): Map<number, Vector> {
+    let m = vectorCache.get(org);
+    if (!m) {
+      m = new Map();
+      for (const r of s.embeddingsOf.iterate(org)) m.set(r.rowid, vectorOf(fromBlob(r.embedding)));
+      vectorCache.set(org, m);
+    }
+    return m;
+  }
+  type VectorChanges = { removed: number[]; added: { rowid: number; v: Float32Array }[] };
+  function applyVectorChanges(org: string, run: () => VectorChanges): void {
+    let changes: VectorChanges;
+    try {
+      changes = run();
+    } catch (err) {
+      vectorCache.delete(org);
+      throw err;
+    }
+    const m = vectorCache.get(org);
+    if (!m) return;
+    for (const rowid of changes.removed) m.delete(rowid);
+    for (const a of changes.added) m.set(a.rowid, vectorOf(a.v));
+  }
+
+  const removeChunks = (org: string, contentId: string): number[] => {
+    const rows = s.chunkRowsOf.all(org, contentId);
+    for (const row of rows) s.deleteFts.run(row.rowid);
     s.deleteChunks.run(org, contentId);
+    return rows.map((r) => r.rowid);
   };
 
   const writeFiling = (org: string, contentId: string, meta: Pick<ContentMeta, 'tags' | 'folder_path'>) => {
@@ -172,8 +213,9 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     for (const folder of meta.folder_path) s.insertFolder.run(org, contentId, folder);
   };
 
-  const indexVersion = db.transaction((c: IndexedContent) => {
-    removeChunks(c.org_id, c.content_id);
+  const indexVersion = db.transaction((c: IndexedContent): VectorChanges => {
+    const removed = removeChunks(c.org_id, c.content_id);
+    const added: VectorChanges['added'] = [];
     s.deleteContent.run(c.org_id, c.content_id);
     s.insertContent.run({ ...c });
     writeFiling(c.org_id, c.content_id, c);
@@ -192,8 +234,10 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
         slide: chunk.slide ?? null,
         embedding: chunk.embedding ? toBlob(chunk.embedding) : null,
       });
+      if (chunk.embedding) added.push({ rowid: Number(lastInsertRowid), v: new Float32Array(chunk.embedding) });
       s.insertFts.run(lastInsertRowid, c.title, heading.join(' '), chunk.text, filing);
     }
+    return { removed, added };
   });
 
   const updateContent = db.transaction((org: string, contentId: string, meta: Partial<ContentMeta>): boolean => {
@@ -229,17 +273,17 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     return true;
   });
 
-  const removeContent = db.transaction((org: string, contentId: string): boolean => {
+  const removeContent = db.transaction((org: string, contentId: string): { existed: boolean; removed: number[] } => {
     const existed = s.getContent.get(org, contentId) !== undefined;
-    removeChunks(org, contentId);
+    const removed = removeChunks(org, contentId);
     s.deleteContent.run(org, contentId);
     s.deleteTags.run(org, contentId);
     s.deleteFolders.run(org, contentId);
-    return existed;
+    return { existed, removed };
   });
 
   /** SQL conditions on `c` (chunks) and `ct` (contents) for the filters; null when nothing can match. */
-  function filterSql(org: string, f: SearchFilters): { sql: string; params: unknown[]; needsContents: boolean } | null {
+  function filterSql(org: string, f: SearchFilters): { sql: string; params: unknown[]; needsContents: boolean; orgOnly: boolean } | null {
     if (f.folder_scope !== null && f.folder_scope.length === 0) return null;
     const parts = ['c.org_id = ?'];
     const params: unknown[] = [org];
@@ -260,7 +304,7 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     if (f.tags && f.tags.length > 0) within('content_tags', 'tag', f.tags);
     if (f.folder_ids && f.folder_ids.length > 0) within('content_folders', 'folder_id', f.folder_ids);
     if (f.folder_scope !== null) within('content_folders', 'folder_id', f.folder_scope);
-    return { sql: parts.join(' AND '), params, needsContents: Boolean(f.category_id || f.topic_id) };
+    return { sql: parts.join(' AND '), params, needsContents: Boolean(f.category_id || f.topic_id), orgOnly: parts.length === 1 };
   }
 
   const COLUMNS = `c.rowid, c.content_id, c.version_id, c.chunk_index, c.text, c.heading_path, c.page, c.sheet, c.slide, ct.title`;
@@ -300,16 +344,37 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     });
   }
 
-  function dense(vector: number[], where: { sql: string; params: unknown[]; needsContents: boolean }, limit: number): ChunkRow[] {
-    const rows = prepared(
-      `SELECT c.rowid, c.embedding FROM chunks c
-       ${where.needsContents ? 'JOIN contents ct ON ct.org_id = c.org_id AND ct.content_id = c.content_id' : ''}
-       WHERE c.embedding IS NOT NULL AND ${where.sql}`,
-    ).all(...where.params) as { rowid: number; embedding: Buffer }[];
-    const best = rows
-      .map((r) => ({ rowid: r.rowid, score: cosine(vector, fromBlob(r.embedding)) }))
-      .sort((a, b) => b.score - a.score)
-      .slice(0, limit);
+  /** Brute-force cosine over the organization's vectors in memory; filters other than the organization pick the rows by SQL first. */
+  function dense(
+    org: string,
+    vector: number[],
+    where: { sql: string; params: unknown[]; needsContents: boolean; orgOnly: boolean },
+    limit: number,
+  ): ChunkRow[] {
+    const vectors = vectorsOf(org);
+    const allowed = where.orgOnly
+      ? undefined
+      : new Set(
+          (
+            prepared(
+              `SELECT c.rowid FROM chunks c
+               ${where.needsContents ? 'JOIN contents ct ON ct.org_id = c.org_id AND ct.content_id = c.content_id' : ''}
+               WHERE c.embedding IS NOT NULL AND ${where.sql}`,
+            ).all(...where.params) as { rowid: number }[]
+          ).map((r) => r.rowid),
+        );
+    const q = vectorOf(new Float32Array(vector));
+    if (q.norm === 0) return [];
+    const scored: { rowid: number; score: number }[] = [];
+    for (const [rowid, { v, norm }] of vectors) {
+      if (allowed && !allowed.has(rowid)) continue;
+      if (norm === 0) continue;
+      const n = Math.min(v.length, q.v.length);
+      let dot = 0;
+      for (let i = 0; i < n; i++) dot += v[i]! * q.v[i]!;
+      scored.push({ rowid, score: dot / (norm * q.norm) });
+    }
+    const best = scored.sort((a, b) => b.score - a.score || a.rowid - b.rowid).slice(0, limit);
     return best.length === 0 ? [] : detailsOf(best);
   }
 
@@ -329,13 +394,19 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
 
   return {
     async indexVersion(content) {
-      indexVersion(content);
+      applyVectorChanges(content.org_id, () => indexVersion(content));
     },
     async updateContent(org, contentId, meta) {
       return updateContent(org, contentId, meta);
     },
     async removeContent(org, contentId) {
-      return removeContent(org, contentId);
+      let existed = false;
+      applyVectorChanges(org, () => {
+        const r = removeContent(org, contentId);
+        existed = r.existed;
+        return { removed: r.removed, added: [] };
+      });
+      return existed;
     },
     async search(req: SearchRequest) {
       const where = filterSql(req.org_id, req.filters);
@@ -345,7 +416,7 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
       const pool = Math.max(req.limit, candidates);
       const lex = text ? lexical(`${filing} AND {title heading body} : (${text})`, req.vector ? pool : req.limit) : { rows: [], total: 0 };
       if (!req.vector) return { hits: lex.rows.map((r) => toHit(r, r.score)), total: lex.total };
-      const vec = dense(req.vector, where, pool);
+      const vec = dense(req.org_id, req.vector, where, pool);
       const fused = fuseRanked(
         lex.rows.map((r) => ({ item: r, score: r.score })),
         vec.map((r) => ({ item: r, score: r.score })),
@@ -362,6 +433,7 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     },
     async clear() {
       db.exec('DELETE FROM chunks_fts; DELETE FROM chunks; DELETE FROM contents; DELETE FROM content_tags; DELETE FROM content_folders;');
+      vectorCache.clear();
     },
     async close() {
       db.close();
