@@ -321,15 +321,21 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
 
   /** Top rowids by BM25 from the full-text index alone (filters are in the expression), then the total. */
   function lexical(match: string, limit: number): { rows: ChunkRow[]; total: number } {
+    const { ranked, total } = lexicalRanked(match, limit);
+    return { rows: ranked.length === 0 ? [] : detailsOf(ranked), total };
+  }
+
+  /** Top rowids and BM25 scores only (fusion needs no more; details are read for the fused top only). */
+  function lexicalRanked(match: string, limit: number): { ranked: { rowid: number; score: number }[]; total: number } {
     const ranked = prepared(
       `SELECT rowid, -bm25(chunks_fts, ${w.title}, ${w.heading}, ${w.text}, 0) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?`,
     ).all(match, limit) as { rowid: number; score: number }[];
-    if (ranked.length === 0) return { rows: [], total: 0 };
+    if (ranked.length === 0) return { ranked, total: 0 };
     const total =
       ranked.length < limit
         ? ranked.length
         : (prepared('SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?').get(match) as { n: number }).n;
-    return { rows: detailsOf(ranked), total };
+    return { ranked, total };
   }
 
   /** Chunk rows with their content's title, in the order given. */
@@ -344,13 +350,13 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     });
   }
 
-  /** Brute-force cosine over the organization's vectors in memory; filters other than the organization pick the rows by SQL first. */
-  function dense(
+  /** Brute-force cosine over the organization's vectors in memory, best `limit` rowids; filters other than the organization pick the rows by SQL first. */
+  function denseRanked(
     org: string,
     vector: number[],
     where: { sql: string; params: unknown[]; needsContents: boolean; orgOnly: boolean },
     limit: number,
-  ): ChunkRow[] {
+  ): { rowid: number; score: number }[] {
     const vectors = vectorsOf(org);
     const allowed = where.orgOnly
       ? undefined
@@ -364,18 +370,44 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
           ).map((r) => r.rowid),
         );
     const q = vectorOf(new Float32Array(vector));
-    if (q.norm === 0) return [];
-    const scored: { rowid: number; score: number }[] = [];
+    if (q.norm === 0 || limit <= 0) return [];
+    const qv = q.v;
+    // The best `limit` so far in a min-heap on score: most vectors are compared once and dropped.
+    const heap: { rowid: number; score: number }[] = [];
+    const worse = (a: { rowid: number; score: number }, b: { rowid: number; score: number }) =>
+      a.score < b.score || (a.score === b.score && a.rowid > b.rowid);
+    const siftDown = (i: number) => {
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < heap.length && worse(heap[l]!, heap[m]!)) m = l;
+        if (r < heap.length && worse(heap[r]!, heap[m]!)) m = r;
+        if (m === i) return;
+        [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+        i = m;
+      }
+    };
     for (const [rowid, { v, norm }] of vectors) {
-      if (allowed && !allowed.has(rowid)) continue;
-      if (norm === 0) continue;
-      const n = Math.min(v.length, q.v.length);
+      if (norm === 0 || (allowed && !allowed.has(rowid))) continue;
+      const n = Math.min(v.length, qv.length);
       let dot = 0;
-      for (let i = 0; i < n; i++) dot += v[i]! * q.v[i]!;
-      scored.push({ rowid, score: dot / (norm * q.norm) });
+      for (let i = 0; i < n; i++) dot += v[i]! * qv[i]!;
+      const entry = { rowid, score: dot / (norm * q.norm) };
+      if (heap.length < limit) {
+        heap.push(entry);
+        for (let i = heap.length - 1; i > 0;) {
+          const parent = (i - 1) >> 1;
+          if (!worse(heap[i]!, heap[parent]!)) break;
+          [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+          i = parent;
+        }
+      } else if (worse(heap[0]!, entry)) {
+        heap[0] = entry;
+        siftDown(0);
+      }
     }
-    const best = scored.sort((a, b) => b.score - a.score || a.rowid - b.rowid).slice(0, limit);
-    return best.length === 0 ? [] : detailsOf(best);
+    return heap.sort((a, b) => b.score - a.score || a.rowid - b.rowid);
   }
 
   const toHit = (r: ChunkRow, score: number): SearchHit => ({
@@ -414,18 +446,22 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
       const text = ftsQuery(req.query);
       const filing = filingMatch(req.org_id, req.filters)!;
       const pool = Math.max(req.limit, candidates);
-      const lex = text ? lexical(`${filing} AND {title heading body} : (${text})`, req.vector ? pool : req.limit) : { rows: [], total: 0 };
-      if (!req.vector) return { hits: lex.rows.map((r) => toHit(r, r.score)), total: lex.total };
-      const vec = dense(req.org_id, req.vector, where, pool);
+      if (!req.vector) {
+        const lex = text ? lexical(`${filing} AND {title heading body} : (${text})`, req.limit) : { rows: [], total: 0 };
+        return { hits: lex.rows.map((r) => toHit(r, r.score)), total: lex.total };
+      }
+      const lexIds = text ? lexicalRanked(`${filing} AND {title heading body} : (${text})`, pool) : { ranked: [], total: 0 };
+      const vec = denseRanked(req.org_id, req.vector, where, pool);
       const fused = fuseRanked(
-        lex.rows.map((r) => ({ item: r, score: r.score })),
-        vec.map((r) => ({ item: r, score: r.score })),
-        (r) => String(r.rowid),
+        lexIds.ranked.map((r) => ({ item: r.rowid, score: r.score })),
+        vec.map((r) => ({ item: r.rowid, score: r.score })),
+        String,
         fusion,
       );
+      const top = fused.slice(0, req.limit).map((f) => ({ rowid: f.item, score: f.score }));
       return {
-        hits: fused.slice(0, req.limit).map((f) => toHit(f.item, f.score)),
-        total: Math.max(lex.total, fused.length),
+        hits: top.length === 0 ? [] : detailsOf(top).map((r) => toHit(r, r.score)),
+        total: Math.max(lexIds.total, fused.length),
       };
     },
     async countChunks(org) {
