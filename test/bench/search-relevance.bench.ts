@@ -2,20 +2,39 @@
  * Relevance of the embedded search on SciFact (train split, BEIR layout), through
  * the real path: every abstract goes in through POST /org/kb/raw (ingest service,
  * chunking, events, the knowledge base's indexing consumer) and every claim is
- * asked through POST /search, on the whole system started in-process on fresh
- * data. Prints nDCG@10 and Recall@100, and the same metrics of a bare index fed
- * the abstracts directly in the same run, against the published BM25 range.
+ * asked through POST /search, on the whole system started in-process on fresh data.
  *
- *   npm run bench:relevance            (SCIFACT_DIR to point elsewhere; QUERIES=n for a subset)
+ * Only the train split exists here, so the judged queries are split once by a
+ * hash of their id: 20% held out (never used by any choice) and the rest in 5
+ * folds. Two systems are measured in the same run:
+ *  1. today's path: BM25 only (no embeddings);
+ *  2. hybrid: the same plus a local embedding model (EMBEDDINGS=local) fused with BM25.
+ * The fusion setting of (2) is chosen by cross-validation on the 5 folds from the
+ * candidate lists of its own index (BM25 and dense, computed once), each fold's
+ * choice made on the other four; the setting chosen on all five folds is then set
+ * on the running system (restart with SEARCH_FUSION/...) and every claim is asked
+ * over HTTP. Printed: nDCG@10 per fold and on the held-out split against BM25 in
+ * the same run, Recall@100, p50/p99 latency of both systems, and the ingest cost
+ * of embedding. Without the model files only (1) runs (skipped: reason).
+ *
+ *   scripts/fetch-embedding-model.sh && npm run bench:relevance
+ *   SCIFACT_DIR, QUERIES=n (subset), CORPUS=n (smoke run), EMBEDDINGS_MODEL_DIR (default .models/bge-small-en-v1.5-q),
+ *   BENCH_EMBEDDINGS_THREADS (ONNX threads while the bench ingests, default 2)
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { createSqliteSearchIndex } from '@kb/search/sqlite';
-import { startTestSystem } from '../e2e/harness.js';
+import { cosine, fuseRanked, type FusionOptions } from '@kb/search';
+import { createLocalEmbeddings, missingModelFiles } from '@kb/ai/local';
+import { startTestSystem, type TestSystem } from '../e2e/harness.js';
 import { distinctInOrder, loadScifact, ndcgAt, recallAt } from './scifact.js';
+import { crossValidate, bestSetting, meanOver, splitQueries } from './cross-validation.js';
 
-const PUBLISHED_BM25 = { low: 0.665, high: 0.69 };
 const CONCURRENCY = 16;
+const MAX_RESULTS = 100;
+/** What the service asks the index for max_results 100 (search.ts: max * 2 + 10, capped at 210). */
+const POOL = 210;
+const modelDir = process.env.EMBEDDINGS_MODEL_DIR ?? join(import.meta.dirname, '../../.models/bge-small-en-v1.5-q');
 
 async function pool<T>(items: T[], n: number, fn: (item: T, i: number) => Promise<void>) {
   let next = 0;
@@ -29,32 +48,29 @@ async function pool<T>(items: T[], n: number, fn: (item: T, i: number) => Promis
   );
 }
 
-function evaluate(ranked: Map<string, string[]>, qrels: Map<string, Map<string, number>>) {
-  let ndcg = 0;
-  let recall = 0;
-  for (const [q, docs] of ranked) {
-    ndcg += ndcgAt(10, docs, qrels.get(q)!);
-    recall += recallAt(100, docs, qrels.get(q)!);
-  }
-  return { ndcg10: ndcg / ranked.size, recall100: recall / ranked.size };
-}
-
-const { corpus, queries: allQueries, qrels } = loadScifact();
+const { corpus: allDocs, queries: allQueries, qrels } = loadScifact();
+// CORPUS=n: a smoke run on the first n abstracts (figures meaningless).
+const corpus = process.env.CORPUS ? allDocs.slice(0, Number(process.env.CORPUS)) : allDocs;
 const queries = process.env.QUERIES ? allQueries.slice(0, Number(process.env.QUERIES)) : allQueries;
-console.log(`SciFact train: ${corpus.length} abstracts, ${queries.length} judged queries`);
+const { heldOut, folds } = splitQueries(
+  queries.map((q) => q._id),
+  { heldOutShare: 0.2, folds: 5 },
+);
+const tuneIds = folds.flat();
+console.log(
+  `SciFact train: ${corpus.length} abstracts, ${queries.length} judged queries: ${heldOut.length} held out, ${tuneIds.length} in ${folds.length} folds (${folds.map((f) => f.length).join('/')})`,
+);
 
-const t = await startTestSystem({ BOOTSTRAP_CREDITS: '100000000' });
-try {
-  const probe = await t.api('POST', '/org/kb/raw', { body: {} });
-  if (probe.status === 404 && !probe.text.startsWith('{'))
-    throw new Error('POST /org/kb/raw does not exist: the bench needs the ingest route');
+const perQuery = (ranked: Map<string, string[]>, fn: typeof ndcgAt, k: number) =>
+  new Map([...ranked].map(([q, docs]) => [q, fn(k, docs, qrels.get(q)!)]));
+const pctl = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
-  // Ingest every abstract over HTTP.
+/** Ingests every abstract over HTTP and waits until the index has all of them. */
+async function ingest(t: TestSystem, label: string) {
   const docOf = new Map<string, string>();
-  let started = performance.now();
+  const started = performance.now();
   await pool(corpus, CONCURRENCY, async (doc) => {
     let res = await t.api('POST', '/org/kb/raw', { body: { title: doc.title || doc._id, text: doc.text } });
-    // 503 means retry with backoff (spec 7).
     for (let attempt = 1; (res.status === 503 || res.status === 429) && attempt < 10; attempt++) {
       await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
       res = await t.api('POST', '/org/kb/raw', { body: { title: doc.title || doc._id, text: doc.text } });
@@ -63,73 +79,190 @@ try {
     docOf.set(res.body.content_id ?? res.body.id, doc._id);
   });
   const accepted = performance.now() - started;
-
-  // Wait until the knowledge base indexed all of them (read-only look at the index file; not part of the measured path).
   const indexDb = new Database(join(t.dataDir, 'knowledge-base-search.db'), { readonly: true, fileMustExist: false });
   for (;;) {
     const n = (indexDb.prepare('SELECT count(*) AS n FROM contents').get() as { n: number }).n;
-    process.stdout.write(`\rindexed ${n}/${corpus.length}`);
+    process.stdout.write(`\r${label}: indexed ${n}/${corpus.length}`);
     if (n >= corpus.length) break;
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 1000));
   }
   const chunks = (indexDb.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n;
   indexDb.close();
+  const indexedMs = performance.now() - started;
   console.log(
-    `\ningested in ${(accepted / 1000).toFixed(1)} s (accepted), indexed after ${((performance.now() - started) / 1000).toFixed(1)} s; ${chunks} chunks`,
+    `\n${label}: accepted in ${(accepted / 1000).toFixed(1)} s, indexed after ${(indexedMs / 1000).toFixed(1)} s; ${chunks} chunks`,
   );
+  return { docOf, acceptedMs: accepted, indexedMs, chunks };
+}
 
-  // Ask every claim through POST /search.
+/** Asks every claim through POST /search (4 concurrent); ranked documents and latencies. */
+async function askAll(t: TestSystem, docOf: Map<string, string>) {
   const ranked = new Map<string, string[]>();
   const latencies: number[] = [];
-  started = performance.now();
   await pool(queries, 4, async (q) => {
     const t0 = performance.now();
-    const res = await t.api('POST', '/search', { body: { query: q.text, max_results: 100 } });
+    const res = await t.api('POST', '/search', { body: { query: q.text, max_results: MAX_RESULTS } });
     latencies.push(performance.now() - t0);
     if (res.status !== 200) throw new Error(`search answered ${res.status}: ${res.text}`);
     ranked.set(q._id, distinctInOrder(res.body.results.map((r: { content_id: string }) => docOf.get(r.content_id) ?? '?')));
   });
-  latencies.sort((a, b) => a - b);
-  const http = evaluate(ranked, qrels);
+  return { ranked, latencies, ndcg: perQuery(ranked, ndcgAt, 10), recall: perQuery(ranked, recallAt, 100) };
+}
 
-  // The same corpus in a bare index (one chunk per abstract), same run.
-  const bare = createSqliteSearchIndex({ path: ':memory:' });
-  const org = '00000000-0000-4000-8000-000000000000';
-  for (const d of corpus) {
-    await bare.indexVersion({
-      org_id: org,
-      content_id: d._id,
-      version_id: d._id,
-      title: d.title,
-      category_id: null,
-      topic_id: null,
-      tags: [],
-      folder_path: [],
-      chunks: [{ chunk_index: 0, text: d.text }],
-    });
-  }
-  const bareRanked = new Map<string, string[]>();
-  for (const q of queries) {
-    const res = await bare.search({ org_id: org, query: q.text, filters: { folder_scope: null }, limit: 100 });
-    bareRanked.set(q._id, distinctInOrder(res.hits.map((h) => h.content_id)));
-  }
-  await bare.close();
-  const direct = evaluate(bareRanked, qrels);
-
-  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-  console.log('\n| run | nDCG@10 | Recall@100 | vs BM25 0.665 |');
-  console.log('|---|---|---|---|');
-  console.log(
-    `| POST /search (ingest -> chunks -> index -> HTTP) | ${http.ndcg10.toFixed(4)} | ${http.recall100.toFixed(4)} | ${pct(http.ndcg10 / PUBLISHED_BM25.low)} |`,
-  );
-  console.log(
-    `| bare FTS5 index, abstracts as one chunk | ${direct.ndcg10.toFixed(4)} | ${direct.recall100.toFixed(4)} | ${pct(direct.ndcg10 / PUBLISHED_BM25.low)} |`,
-  );
-  console.log(`published BM25 on SciFact: ${PUBLISHED_BM25.low} to ${PUBLISHED_BM25.high} nDCG@10`);
-  console.log(
-    `POST /search latency (100 results, 4 concurrent): p50 ${latencies[Math.floor(latencies.length * 0.5)]!.toFixed(1)} ms, p99 ${latencies[Math.floor(latencies.length * 0.99)]!.toFixed(1)} ms, ${(queries.length / ((performance.now() - started) / 1000)).toFixed(0)} q/s`,
-  );
-  if (http.ndcg10 < PUBLISHED_BM25.low) process.exitCode = 1;
+// 1. Today's path: BM25 only.
+const lexicalSystem = await startTestSystem({ BOOTSTRAP_CREDITS: '100000000' });
+let bm25: Awaited<ReturnType<typeof askAll>>;
+let bm25Ingest: Awaited<ReturnType<typeof ingest>>;
+try {
+  const probe = await lexicalSystem.api('POST', '/org/kb/raw', { body: {} });
+  if (probe.status === 404 && !probe.text.startsWith('{'))
+    throw new Error('POST /org/kb/raw does not exist: the bench needs the ingest route');
+  bm25Ingest = await ingest(lexicalSystem, 'BM25 system');
+  bm25 = await askAll(lexicalSystem, bm25Ingest.docOf);
 } finally {
-  await t.stop();
+  await lexicalSystem.stop();
+}
+const f4 = (x: number) => x.toFixed(4);
+const ms = (xs: number[]) => `p50 ${pctl(xs, 0.5).toFixed(1)} ms, p99 ${pctl(xs, 0.99).toFixed(1)} ms`;
+console.log(
+  `BM25 (today's path) over HTTP: nDCG@10 all ${f4(
+    meanOver(
+      bm25.ndcg,
+      queries.map((q) => q._id),
+    ),
+  )}, held out ${f4(meanOver(bm25.ndcg, heldOut))}; ${ms(bm25.latencies)}`,
+);
+
+const why = missingModelFiles(modelDir);
+if (why) {
+  console.log(`hybrid: skipped: ${why}`);
+  process.exit(0);
+}
+
+// 2. Hybrid: local embeddings at ingest and query time.
+const threads = process.env.BENCH_EMBEDDINGS_THREADS ?? '2';
+const hybridEnv = { BOOTSTRAP_CREDITS: '100000000', EMBEDDINGS: 'local', EMBEDDINGS_MODEL_DIR: modelDir, EMBEDDINGS_THREADS: threads };
+const hybridSystem = await startTestSystem(hybridEnv);
+try {
+  const hybridIngest = await ingest(hybridSystem, `hybrid system (${threads} ONNX threads)`);
+
+  // Candidate lists of the hybrid system's own index, once per query: BM25 (the index) and dense (the stored vectors).
+  const dbPath = join(hybridSystem.dataDir, 'knowledge-base-search.db');
+  const db = new Database(dbPath, { readonly: true });
+  const rows = db.prepare('SELECT rowid, org_id, content_id, embedding FROM chunks WHERE embedding IS NOT NULL').all() as {
+    rowid: number;
+    org_id: string;
+    content_id: string;
+    embedding: Buffer;
+  }[];
+  db.close();
+  if (rows.length !== hybridIngest.chunks) throw new Error(`${hybridIngest.chunks - rows.length} chunks have no embedding`);
+  const org = rows[0]!.org_id;
+  const vectors = rows.map(
+    (r) => new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)),
+  );
+  const index = createSqliteSearchIndex({ path: dbPath });
+  const embedder = await createLocalEmbeddings({ modelDir, threads: 1 });
+  type Cand = { item: string; score: number }; // item: the chunk's content id (one entry per chunk: key = rowid)
+  const lists = new Map<string, { lex: (Cand & { key: string })[]; dense: (Cand & { key: string })[] }>();
+  const queryEmbedMs: number[] = [];
+  for (const q of queries) {
+    const res = await index.search({ org_id: org, query: q.text, filters: { folder_scope: null }, limit: POOL });
+    const lex = res.hits.map((h) => ({ key: h.vector_id, item: h.content_id, score: h.score }));
+    const t0 = performance.now();
+    const [v] = await embedder.embed([q.text], 'query');
+    queryEmbedMs.push(performance.now() - t0);
+    const dense = rows
+      .map((r, i) => ({ key: String(r.rowid), item: r.content_id, score: cosine(v!, vectors[i]!) }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, POOL);
+    lists.set(q._id, { lex, dense });
+  }
+  await index.close();
+  await embedder.close();
+
+  // Keys must not collide between the lists' id spaces: lexical hits are keyed by vector id, so map rowids the same way.
+  const vectorIdOfRow = new Map(
+    (
+      new Database(dbPath, { readonly: true }).prepare('SELECT rowid, version_id, chunk_index FROM chunks').all() as {
+        rowid: number;
+        version_id: string;
+        chunk_index: number;
+      }[]
+    ).map((r) => [String(r.rowid), `${r.version_id}:${r.chunk_index}`]),
+  );
+  for (const l of lists.values()) for (const d of l.dense) d.key = vectorIdOfRow.get(d.key)!;
+
+  const docOf = hybridIngest.docOf;
+  const asItems = (list: (Cand & { key: string })[]) => list.map((c) => ({ item: c, score: c.score }));
+  const rank = (setting: FusionOptions) =>
+    new Map(
+      [...lists].map(([q, l]) => [
+        q,
+        ndcgAt(
+          10,
+          distinctInOrder(fuseRanked(asItems(l.lex), asItems(l.dense), (c) => c.key, setting).map((f) => docOf.get(f.item.item) ?? '?')),
+          qrels.get(q)!,
+        ),
+      ]),
+    );
+  // Simplest first (ties keep the earlier): BM25 alone, then RRF, then score fusion.
+  const settings: FusionOptions[] = [{ method: 'rrf', k: 60, denseWeight: 0 }];
+  for (const k of [10, 20, 40, 60, 100])
+    for (const w of [0.3, 0.4, 0.5, 0.6, 0.7, 0.8]) settings.push({ method: 'rrf', k, denseWeight: w });
+  for (const w of [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]) settings.push({ method: 'convex', denseWeight: w });
+  const perSetting = settings.map((setting) => ({ setting, scores: rank(setting) }));
+  const show = (s: FusionOptions) => (s.method === 'rrf' ? `rrf k=${s.k} w=${s.denseWeight}` : `convex w=${s.denseWeight}`);
+  const lexOnly = perSetting[0]!.scores;
+  const denseOnly = rank({ method: 'convex', denseWeight: 1 });
+
+  console.log(
+    `\nCross-validation of the fusion on ${folds.length} folds (${settings.length} settings; each fold's setting chosen on the other folds):`,
+  );
+  console.log(
+    '| fold | queries | chosen on the other folds | their nDCG@10 | held-out fold nDCG@10 | BM25 same fold (HTTP) | dense alone |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  const cv = crossValidate(perSetting, folds);
+  for (const f of cv)
+    console.log(
+      `| ${f.fold + 1} | ${f.queries} | ${show(f.setting)} | ${f4(f.trainScore)} | ${f4(f.heldOutScore)} | ${f4(meanOver(bm25.ndcg, folds[f.fold]!))} | ${f4(meanOver(denseOnly, folds[f.fold]!))} |`,
+    );
+  const cvMean = cv.reduce((s, f) => s + f.heldOutScore * f.queries, 0) / tuneIds.length;
+  console.log(
+    `cross-validated nDCG@10 (each query scored by a setting chosen without it): ${f4(cvMean)}; BM25 ${f4(meanOver(bm25.ndcg, tuneIds))}`,
+  );
+  const chosen = bestSetting(perSetting, tuneIds);
+  console.log(`setting chosen on all ${folds.length} folds: ${show(chosen.setting)} (${f4(chosen.score)} on them)`);
+  console.log(
+    `offline on the held-out split: chosen ${f4(meanOver(chosen.scores, heldOut))}, BM25 alone ${f4(meanOver(lexOnly, heldOut))}, dense alone ${f4(meanOver(denseOnly, heldOut))}`,
+  );
+
+  // The chosen setting on the running system, every claim over HTTP.
+  await hybridSystem.restart({
+    SEARCH_FUSION: chosen.setting.method,
+    SEARCH_DENSE_WEIGHT: String(chosen.setting.denseWeight),
+    ...(chosen.setting.method === 'rrf' && { SEARCH_RRF_K: String(chosen.setting.k) }),
+  });
+  const hybrid = await askAll(hybridSystem, docOf);
+  const all = queries.map((q) => q._id);
+
+  console.log('\n| POST /search, same run | nDCG@10 held out | nDCG@10 5 folds (tuning) | nDCG@10 all | Recall@100 all | p50 | p99 |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const [name, r] of [
+    ["BM25 (today's path)", bm25],
+    [`hybrid, ${show(chosen.setting)}`, hybrid],
+  ] as const)
+    console.log(
+      `| ${name} | ${f4(meanOver(r.ndcg, heldOut))} | ${f4(meanOver(r.ndcg, tuneIds))} | ${f4(meanOver(r.ndcg, all))} | ${f4(meanOver(r.recall, all))} | ${pctl(r.latencies, 0.5).toFixed(1)} ms | ${pctl(r.latencies, 0.99).toFixed(1)} ms |`,
+    );
+  console.log(`p50 latency ratio hybrid / BM25: ${(pctl(hybrid.latencies, 0.5) / pctl(bm25.latencies, 0.5)).toFixed(2)}x`);
+  console.log(`query embedding alone (1 thread, sequential): p50 ${pctl(queryEmbedMs, 0.5).toFixed(1)} ms`);
+  const extra = hybridIngest.indexedMs - bm25Ingest.indexedMs;
+  console.log(
+    `ingest cost of embedding: indexed after ${(hybridIngest.indexedMs / 1000).toFixed(0)} s vs ${(bm25Ingest.indexedMs / 1000).toFixed(0)} s without (${(extra / hybridIngest.chunks).toFixed(1)} ms more per chunk, ${hybridIngest.chunks} chunks, ${threads} ONNX threads)`,
+  );
+  if (meanOver(hybrid.ndcg, heldOut) < meanOver(bm25.ndcg, heldOut)) process.exitCode = 1;
+} finally {
+  await hybridSystem.stop();
 }

@@ -10,8 +10,8 @@ export interface TestSystem {
   url: string;
   dataDir: string;
   system: RunningSystem;
-  /** Restart on the same data directory (a new process would see the same). */
-  restart(): Promise<void>;
+  /** Restart on the same data directory (a new process would see the same), with some settings changed if given. */
+  restart(env?: Record<string, string>): Promise<void>;
   stop(): Promise<void>;
   api: ApiClient;
 }
@@ -43,8 +43,9 @@ export async function startTestSystem(env: Record<string, string> = {}, options:
     get system() {
       return system;
     },
-    async restart() {
+    async restart(env = {}) {
       await system.stop();
+      Object.assign(fullEnv, env);
       system = await startSystem({ env: fullEnv, logger });
     },
     async stop() {

@@ -20,10 +20,16 @@ export async function reindexSearch(
 ): Promise<{ contents: number; chunks: number }> {
   const store = await openStore(config, SERVICE_NAME, systemClock, logger);
   const index = await openSearchIndex(config);
+  const embeddings = await openEmbeddings(config).catch(async (err: unknown) => {
+    await index.close();
+    await store.close();
+    throw err;
+  });
   try {
-    const indexer = createSearchIndexer({ index, embeddings: openEmbeddings(config), logger });
+    const indexer = createSearchIndexer({ index, embeddings, logger });
     return await indexer.reindex(store, onProgress);
   } finally {
+    await embeddings?.close?.();
     await index.close();
     await store.close();
   }

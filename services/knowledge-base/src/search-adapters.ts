@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { SearchIndex } from '@kb/search';
+import type { FusionOptions, SearchIndex } from '@kb/search';
 import { createOpenAiChat, createOpenAiEmbeddings, type Embeddings, type Llm } from '@kb/ai';
 import type { Store } from '@kb/store';
 import type { Clock } from '@kb/platform';
@@ -13,14 +13,29 @@ export async function openSearchIndex(config: KnowledgeBaseConfig): Promise<Sear
     return createElasticsearchIndex({ url: config.ELASTICSEARCH_URL!, index: config.ELASTICSEARCH_INDEX });
   }
   const { createSqliteSearchIndex } = await import('@kb/search/sqlite');
-  return createSqliteSearchIndex({ path: join(config.DATA_DIR, 'knowledge-base-search.db') });
+  return createSqliteSearchIndex({ path: join(config.DATA_DIR, 'knowledge-base-search.db'), fusion: fusionOf(config) });
 }
 
-/** Embeddings when EMBEDDINGS_URL is set; otherwise retrieval is lexical only. */
-export function openEmbeddings(config: KnowledgeBaseConfig): Embeddings | undefined {
-  if (!config.EMBEDDINGS_URL) return undefined;
+/** The fusion of BM25 and dense candidates the settings ask for. */
+export function fusionOf(config: Pick<KnowledgeBaseConfig, 'SEARCH_FUSION' | 'SEARCH_DENSE_WEIGHT' | 'SEARCH_RRF_K'>): FusionOptions {
+  return config.SEARCH_FUSION === 'convex'
+    ? { method: 'convex', denseWeight: config.SEARCH_DENSE_WEIGHT }
+    : { method: 'rrf', k: config.SEARCH_RRF_K, denseWeight: config.SEARCH_DENSE_WEIGHT };
+}
+
+/**
+ * Embeddings: an OpenAI-compatible endpoint (EMBEDDINGS_URL), a local ONNX
+ * model (EMBEDDINGS=local, loaded only then), or none (lexical retrieval only).
+ */
+export async function openEmbeddings(config: KnowledgeBaseConfig): Promise<(Embeddings & { close?(): Promise<void> }) | undefined> {
+  const provider = config.EMBEDDINGS ?? (config.EMBEDDINGS_URL ? 'openai' : 'none');
+  if (provider === 'none') return undefined;
+  if (provider === 'local') {
+    const { createLocalEmbeddings } = await import('@kb/ai/local');
+    return createLocalEmbeddings({ modelDir: config.EMBEDDINGS_MODEL_DIR!, threads: config.EMBEDDINGS_THREADS });
+  }
   return createOpenAiEmbeddings({
-    baseUrl: config.EMBEDDINGS_URL,
+    baseUrl: config.EMBEDDINGS_URL!,
     model: config.EMBEDDINGS_MODEL,
     ...(config.EMBEDDINGS_API_KEY && { apiKey: config.EMBEDDINGS_API_KEY }),
   });

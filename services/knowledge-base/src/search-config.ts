@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { DEFAULT_FUSION } from '@kb/search';
 
 /** Configuration of search, embeddings and answers (spread into the service's config spec). */
 export const searchConfigFields = {
@@ -13,6 +14,39 @@ export const searchConfigFields = {
     default: 'kb-chunks',
     pattern: '^[a-z0-9][a-z0-9_-]*$',
     description: 'name of the one chunk index of this deployment (every organization, filtered by org_id)',
+  }),
+  EMBEDDINGS: Type.Optional(
+    Type.Union([Type.Literal('none'), Type.Literal('openai'), Type.Literal('local')], {
+      description:
+        'embeddings provider: openai (EMBEDDINGS_URL), local (ONNX model in EMBEDDINGS_MODEL_DIR, run in-process) or none; unset: openai when EMBEDDINGS_URL is set, else none',
+    }),
+  ),
+  EMBEDDINGS_MODEL_DIR: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: 'folder with model.onnx, tokenizer.json and config.json (scripts/fetch-embedding-model.sh), when EMBEDDINGS=local',
+    }),
+  ),
+  EMBEDDINGS_THREADS: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 1,
+    description: 'ONNX Runtime threads of each local embeddings session (one for queries, one for indexing)',
+  }),
+  SEARCH_FUSION: Type.Union([Type.Literal('rrf'), Type.Literal('convex')], {
+    default: DEFAULT_FUSION.method,
+    description: 'how BM25 and dense candidates are fused (embedded index): weighted reciprocal rank, or min-max scaled scores',
+  }),
+  SEARCH_DENSE_WEIGHT: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    default: DEFAULT_FUSION.denseWeight,
+    description: 'weight of dense retrieval in the fusion, 0 to 1 (chosen by cross-validation on SciFact)',
+  }),
+  SEARCH_RRF_K: Type.Integer({
+    minimum: 1,
+    default: DEFAULT_FUSION.method === 'rrf' ? DEFAULT_FUSION.k : 60,
+    description: 'rank constant of SEARCH_FUSION=rrf',
   }),
   EMBEDDINGS_URL: Type.Optional(
     Type.String({ pattern: '^https?://', description: 'OpenAI-compatible base URL (…/v1) for embeddings; unset: lexical retrieval only' }),
@@ -42,6 +76,9 @@ export const searchConfigFields = {
 export function checkSearchSettings(c: {
   SEARCH_INDEX: string;
   ELASTICSEARCH_URL?: string | undefined;
+  EMBEDDINGS?: string | undefined;
+  EMBEDDINGS_URL?: string | undefined;
+  EMBEDDINGS_MODEL_DIR?: string | undefined;
   COORDINATION?: string | undefined;
   REDIS_URL?: string | undefined;
 }): string[] {
@@ -49,6 +86,8 @@ export function checkSearchSettings(c: {
     ...(c.SEARCH_INDEX === 'elasticsearch' && !c.ELASTICSEARCH_URL
       ? ['ELASTICSEARCH_URL is required when SEARCH_INDEX=elasticsearch']
       : []),
+    ...(c.EMBEDDINGS === 'local' && !c.EMBEDDINGS_MODEL_DIR ? ['EMBEDDINGS_MODEL_DIR is required when EMBEDDINGS=local'] : []),
+    ...(c.EMBEDDINGS === 'openai' && !c.EMBEDDINGS_URL ? ['EMBEDDINGS_URL is required when EMBEDDINGS=openai'] : []),
     // Without it the suggestion limiter would fail on the first call instead of at start.
     ...(c.COORDINATION === 'redis' && !c.REDIS_URL ? ['REDIS_URL is required when COORDINATION=redis'] : []),
   ];

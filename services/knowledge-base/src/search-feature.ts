@@ -31,7 +31,7 @@ export async function createSearchFeature(deps: {
 }) {
   const { config, store, bus, commands, ids, clock, logger } = deps;
   const index = await openSearchIndex(config);
-  const embeddings = openEmbeddings(config);
+  const embeddings = await openEmbeddings(config);
   const llm = openLlm(config);
   const indexer = createSearchIndexer({ index, embeddings, logger });
   const search = createSearchService({ store, commands, ids, clock, index, embeddings, llm, logger });
@@ -64,6 +64,7 @@ export async function createSearchFeature(deps: {
     async stop() {
       await consumer?.stop();
       await index.close();
+      await embeddings?.close?.();
       await limiter.close();
     },
   };

@@ -1,7 +1,10 @@
+/** What the texts are: a search query, or passages being indexed (some models embed the two differently). */
+export type EmbeddingPurpose = 'query' | 'document';
+
 /** Turns texts into vectors (one per text, same order). */
 export interface Embeddings {
   readonly model: string;
-  embed(texts: string[]): Promise<number[][]>;
+  embed(texts: string[], purpose?: EmbeddingPurpose): Promise<number[][]>;
 }
 
 export interface ChatMessage {

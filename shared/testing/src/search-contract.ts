@@ -226,6 +226,26 @@ export function describeSearchIndexContract(name: string, factory: SearchIndexFa
       assert.ok(res.hits.every((h) => h.score > 0));
     });
 
+    it('dense retrieval follows new versions, removals, filters and organizations', async () => {
+      const folder = randomUUID();
+      const id = randomUUID();
+      const vec = (text: string, embedding: number[]) => ({ texts: [text], chunks: [{ chunk_index: 0, text, embedding }] });
+      await index.indexVersion(content(org, { content_id: id, ...vec('zeta one', [1, 0, 0]) }));
+      const other = content(org, { folder_path: [folder], ...vec('eta two', [0, 1, 0]) });
+      await index.indexVersion(other);
+      await index.indexVersion(content(randomUUID(), { ...vec('theta elsewhere', [0, 0, 1]) }));
+      const dense = async (vector: number[], filters: SearchRequest['filters'] = { folder_scope: null }) =>
+        (await search('nothinglexical', { vector, filters })).hits.map((h) => h.chunk_text);
+      assert.deepEqual(await dense([1, 0, 0]), ['zeta one', 'eta two'], 'another organization never appears');
+      // A new version replaces the old vector.
+      const v2 = randomUUID();
+      await index.indexVersion(content(org, { content_id: id, version_id: v2, ...vec('zeta two', [0, 0, 1]) }));
+      assert.deepEqual(await dense([0, 0, 1]), ['zeta two', 'eta two']);
+      assert.deepEqual(await dense([1, 0, 0], { folder_scope: [folder] }), ['eta two'], 'the folder scope filters dense hits');
+      assert.equal(await index.removeContent(org, id), true);
+      assert.deepEqual(await dense([0, 0, 1]), ['eta two']);
+    });
+
     it('clear drops everything', async () => {
       await index.indexVersion(content(org, { texts: ['to be dropped'] }));
       await index.clear();

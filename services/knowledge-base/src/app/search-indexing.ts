@@ -118,7 +118,10 @@ export function createSearchIndexer(deps: SearchIndexingDeps) {
       ...(c.slide !== undefined && { slide: c.slide }),
     }));
     if (!embeddings || inputs.length === 0) return inputs;
-    const vectors = await embeddings.embed(inputs.map((c) => `${title}\n${c.heading_path?.join(' > ') ?? ''}\n${c.text}`));
+    const vectors = await embeddings.embed(
+      inputs.map((c) => `${title}\n${c.heading_path?.join(' > ') ?? ''}\n${c.text}`),
+      'document',
+    );
     return inputs.map((c, i) => ({ ...c, embedding: vectors[i]! }));
   }
 

@@ -105,7 +105,7 @@ export function createSearchService(deps: SearchDeps) {
   async function retrieve(ctx: CallContext, query: string, max: number, filters: SearchInput & { tagIds: string[] | undefined }) {
     // A failing embeddings endpoint degrades the query to BM25 instead of failing the search.
     const vector = embeddings
-      ? await embeddings.embed([query]).then(
+      ? await embeddings.embed([query], 'query').then(
           (v) => v[0],
           (err: unknown) => {
             logger?.warn({ err }, 'embeddings provider failed; searching lexically');

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { queryTerms } from '../analysis.js';
-import { cosine, reciprocalRankFusion } from '../fusion.js';
+import { DEFAULT_FUSION, fuseRanked, type FusionOptions } from '../fusion.js';
 import {
   vectorIdOf,
   type ContentMeta,
@@ -20,6 +20,8 @@ export interface SqliteSearchIndexOptions {
   weights?: { title: number; heading: number; text: number };
   /** How many candidates each retriever brings to the fusion (at least the limit). */
   candidates?: number;
+  /** How BM25 and dense candidates are fused when the request has a vector (default: DEFAULT_FUSION). */
+  fusion?: FusionOptions;
 }
 
 /*
@@ -120,6 +122,7 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
   const db = open(options.path);
   const w = options.weights ?? { title: 2, heading: 1, text: 1 };
   const candidates = options.candidates ?? 100;
+  const fusion = options.fusion ?? DEFAULT_FUSION;
 
   const s = {
     chunkRowsOf: db.prepare<[string, string], { rowid: number; text: string; heading_path: string }>(
@@ -155,11 +158,52 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
       'UPDATE contents SET title = @title, category_id = @category_id, topic_id = @topic_id WHERE org_id = @org_id AND content_id = @content_id',
     ),
     countChunks: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM chunks WHERE org_id = ?'),
+    embeddingsOf: db.prepare<[string], { rowid: number; embedding: Buffer }>(
+      'SELECT rowid, embedding FROM chunks WHERE org_id = ? AND embedding IS NOT NULL',
+    ),
   };
 
-  const removeChunks = (org: string, contentId: string) => {
-    for (const row of s.chunkRowsOf.all(org, contentId)) s.deleteFts.run(row.rowid);
+  /*
+   * The stored vectors of each organization, read once and then kept in step with
+   * every write (dense retrieval would otherwise read every blob at each query).
+   * A failed write drops the organization's entry; the next query reads it again.
+   */
+  type Vector = { v: Float32Array; norm: number };
+  const vectorCache = new Map<string, Map<number, Vector>>();
+  const vectorOf = (v: Float32Array): Vector => {
+    let n = 0;
+    for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
+    return { v, norm: Math.sqrt(n) };
+  };
+  function vectorsOf(org: string): Map<number, Vector> {
+    let m = vectorCache.get(org);
+    if (!m) {
+      m = new Map();
+      for (const r of s.embeddingsOf.iterate(org)) m.set(r.rowid, vectorOf(fromBlob(r.embedding)));
+      vectorCache.set(org, m);
+    }
+    return m;
+  }
+  type VectorChanges = { removed: number[]; added: { rowid: number; v: Float32Array }[] };
+  function applyVectorChanges(org: string, run: () => VectorChanges): void {
+    let changes: VectorChanges;
+    try {
+      changes = run();
+    } catch (err) {
+      vectorCache.delete(org);
+      throw err;
+    }
+    const m = vectorCache.get(org);
+    if (!m) return;
+    for (const rowid of changes.removed) m.delete(rowid);
+    for (const a of changes.added) m.set(a.rowid, vectorOf(a.v));
+  }
+
+  const removeChunks = (org: string, contentId: string): number[] => {
+    const rows = s.chunkRowsOf.all(org, contentId);
+    for (const row of rows) s.deleteFts.run(row.rowid);
     s.deleteChunks.run(org, contentId);
+    return rows.map((r) => r.rowid);
   };
 
   const writeFiling = (org: string, contentId: string, meta: Pick<ContentMeta, 'tags' | 'folder_path'>) => {
@@ -169,8 +213,9 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     for (const folder of meta.folder_path) s.insertFolder.run(org, contentId, folder);
   };
 
-  const indexVersion = db.transaction((c: IndexedContent) => {
-    removeChunks(c.org_id, c.content_id);
+  const indexVersion = db.transaction((c: IndexedContent): VectorChanges => {
+    const removed = removeChunks(c.org_id, c.content_id);
+    const added: VectorChanges['added'] = [];
     s.deleteContent.run(c.org_id, c.content_id);
     s.insertContent.run({ ...c });
     writeFiling(c.org_id, c.content_id, c);
@@ -189,8 +234,10 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
         slide: chunk.slide ?? null,
         embedding: chunk.embedding ? toBlob(chunk.embedding) : null,
       });
+      if (chunk.embedding) added.push({ rowid: Number(lastInsertRowid), v: new Float32Array(chunk.embedding) });
       s.insertFts.run(lastInsertRowid, c.title, heading.join(' '), chunk.text, filing);
     }
+    return { removed, added };
   });
 
   const updateContent = db.transaction((org: string, contentId: string, meta: Partial<ContentMeta>): boolean => {
@@ -226,17 +273,17 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     return true;
   });
 
-  const removeContent = db.transaction((org: string, contentId: string): boolean => {
+  const removeContent = db.transaction((org: string, contentId: string): { existed: boolean; removed: number[] } => {
     const existed = s.getContent.get(org, contentId) !== undefined;
-    removeChunks(org, contentId);
+    const removed = removeChunks(org, contentId);
     s.deleteContent.run(org, contentId);
     s.deleteTags.run(org, contentId);
     s.deleteFolders.run(org, contentId);
-    return existed;
+    return { existed, removed };
   });
 
   /** SQL conditions on `c` (chunks) and `ct` (contents) for the filters; null when nothing can match. */
-  function filterSql(org: string, f: SearchFilters): { sql: string; params: unknown[]; needsContents: boolean } | null {
+  function filterSql(org: string, f: SearchFilters): { sql: string; params: unknown[]; needsContents: boolean; orgOnly: boolean } | null {
     if (f.folder_scope !== null && f.folder_scope.length === 0) return null;
     const parts = ['c.org_id = ?'];
     const params: unknown[] = [org];
@@ -257,7 +304,7 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     if (f.tags && f.tags.length > 0) within('content_tags', 'tag', f.tags);
     if (f.folder_ids && f.folder_ids.length > 0) within('content_folders', 'folder_id', f.folder_ids);
     if (f.folder_scope !== null) within('content_folders', 'folder_id', f.folder_scope);
-    return { sql: parts.join(' AND '), params, needsContents: Boolean(f.category_id || f.topic_id) };
+    return { sql: parts.join(' AND '), params, needsContents: Boolean(f.category_id || f.topic_id), orgOnly: parts.length === 1 };
   }
 
   const COLUMNS = `c.rowid, c.content_id, c.version_id, c.chunk_index, c.text, c.heading_path, c.page, c.sheet, c.slide, ct.title`;
@@ -274,15 +321,21 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
 
   /** Top rowids by BM25 from the full-text index alone (filters are in the expression), then the total. */
   function lexical(match: string, limit: number): { rows: ChunkRow[]; total: number } {
+    const { ranked, total } = lexicalRanked(match, limit);
+    return { rows: ranked.length === 0 ? [] : detailsOf(ranked), total };
+  }
+
+  /** Top rowids and BM25 scores only (fusion needs no more; details are read for the fused top only). */
+  function lexicalRanked(match: string, limit: number): { ranked: { rowid: number; score: number }[]; total: number } {
     const ranked = prepared(
       `SELECT rowid, -bm25(chunks_fts, ${w.title}, ${w.heading}, ${w.text}, 0) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY score DESC LIMIT ?`,
     ).all(match, limit) as { rowid: number; score: number }[];
-    if (ranked.length === 0) return { rows: [], total: 0 };
+    if (ranked.length === 0) return { ranked, total: 0 };
     const total =
       ranked.length < limit
         ? ranked.length
         : (prepared('SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?').get(match) as { n: number }).n;
-    return { rows: detailsOf(ranked), total };
+    return { ranked, total };
   }
 
   /** Chunk rows with their content's title, in the order given. */
@@ -297,17 +350,64 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     });
   }
 
-  function dense(vector: number[], where: { sql: string; params: unknown[]; needsContents: boolean }, limit: number): ChunkRow[] {
-    const rows = prepared(
-      `SELECT c.rowid, c.embedding FROM chunks c
-       ${where.needsContents ? 'JOIN contents ct ON ct.org_id = c.org_id AND ct.content_id = c.content_id' : ''}
-       WHERE c.embedding IS NOT NULL AND ${where.sql}`,
-    ).all(...where.params) as { rowid: number; embedding: Buffer }[];
-    const best = rows
-      .map((r) => ({ rowid: r.rowid, score: cosine(vector, fromBlob(r.embedding)) }))
-      .sort((a, b) => b.score - a.score)
-      .slice(0, limit);
-    return best.length === 0 ? [] : detailsOf(best);
+  /** Brute-force cosine over the organization's vectors in memory, best `limit` rowids; filters other than the organization pick the rows by SQL first. */
+  function denseRanked(
+    org: string,
+    vector: number[],
+    where: { sql: string; params: unknown[]; needsContents: boolean; orgOnly: boolean },
+    limit: number,
+  ): { rowid: number; score: number }[] {
+    const vectors = vectorsOf(org);
+    const allowed = where.orgOnly
+      ? undefined
+      : new Set(
+          (
+            prepared(
+              `SELECT c.rowid FROM chunks c
+               ${where.needsContents ? 'JOIN contents ct ON ct.org_id = c.org_id AND ct.content_id = c.content_id' : ''}
+               WHERE c.embedding IS NOT NULL AND ${where.sql}`,
+            ).all(...where.params) as { rowid: number }[]
+          ).map((r) => r.rowid),
+        );
+    const q = vectorOf(new Float32Array(vector));
+    if (q.norm === 0 || limit <= 0) return [];
+    const qv = q.v;
+    // The best `limit` so far in a min-heap on score: most vectors are compared once and dropped.
+    const heap: { rowid: number; score: number }[] = [];
+    const worse = (a: { rowid: number; score: number }, b: { rowid: number; score: number }) =>
+      a.score < b.score || (a.score === b.score && a.rowid > b.rowid);
+    const siftDown = (i: number) => {
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < heap.length && worse(heap[l]!, heap[m]!)) m = l;
+        if (r < heap.length && worse(heap[r]!, heap[m]!)) m = r;
+        if (m === i) return;
+        [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+        i = m;
+      }
+    };
+    for (const [rowid, { v, norm }] of vectors) {
+      if (norm === 0 || (allowed && !allowed.has(rowid))) continue;
+      const n = Math.min(v.length, qv.length);
+      let dot = 0;
+      for (let i = 0; i < n; i++) dot += v[i]! * qv[i]!;
+      const entry = { rowid, score: dot / (norm * q.norm) };
+      if (heap.length < limit) {
+        heap.push(entry);
+        for (let i = heap.length - 1; i > 0;) {
+          const parent = (i - 1) >> 1;
+          if (!worse(heap[i]!, heap[parent]!)) break;
+          [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+          i = parent;
+        }
+      } else if (worse(heap[0]!, entry)) {
+        heap[0] = entry;
+        siftDown(0);
+      }
+    }
+    return heap.sort((a, b) => b.score - a.score || a.rowid - b.rowid);
   }
 
   const toHit = (r: ChunkRow, score: number): SearchHit => ({
@@ -326,13 +426,19 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
 
   return {
     async indexVersion(content) {
-      indexVersion(content);
+      applyVectorChanges(content.org_id, () => indexVersion(content));
     },
     async updateContent(org, contentId, meta) {
       return updateContent(org, contentId, meta);
     },
     async removeContent(org, contentId) {
-      return removeContent(org, contentId);
+      let existed = false;
+      applyVectorChanges(org, () => {
+        const r = removeContent(org, contentId);
+        existed = r.existed;
+        return { removed: r.removed, added: [] };
+      });
+      return existed;
     },
     async search(req: SearchRequest) {
       const where = filterSql(req.org_id, req.filters);
@@ -340,13 +446,22 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
       const text = ftsQuery(req.query);
       const filing = filingMatch(req.org_id, req.filters)!;
       const pool = Math.max(req.limit, candidates);
-      const lex = text ? lexical(`${filing} AND {title heading body} : (${text})`, req.vector ? pool : req.limit) : { rows: [], total: 0 };
-      if (!req.vector) return { hits: lex.rows.map((r) => toHit(r, r.score)), total: lex.total };
-      const vec = dense(req.vector, where, pool);
-      const fused = reciprocalRankFusion([lex.rows, vec], (r) => String(r.rowid));
+      if (!req.vector) {
+        const lex = text ? lexical(`${filing} AND {title heading body} : (${text})`, req.limit) : { rows: [], total: 0 };
+        return { hits: lex.rows.map((r) => toHit(r, r.score)), total: lex.total };
+      }
+      const lexIds = text ? lexicalRanked(`${filing} AND {title heading body} : (${text})`, pool) : { ranked: [], total: 0 };
+      const vec = denseRanked(req.org_id, req.vector, where, pool);
+      const fused = fuseRanked(
+        lexIds.ranked.map((r) => ({ item: r.rowid, score: r.score })),
+        vec.map((r) => ({ item: r.rowid, score: r.score })),
+        String,
+        fusion,
+      );
+      const top = fused.slice(0, req.limit).map((f) => ({ rowid: f.item, score: f.score }));
       return {
-        hits: fused.slice(0, req.limit).map((f) => toHit(f.item, f.score)),
-        total: Math.max(lex.total, fused.length),
+        hits: top.length === 0 ? [] : detailsOf(top).map((r) => toHit(r, r.score)),
+        total: Math.max(lexIds.total, fused.length),
       };
     },
     async countChunks(org) {
@@ -354,6 +469,7 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     },
     async clear() {
       db.exec('DELETE FROM chunks_fts; DELETE FROM chunks; DELETE FROM contents; DELETE FROM content_tags; DELETE FROM content_folders;');
+      vectorCache.clear();
     },
     async close() {
       db.close();
