@@ -119,7 +119,7 @@ export function countsFromFigures(figures: readonly number[], into: Counts): Cou
 }
 
 /** Every scalar count of Counts, in this order (brand_mentions, a map, is not one). */
-const DAY_TOTAL_FIELDS = [
+export const DAY_TOTAL_FIELDS = [
   'answer_count',
   'cited_run_count',
   'cited_total',

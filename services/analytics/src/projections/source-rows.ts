@@ -1,4 +1,4 @@
-import { dict, type SourceCounts, type SourceMap, type SourceTally } from '../domain/counts.js';
+import { emptySourceCounts, type SourceCounts, type SourceMap, type SourceTally } from '../domain/counts.js';
 
 /**
  * The stored form of a source row's maps: per family (domains, pages,
@@ -121,16 +121,7 @@ export function sumSourceRows(docs: readonly (SourceCounts | CompactSources)[], 
       if (from) for (const k of Object.keys(from)) add(into, k, from[k]!);
     }
   }
-  const merged = {
-    domain_runs: dict(),
-    domain_citations: dict(),
-    page_runs: dict(),
-    page_citations: dict(),
-    site_runs: dict(),
-    site_citations: dict(),
-    rule_runs: dict(),
-    rule_citations: dict(),
-  } satisfies Required<SourceCounts>;
+  const merged = emptySourceCounts();
   for (const [m, sum] of sums) for (const [k, n] of sum) merged[m][k] = n;
   return { merged, legacy };
 }

@@ -1,6 +1,6 @@
 import { TIERS } from '../domain/sources.js';
 import { addCompact, compactOf } from './source-rows.js';
-import type { CountDoc, CountRowKey, SourceDoc } from './collections.js';
+import { DAY_TOTAL_FIELDS, type CountDoc, type CountRowKey, type SourceDoc } from './collections.js';
 
 /**
  * Per-tag roll-up rows: the count and source rows of a tag hold, for every
@@ -24,18 +24,6 @@ export const memberTags = (prompt: { tags: readonly string[]; deleted: boolean }
 export function tagChanges(before: readonly string[], after: readonly string[]): { added: string[]; removed: string[] } {
   return { added: after.filter((t) => !before.includes(t)), removed: before.filter((t) => !after.includes(t)) };
 }
-
-const SCALARS = [
-  'answer_count',
-  'cited_run_count',
-  'cited_total',
-  'mentioned_run_count',
-  'mention_total',
-  'brand_mention_total',
-  'tracked_mention_total',
-  'won_count',
-  'lost_count',
-] as const;
 
 /** into[k] += sign * n, the entry removed when it reaches 0 (a fold never stores a zero entry). */
 function addEntry(into: Record<string, number>, k: string, n: number, sign: number): void {
@@ -85,7 +73,7 @@ export function addCountRow(target: CountDoc | undefined, id: string, key: Count
         ...(row.series && { series: {} }),
         ...(row.day_totals && { day_totals: {} }),
       };
-  for (const f of SCALARS) out[f] += sign * row[f];
+  for (const f of DAY_TOTAL_FIELDS) out[f] += sign * row[f];
   for (const t of TIERS) {
     out.tier_runs[t] += sign * row.tier_runs[t];
     out.tier_citations[t] += sign * row.tier_citations[t];
