@@ -292,6 +292,8 @@ describe('run configuration and scheduled runs', () => {
       { enabled: false, models: ['m'], cadence: 'monthly' },
       { enabled: true, models: ['m'] },
       { enabled: true, models: ['m'], cadence: 'daily', x: 1 },
+      { enabled: true, models: ['*'], cadence: 'daily' },
+      { enabled: true, models: ['m'], locations: ['us', '*'], cadence: 'daily' },
     ])
       assert.equal((await admin.call('PUT', '/org/run-configuration', body)).status, 400, JSON.stringify(body));
     const viewer = await newMember(t, admin, 'viewer');

@@ -327,6 +327,20 @@ describe('POST /org/analytics/answers/import', () => {
     assert.match(res.body.results[2].errors[0], /citations\[0\]/);
   });
 
+  it('rejects * as a model or location (it names every model or location in the roll-ups)', async () => {
+    const item = { prompt_id: randomUUID(), run_at: '2026-03-04T00:00:00Z', text: 'x', citations: [] };
+    const res = await t.api('POST', '/org/analytics/answers/import', {
+      body: [{ ...item, model: '*' }, { ...item, model: 'm', location: ' * ' }, { ...item, model: 'm' }],
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(
+      res.body.results.map((r: { status: string }) => r.status),
+      ['rejected', 'rejected', 'accepted'],
+    );
+    assert.match(res.body.results[0].errors[0], /model .*not \*/);
+    assert.match(res.body.results[1].errors[0], /location .*not \*/);
+  });
+
   it('a repeated answer_id is rejected, never counted twice', async () => {
     const admin = await newOrgAdmin(t, 'dup');
     const item = { answer_id: randomUUID(), prompt_id: randomUUID(), model: 'm', run_at: '2026-03-04T00:00:00Z', text: 'x', citations: [] };

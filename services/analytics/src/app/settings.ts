@@ -4,6 +4,7 @@ import type { CommandBus } from '@kb/eventsourcing';
 import type { CallContext } from '@kb/rpc';
 import { orgSettingsDecider, orgSettingsStream } from '../domain/aggregates.js';
 import { normalizeHost } from '../domain/urls.js';
+import { isName } from '../domain/answer-input.js';
 import { orgBrand } from '../projections/fold-context.js';
 import {
   BRAND_SETTINGS,
@@ -111,10 +112,10 @@ export function createSettingsService(deps: { store: Store; commands: CommandBus
         throw errors.validation(`cadence must be one of ${CADENCES.join(', ')}`, { details: { field: 'cadence' } });
       const models = distinct(input.models ?? []);
       const locations = distinct(input.locations?.length ? input.locations : ['global']);
-      if (models.length > 20 || models.some((m) => m.length > 100))
-        throw errors.validation('at most 20 models of at most 100 characters', { details: { field: 'models' } });
-      if (locations.length > 20 || locations.some((l) => l.length > 100))
-        throw errors.validation('at most 20 locations of at most 100 characters', { details: { field: 'locations' } });
+      if (models.length > 20 || !models.every(isName))
+        throw errors.validation('at most 20 models of 1 to 100 characters, none *', { details: { field: 'models' } });
+      if (locations.length > 20 || !locations.every(isName))
+        throw errors.validation('at most 20 locations of 1 to 100 characters, none *', { details: { field: 'locations' } });
       if (input.enabled && models.length === 0)
         throw errors.validation('an enabled run configuration needs at least one model', { details: { field: 'models' } });
       await commands.transaction(metadataOf(ctx), (s) =>

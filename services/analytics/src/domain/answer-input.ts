@@ -21,7 +21,8 @@ const KNOWN = new Set(['answer_id', 'prompt_id', 'model', 'location', 'run_at', 
 /** Answers collected more than this far in the future are a clock or data error. */
 const FUTURE_SLACK_MS = 5 * 60_000;
 
-const isName = (v: unknown) => typeof v === 'string' && v.trim().length >= 1 && v.length <= 100;
+/** 1 to 100 characters, and not '*', which names every model or location in the count rows' roll-ups. */
+export const isName = (v: unknown) => typeof v === 'string' && v.trim().length >= 1 && v.length <= 100 && v.trim() !== '*';
 
 /** Validates one import item; every problem is reported, not only the first. */
 export function validateAnswerInput(item: unknown, now: Date): { ok: true; value: AnswerInput } | { ok: false; errors: string[] } {
@@ -32,8 +33,8 @@ export function validateAnswerInput(item: unknown, now: Date): { ok: true; value
   for (const k of Object.keys(o)) if (!KNOWN.has(k)) errs.push(`unknown field ${k}`);
   if (o.answer_id !== undefined && (typeof o.answer_id !== 'string' || !UUID.test(o.answer_id))) errs.push('answer_id must be a uuid');
   if (typeof o.prompt_id !== 'string' || !UUID.test(o.prompt_id)) errs.push('prompt_id is required and must be a uuid');
-  if (!isName(o.model)) errs.push('model is required: 1 to 100 characters');
-  if (o.location !== undefined && !isName(o.location)) errs.push('location must be 1 to 100 characters');
+  if (!isName(o.model)) errs.push('model is required: 1 to 100 characters, not *');
+  if (o.location !== undefined && !isName(o.location)) errs.push('location must be 1 to 100 characters, not *');
   if (typeof o.run_at !== 'string' || !ISO.test(o.run_at) || Number.isNaN(Date.parse(o.run_at)))
     errs.push('run_at is required: an ISO 8601 date-time with a time zone');
   else if (Date.parse(o.run_at) > now.getTime() + FUTURE_SLACK_MS) errs.push('run_at is in the future');

@@ -11,7 +11,7 @@ import {
   mergeOutcomeDoc,
   mergeSourceDoc,
   rowKeys,
-  withMonths,
+  rowDeltas,
   type CountBatch,
 } from './count-rows.js';
 import { addCountRow, addSourceRow, memberTags, tagChanges, tagRowPrompt } from './tag-rows.js';
@@ -70,7 +70,7 @@ function pendingOf(tx: StoreTransaction): Pending {
  * organization had answers before.
  */
 async function writeBatch(tx: RowStore, days: CountBatch, legacy: (orgId: string) => boolean = () => false): Promise<void> {
-  const batch = withMonths(days);
+  const batch = rowDeltas(days);
   for (const [orgId, e] of batch.extents) {
     const stored = await tx.get<CountExtentDoc>(COUNT_EXTENTS, orgId);
     const doc: CountExtentDoc = stored ?? { id: orgId, org_id: orgId, months: [], models: [], locations: [], tag_rows: !legacy(orgId) };

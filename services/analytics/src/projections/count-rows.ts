@@ -27,11 +27,12 @@ import { FAMILIES, addFamily, compactOf, isCompact, type CompactSources } from '
 
 /**
  * What a batch of answers adds to the count rows, summed in memory (pure: no
- * store). Each answer's own counts are computed once and added to the day rows
- * of its eight keys; each month row's delta is then the sum of its days' deltas
- * (withMonths), so a roll-up that a thousand answers share is added to its month
- * once, not a thousand times. The stored rows are read and written once per
- * batch each (mergeCountDoc and friends), not once per answer.
+ * store). Each answer is added to its one leaf (prompt, model, location, day);
+ * the roll-ups, tag rows and month rows are then summed level by level from
+ * the leaves (rowDeltas), sharing a part wherever a row has only one, so an
+ * answer costs one sum however many rows it counts in. The stored rows are
+ * read and written once per batch each (mergeCountDoc and friends), not once
+ * per answer.
  */
 export interface CountDelta {
   key: CountRowKey;
@@ -58,16 +59,34 @@ export interface Extent {
   locations: Set<string>;
 }
 
-/** Deltas by row id; addToBatch fills the day rows, withMonths adds their month twins. */
+/**
+ * One (prompt, model, location, day) of the batch: the sum of its answers and
+ * the tags of its prompt. Every other row of the batch is summed from these.
+ */
+export interface LeafDelta {
+  key: CountRowKey;
+  counts: Counts;
+  /** Null while none of its answers cites. */
+  sources: SourceTally | null;
+  tags: readonly string[];
+}
+
+/** A batch: addToBatch fills its leaves; rowDeltas derives every row (roll-ups, tags, months) from them. */
 export interface CountBatch {
-  counts: Map<string, CountDelta>;
-  sources: Map<string, SourceDelta>;
-  outcomes: Map<string, OutcomeDelta>;
+  leaves: Map<string, LeafDelta>;
   /** Per organization. */
   extents: Map<string, Extent>;
 }
 
-export const emptyCountBatch = (): CountBatch => ({ counts: new Map(), sources: new Map(), outcomes: new Map(), extents: new Map() });
+/** Every row a batch adds to, by row id: day rows, roll-ups and tag rows, and the month twin of each. */
+export interface RowDeltas {
+  counts: Map<string, CountDelta>;
+  sources: Map<string, SourceDelta>;
+  outcomes: Map<string, OutcomeDelta>;
+  extents: Map<string, Extent>;
+}
+
+export const emptyCountBatch = (): CountBatch => ({ leaves: new Map(), extents: new Map() });
 
 /**
  * The rows an answer adds to: its own (prompt, model, location), every roll-up
@@ -98,57 +117,126 @@ const addOutcome = (prompts: Record<string, [number, number, number]>, prompt: s
   cur[2] += lost!;
 };
 
-const countDelta = (key: CountRowKey, month: boolean): CountDelta => ({
-  key,
-  month,
-  counts: emptyCounts(),
-  series: dict(),
-  dayTotals: dict(),
-});
-
-/** Adds one answer's facts to the day rows of the batch, and to its prompt's tags' rows (mutates it). */
+/** Adds one answer's facts to its leaf of the batch (mutates it): one sum per answer, whatever its rows. */
 export function addToBatch(batch: CountBatch, orgId: string, facts: AnswerFacts, tags: readonly string[] = []): void {
-  const own = addFacts(emptyCounts(), facts);
-  const ownSources = facts.citations.length > 0 ? tallySourceFacts(emptySourceTally(), facts) : null;
-  const outcome = [1, facts.won ? 1 : 0, facts.lost ? 1 : 0];
   let extent = batch.extents.get(orgId);
   if (!extent) batch.extents.set(orgId, (extent = { months: new Set(), models: new Set(), locations: new Set() }));
   extent.months.add(monthOf(facts.day));
   extent.models.add(facts.model);
   extent.locations.add(facts.location);
-  for (const key of rowKeys(orgId, facts, tags)) {
-    const id = countRowId(key);
-    let c = batch.counts.get(id);
-    if (!c) batch.counts.set(id, (c = countDelta(key, false)));
-    mergeCounts(c.counts, own);
-    if (ownSources) {
-      let s = batch.sources.get(id);
-      if (!s) batch.sources.set(id, (s = { key, sources: emptySourceTally() }));
-      mergeSourceTally(s.sources, ownSources);
+  const key = { org_id: orgId, day: facts.day, prompt_id: facts.prompt_id, model: facts.model, location: facts.location };
+  const id = countRowId(key);
+  let leaf = batch.leaves.get(id);
+  if (!leaf) batch.leaves.set(id, (leaf = { key, counts: emptyCounts(), sources: null, tags }));
+  addFacts(leaf.counts, facts);
+  if (facts.citations.length > 0) tallySourceFacts((leaf.sources ??= emptySourceTally()), facts);
+}
+
+/**
+ * A row's delta summed from its parts. It shares its first part until a
+ * second arrives (then copies it before adding), so a row with one part, such
+ * as a prompt's roll-ups on a day it was asked once, costs no sum at all.
+ * Parts are never changed once the batch is summed.
+ */
+interface Sum<T> {
+  key: CountRowKey;
+  value: T;
+  owned: boolean;
+}
+function addPart<T>(rows: Map<string, Sum<T>>, key: CountRowKey, part: T, merge: (into: T, from: T) => T, empty: () => T): void {
+  const id = countRowId(key);
+  const row = rows.get(id);
+  if (!row) rows.set(id, { key, value: part, owned: false });
+  else {
+    if (!row.owned) {
+      row.value = merge(empty(), row.value);
+      row.owned = true;
     }
-    if (key.prompt_id !== ALL) continue;
-    let o = batch.outcomes.get(id);
-    if (!o) batch.outcomes.set(id, (o = { key, prompts: dict() }));
-    addOutcome(o.prompts, facts.prompt_id, outcome);
+    merge(row.value, part);
   }
 }
 
 /**
- * The batch with the month twin of every day row: the sum of its days'
- * deltas, with each day's series and day_totals figures (see SERIES_FIELDS).
- * A month with one day in the batch (the usual case) shares that day's sums,
- * read only from here on; a second day copies them before adding.
+ * Sums at one level of the roll-up: each row of `from` is added to the rows
+ * `targets` names for its key. Summing level by level ((prompt, model,
+ * location) -> (prompt, *, location) -> (prompt, *, *)) adds each part once per
+ * level instead of once per row it ends up in.
  */
-export function withMonths(batch: CountBatch): CountBatch {
-  const out = emptyCountBatch();
-  out.extents = batch.extents;
+function rollUp<T>(
+  from: Iterable<Sum<T>>,
+  targets: (key: CountRowKey) => CountRowKey[],
+  merge: (into: T, from: T) => T,
+  empty: () => T,
+): Map<string, Sum<T>> {
+  const out = new Map<string, Sum<T>>();
+  for (const row of from) for (const key of targets(row.key)) addPart(out, key, row.value, merge, empty);
+  return out;
+}
+
+/**
+ * Every row of the batch from its leaves: the (prompt, model, location) rows
+ * are the leaves; the roll-up over every prompt and each tag's rows sum them;
+ * each of those is rolled up over models and locations (see rowKeys). The
+ * outcome rows (per prompt, over every prompt) take each leaf's answer, won
+ * and lost counts. Pure; equal to adding each answer to each of its rows.
+ */
+function dayRows(batch: CountBatch) {
+  const bases = <T>(value: (leaf: LeafDelta) => T | null, merge: (into: T, from: T) => T, empty: () => T) => {
+    const rows = new Map<string, Sum<T>>();
+    for (const [id, leaf] of batch.leaves) {
+      const v = value(leaf);
+      if (v === null) continue;
+      rows.set(id, { key: leaf.key, value: v, owned: false });
+      addPart(rows, { ...leaf.key, prompt_id: ALL }, v, merge, empty);
+      for (const tag of leaf.tags) addPart(rows, { ...leaf.key, prompt_id: tagRowPrompt(tag) }, v, merge, empty);
+    }
+    return rows;
+  };
+  const levels = <T>(base: Map<string, Sum<T>>, merge: (into: T, from: T) => T, empty: () => T) => {
+    // (P, m, l) -> (P, *, l) and (P, m, *); (P, *, l) -> (P, *, *).
+    const byModel = rollUp(base.values(), (k) => [{ ...k, model: ALL }], merge, empty);
+    const byLocation = rollUp(base.values(), (k) => [{ ...k, location: ALL }], merge, empty);
+    const both = rollUp(byModel.values(), (k) => [{ ...k, location: ALL }], merge, empty);
+    return [base, byModel, byLocation, both];
+  };
+  const counts = new Map<string, CountDelta>();
+  for (const level of levels(bases((l) => l.counts, mergeCounts, emptyCounts), mergeCounts, emptyCounts))
+    for (const [id, row] of level) counts.set(id, { key: row.key, month: false, counts: row.value, series: dict(), dayTotals: dict() });
+  const sources = new Map<string, SourceDelta>();
+  for (const level of levels(bases((l) => l.sources, mergeSourceTally, emptySourceTally), mergeSourceTally, emptySourceTally))
+    for (const [id, row] of level) sources.set(id, { key: row.key, sources: row.value });
+  const outcomes = new Map<string, OutcomeDelta>();
+  for (const leaf of batch.leaves.values()) {
+    const figures = [leaf.counts.answer_count, leaf.counts.won_count, leaf.counts.lost_count];
+    for (const model of [leaf.key.model, ALL])
+      for (const location of [leaf.key.location, ALL]) {
+        const key = { ...leaf.key, prompt_id: ALL, model, location };
+        const id = countRowId(key);
+        let o = outcomes.get(id);
+        if (!o) outcomes.set(id, (o = { key, prompts: dict() }));
+        addOutcome(o.prompts, leaf.key.prompt_id, figures);
+      }
+  }
+  return { counts, sources, outcomes };
+}
+
+/**
+ * Every row the batch adds to (dayRows) with the month twin of each day row:
+ * the sum of its days' deltas, with each day's series and day_totals figures
+ * (see SERIES_FIELDS). A month with one day in the batch (the usual case)
+ * shares that day's sums, read only from here on; a second day copies them
+ * before adding.
+ */
+export function rowDeltas(batch: CountBatch): RowDeltas {
+  const days = dayRows(batch);
+  const out: RowDeltas = { counts: new Map(), sources: new Map(), outcomes: new Map(), extents: batch.extents };
   const monthKey = (key: CountRowKey) => {
     const month = { ...key, day: monthOf(key.day) };
     return [countRowId(month), month] as const;
   };
   const shared = new Set<object>();
   const counts = new Map<string, CountDelta>();
-  for (const [id, d] of batch.counts) {
+  for (const [id, d] of days.counts) {
     out.counts.set(id, d);
     const [mid, key] = monthKey(d.key);
     let m = counts.get(mid);
@@ -163,7 +251,7 @@ export function withMonths(batch: CountBatch): CountBatch {
     addFigures(m.dayTotals, d.key.day, dayTotalFigures(d.counts));
   }
   const sources = new Map<string, SourceDelta>();
-  for (const [id, d] of batch.sources) {
+  for (const [id, d] of days.sources) {
     out.sources.set(id, d);
     const [mid, key] = monthKey(d.key);
     const m = sources.get(mid);
@@ -177,7 +265,7 @@ export function withMonths(batch: CountBatch): CountBatch {
     }
   }
   const outcomes = new Map<string, OutcomeDelta>();
-  for (const [id, d] of batch.outcomes) {
+  for (const [id, d] of days.outcomes) {
     out.outcomes.set(id, d);
     const [mid, key] = monthKey(d.key);
     let m = outcomes.get(mid);

@@ -16,7 +16,7 @@ import {
 import { compactOf, isCompact } from './source-rows.js';
 import type { AnswerFacts } from '../domain/facts.js';
 import type { TierName } from '../domain/sources.js';
-import { addToBatch, emptyCountBatch, mergeCountDoc, mergeOutcomeDoc, mergeSourceDoc, rowKeys, withMonths } from './count-rows.js';
+import { addToBatch, emptyCountBatch, mergeCountDoc, mergeOutcomeDoc, mergeSourceDoc, rowKeys, rowDeltas } from './count-rows.js';
 import {
   ALL,
   DAILY_COUNTS,
@@ -40,11 +40,11 @@ type LegacySourceDoc = CountRowKey & SourceCounts & { id: string };
 const ORG = 'org-1';
 
 /** The fold one answer at a time, read-add-write per row (as the projection did before batching): the oracle. */
-function foldOneByOne(docs: Docs, facts: AnswerFacts): void {
+function foldOneByOne(docs: Docs, facts: AnswerFacts, tags: readonly string[] = []): void {
   const get = <T>(c: string, id: string) => docs.get(`${c}|${id}`) as T | undefined;
   const put = (c: string, doc: { id: string }) => docs.set(`${c}|${doc.id}`, doc as unknown as Record<string, unknown>);
   const own = addFacts(emptyCounts(), facts);
-  for (const key of rowKeys(ORG, facts)) {
+  for (const key of rowKeys(ORG, facts, tags)) {
     for (const period of [key, { ...key, day: monthOf(key.day) }]) {
       const id = countRowId(period);
       const isMonth = period.day !== key.day;
@@ -76,10 +76,10 @@ function foldOneByOne(docs: Docs, facts: AnswerFacts): void {
 }
 
 /** The batched fold: a batch's deltas, then each row read, merged and written once. */
-function foldBatch(docs: Docs, batch: AnswerFacts[]): void {
+function foldBatch(docs: Docs, batch: AnswerFacts[], tagsOf: (prompt: string) => string[]): void {
   const b = emptyCountBatch();
-  for (const f of batch) addToBatch(b, ORG, f);
-  const all = withMonths(b);
+  for (const f of batch) addToBatch(b, ORG, f, tagsOf(f.prompt_id));
+  const all = rowDeltas(b);
   const write = <T extends { id: string }, D>(c: string, deltas: Map<string, D>, merge: (id: string, s: T | undefined, d: D) => T) => {
     for (const [id, d] of deltas) {
       const stored = docs.get(`${c}|${id}`) as T | undefined;
@@ -143,14 +143,16 @@ const factsArb: fc.Arbitrary<AnswerFacts> = fc
   }));
 
 describe('batched count-row fold', () => {
-  it('gives the same rows as folding one answer at a time, however the answers are split into batches', () => {
+  it('gives the same rows (tag rows included) as folding one answer at a time, however the answers are split into batches', () => {
+    // p1 carries t1, p2 carries t1 and t2, p3 none.
+    const tagsOf = (prompt: string) => ({ p1: ['t1'], p2: ['t1', 't2'] })[prompt] ?? [];
     fc.assert(
       fc.property(fc.array(fc.array(factsArb, { maxLength: 12 }), { maxLength: 5 }), (batches) => {
         const one = new Map() as Docs;
         const batched = new Map() as Docs;
         for (const batch of batches) {
-          for (const f of batch) foldOneByOne(one, f);
-          foldBatch(batched, batch);
+          for (const f of batch) foldOneByOne(one, f, tagsOf(f.prompt_id));
+          foldBatch(batched, batch, tagsOf);
         }
         assert.deepEqual(asStored(batched), asStored(one));
       }),
@@ -172,11 +174,11 @@ describe('batched count-row fold', () => {
       won: true,
       lost: false,
     };
-    assert.equal(withMonths(emptyCountBatch()).counts.size, 0);
+    assert.equal(rowDeltas(emptyCountBatch()).counts.size, 0);
     const batch = emptyCountBatch();
     addToBatch(batch, ORG, f);
     const month = countRowId({ org_id: ORG, day: '2026-01', prompt_id: 'p', model: 'm', location: 'us' });
-    const delta = withMonths(batch).counts.get(month)!;
+    const delta = rowDeltas(batch).counts.get(month)!;
     const legacy = { id: month, org_id: ORG, day: '2026-01', prompt_id: 'p', model: 'm', location: 'us', ...emptyCounts() };
     const merged = mergeCountDoc(month, legacy, delta);
     assert.equal(merged.day_totals, undefined);
