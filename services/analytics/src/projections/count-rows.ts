@@ -157,19 +157,19 @@ function addPart<T>(rows: Map<string, Sum<T>>, key: CountRowKey, part: T, merge:
 }
 
 /**
- * Sums at one level of the roll-up: each row of `from` is added to the rows
- * `targets` names for its key. Summing level by level ((prompt, model,
+ * Sums at one level of the roll-up: each row of `from` is added to the row
+ * `target` names for its key. Summing level by level ((prompt, model,
  * location) -> (prompt, *, location) -> (prompt, *, *)) adds each part once per
  * level instead of once per row it ends up in.
  */
 function rollUp<T>(
   from: Iterable<Sum<T>>,
-  targets: (key: CountRowKey) => CountRowKey[],
+  target: (key: CountRowKey) => CountRowKey,
   merge: (into: T, from: T) => T,
   empty: () => T,
 ): Map<string, Sum<T>> {
   const out = new Map<string, Sum<T>>();
-  for (const row of from) for (const key of targets(row.key)) addPart(out, key, row.value, merge, empty);
+  for (const row of from) addPart(out, target(row.key), row.value, merge, empty);
   return out;
 }
 
@@ -194,9 +194,9 @@ function dayRows(batch: CountBatch) {
   };
   const levels = <T>(base: Map<string, Sum<T>>, merge: (into: T, from: T) => T, empty: () => T) => {
     // (P, m, l) -> (P, *, l) and (P, m, *); (P, *, l) -> (P, *, *).
-    const byModel = rollUp(base.values(), (k) => [{ ...k, model: ALL }], merge, empty);
-    const byLocation = rollUp(base.values(), (k) => [{ ...k, location: ALL }], merge, empty);
-    const both = rollUp(byModel.values(), (k) => [{ ...k, location: ALL }], merge, empty);
+    const byModel = rollUp(base.values(), (k) => ({ ...k, model: ALL }), merge, empty);
+    const byLocation = rollUp(base.values(), (k) => ({ ...k, location: ALL }), merge, empty);
+    const both = rollUp(byModel.values(), (k) => ({ ...k, location: ALL }), merge, empty);
     return [base, byModel, byLocation, both];
   };
   const counts = new Map<string, CountDelta>();
