@@ -43,6 +43,7 @@ const {
   addToRows,
   addCompact,
   compactOf,
+  addOutcomeColumns,
   COUNT_EXTENTS,
   DAILY_COUNTS,
   DAILY_SOURCES,
@@ -206,14 +207,7 @@ interface RawYear {
 
 /** A month row built from one day's answers added to the stored month row. */
 function mergeMonth(collection: string, stored: AnyDoc, day: AnyDoc): AnyDoc {
-  if (collection === PROMPT_OUTCOMES) {
-    const prompts = { ...(stored.prompts as Record<string, number[]>) };
-    for (const [k, v] of Object.entries(day.prompts as Record<string, number[]>)) {
-      const cur = prompts[k] ?? [0, 0, 0];
-      prompts[k] = cur.map((x, i) => x + v[i]!);
-    }
-    return { ...stored, prompts };
-  }
+  if (collection === PROMPT_OUTCOMES) return { ...stored, outcomes: addOutcomeColumns(stored.outcomes as never, day.outcomes as never) };
   if (collection === DAILY_SOURCES) return { ...stored, ...addCompact(compactOf(stored as never), compactOf(day as never)) };
   if (collection === COUNT_EXTENTS) {
     const union = (k: string) => [...new Set([...(stored[k] as string[]), ...(day[k] as string[])])].sort();

@@ -8,6 +8,7 @@ import { addFacts, addSourceFacts, countsOf, emptyCounts, emptySourceCounts, mer
 import { answerFacts } from './domain/facts.js';
 import { addToRows } from './projections/answers.js';
 import { addCompact, compactOf } from './projections/source-rows.js';
+import { addOutcomeColumns } from './projections/outcome-rows.js';
 import { COUNT_EXTENTS, DAILY_COUNTS, DAILY_SOURCES, PROMPTS, PROMPT_OUTCOMES } from './projections/collections.js';
 
 export const analyticsBench = {
@@ -26,6 +27,7 @@ export const analyticsBench = {
   addToRows,
   addCompact,
   compactOf,
+  addOutcomeColumns,
   COUNT_EXTENTS,
   DAILY_COUNTS,
   DAILY_SOURCES,

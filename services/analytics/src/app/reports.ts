@@ -40,6 +40,7 @@ import {
 } from '../projections/collections.js';
 import { tagRowPrompt } from '../projections/tag-rows.js';
 import { sumSourceRows } from '../projections/source-rows.js';
+import { sumOutcomeRows } from '../projections/outcome-rows.js';
 import type { Page } from './context.js';
 
 export interface ReportQuery {
@@ -269,7 +270,7 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     rows<CountDoc>(DAILY_COUNTS, orgId, w, { scalar: true, ...(get && { get }) });
 
   /** answers, won and lost per prompt over the window, from the per-organization outcome maps. */
-  async function outcomesByPrompt(orgId: string, w: ReportWindow): Promise<Map<string, Counts>> {
+  async function outcomesByPrompt(orgId: string, w: ReportWindow): Promise<Map<string, [number, number, number]>> {
     const model = w.filters.model ?? ALL;
     const location = w.filters.location ?? ALL;
     const periods = periodsOf(w.from, w.to);
@@ -278,18 +279,7 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
         store.get<PromptOutcomeDoc>(PROMPT_OUTCOMES, countRowId({ org_id: orgId, day, prompt_id: ALL, model, location })),
       ),
     );
-    const out = new Map<string, Counts>();
-    for (const doc of docs) {
-      if (!doc) continue;
-      for (const [prompt, [n, won, lost]] of Object.entries(doc.prompts)) {
-        const c = out.get(prompt) ?? emptyCounts();
-        c.answer_count += n;
-        c.won_count += won;
-        c.lost_count += lost;
-        out.set(prompt, c);
-      }
-    }
-    return out;
+    return sumOutcomeRows(docs.filter((d): d is PromptOutcomeDoc => d !== undefined));
   }
 
   /** The source maps a report reads summed (the others stay empty); legacy when a row predates per-rule and registrable-domain counts. */
@@ -357,7 +347,11 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
       const inScope = scope && new Set(scope);
       const list = [...byPrompt]
         .filter(([prompt_id]) => !inScope || inScope.has(prompt_id))
-        .map(([prompt_id, counts]) => ({ prompt_id, name: names.get(prompt_id) ?? null, counts }));
+        .map(([prompt_id, [answer_count, won_count, lost_count]]) => ({
+          prompt_id,
+          name: names.get(prompt_id) ?? null,
+          counts: { answer_count, won_count, lost_count },
+        }));
       const report = promptsReport(w, sum(totals), list, sortKey, order(q, 'desc'), page(q));
       if (!byName) {
         const docs = await Promise.all(report.prompts.map((r) => store.get<PromptDoc>(PROMPTS, r.prompt_id)));

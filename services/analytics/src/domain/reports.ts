@@ -301,7 +301,7 @@ export function shareOfVoiceReport(window: ReportWindow, c: Counts, brands: Bran
 export interface PromptRowInput {
   prompt_id: string;
   name: string | null;
-  counts: Counts;
+  counts: Pick<Counts, 'answer_count' | 'won_count' | 'lost_count'>;
 }
 
 /** Glossary: a prompt's outcome over the window compares its won and lost answers. */

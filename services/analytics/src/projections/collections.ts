@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Counts, SourceCounts } from '../domain/counts.js';
 import type { MatchType, TierName } from '../domain/sources.js';
 import type { CompactSources } from './source-rows.js';
+import type { StoredOutcomes } from './outcome-rows.js';
 
 /** Read-model collections of the analytics service and their documents. */
 export const TRACKED_SOURCES = 'tracked_sources';
@@ -170,8 +171,8 @@ export type CountDoc = CountRowKey &
   };
 /** A source row: compact (see source-rows.ts), or as SourceCounts maps when folded before that form. */
 export type SourceDoc = CountRowKey & { id: string } & (SourceCounts | CompactSources);
-/** [answer_count, won_count, lost_count] per prompt id. */
-export type PromptOutcomeDoc = CountRowKey & { id: string; prompts: Record<string, [number, number, number]> };
+/** Answers, won and lost per prompt id: as columns (see outcome-rows.ts), or as a map when folded before that form. */
+export type PromptOutcomeDoc = CountRowKey & { id: string } & StoredOutcomes;
 
 export interface CountExtentDoc {
   id: string;

@@ -24,6 +24,7 @@ import {
 } from './collections.js';
 import { tagRowPrompt } from './tag-rows.js';
 import { FAMILIES, addFamily, compactOf, isCompact, type CompactSources } from './source-rows.js';
+import { addOutcomeColumns, columnsOf, outcomeColumnsOf } from './outcome-rows.js';
 
 /**
  * What a batch of answers adds to the count rows, summed in memory (pure: no
@@ -345,14 +346,10 @@ export function mergeSourceDoc(id: string, stored: SourceDoc | undefined, d: Sou
   return stored;
 }
 
+/** The stored outcome row plus the batch's delta, as columns (a row of the earlier form is converted). */
 export function mergeOutcomeDoc(id: string, stored: PromptOutcomeDoc | undefined, d: OutcomeDelta): PromptOutcomeDoc {
-  const prompts = stored?.prompts ?? {};
-  for (const p in d.prompts) {
-    const [n, won, lost] = d.prompts[p]!;
-    const cur = Object.prototype.hasOwnProperty.call(prompts, p) ? prompts[p] : undefined;
-    const next: [number, number, number] = cur ? [cur[0] + n, cur[1] + won, cur[2] + lost] : [n, won, lost];
-    if (p === '__proto__') Object.defineProperty(prompts, p, { value: next, enumerable: true, writable: true, configurable: true });
-    else prompts[p] = next;
-  }
-  return stored ? Object.assign(stored, { prompts }) : { id, ...d.key, prompts };
+  const delta = outcomeColumnsOf(d.prompts);
+  if (!stored) return { id, ...d.key, outcomes: delta };
+  const { prompts: _legacy, ...rest } = stored as PromptOutcomeDoc & { prompts?: unknown };
+  return { ...rest, outcomes: addOutcomeColumns(columnsOf(stored), delta) };
 }

@@ -14,6 +14,7 @@ import {
   type SourceCounts,
 } from '../domain/counts.js';
 import { compactOf, isCompact } from './source-rows.js';
+import { outcomeColumnsOf, sumOutcomeRows, type LegacyOutcomes } from './outcome-rows.js';
 import type { AnswerFacts } from '../domain/facts.js';
 import type { TierName } from '../domain/sources.js';
 import { addToBatch, emptyCountBatch, mergeCountDoc, mergeOutcomeDoc, mergeSourceDoc, rowKeys, rowDeltas } from './count-rows.js';
@@ -35,6 +36,8 @@ import { addToRows, retagRows } from './answers.js';
 import { memberTags } from './tag-rows.js';
 
 type Docs = Map<string, Record<string, unknown>>;
+/** An outcome row as a map per prompt: what the oracle folds (compared as columns, see asStored). */
+type LegacyOutcomeDoc = CountRowKey & LegacyOutcomes & { id: string };
 /** A source row as SourceCounts maps: what the oracle folds (compared in the compact form, see asStored). */
 type LegacySourceDoc = CountRowKey & SourceCounts & { id: string };
 const ORG = 'org-1';
@@ -67,7 +70,7 @@ function foldOneByOne(docs: Docs, facts: AnswerFacts, tags: readonly string[] = 
       if (facts.citations.length > 0)
         put(DAILY_SOURCES, addSourceFacts(get<LegacySourceDoc>(DAILY_SOURCES, id) ?? { id, ...period, ...emptySourceCounts() }, facts));
       if (key.prompt_id !== ALL) continue;
-      const outcomes = get<PromptOutcomeDoc>(PROMPT_OUTCOMES, id) ?? { id, ...period, prompts: dict() };
+      const outcomes = get<LegacyOutcomeDoc>(PROMPT_OUTCOMES, id) ?? { id, ...period, prompts: dict() };
       const [n, won, lost] = outcomes.prompts[facts.prompt_id] ?? [0, 0, 0];
       outcomes.prompts[facts.prompt_id] = [n + 1, won + (facts.won ? 1 : 0), lost + (facts.lost ? 1 : 0)];
       put(PROMPT_OUTCOMES, outcomes);
@@ -101,6 +104,10 @@ const asStored = (docs: Docs) =>
       if (k.startsWith(`${DAILY_SOURCES}|`) && !isCompact(v)) {
         const { id, org_id, day, prompt_id, model, location } = v as unknown as LegacySourceDoc;
         v = { id, org_id, day, prompt_id, model, location, ...compactOf(v as unknown as SourceCounts) };
+      }
+      if (k.startsWith(`${PROMPT_OUTCOMES}|`) && 'prompts' in v) {
+        const { prompts, ...rest } = v as unknown as LegacyOutcomeDoc;
+        v = { ...rest, outcomes: outcomeColumnsOf(prompts) };
       }
       return [k, JSON.parse(JSON.stringify(v)) as unknown];
     }),
@@ -186,6 +193,20 @@ describe('batched count-row fold', () => {
     assert.equal(merged.mention_total, 2);
     const created = mergeCountDoc(month, undefined, delta);
     assert.deepEqual(created.day_totals?.['2026-01-05'], dayTotalFigures(addFacts(emptyCounts(), f)));
+  });
+
+  it('an outcome row of the earlier form (a map per prompt) is added to as columns and reads the same sums', () => {
+    const key = { org_id: ORG, day: '2026-01', prompt_id: ALL, model: ALL, location: ALL };
+    const id = countRowId(key);
+    const legacy = { id, ...key, prompts: { p2: [3, 1, 0], p1: [2, 0, 2] } } as PromptOutcomeDoc;
+    const delta = { key, prompts: { p3: [1, 1, 0], p1: [1, 0, 1] } as Record<string, [number, number, number]> };
+    const merged = mergeOutcomeDoc(id, legacy, delta);
+    assert.deepEqual(merged, { id, ...key, outcomes: [['p1', 'p2', 'p3'], [3, 3, 1], [0, 1, 1], [3, 0, 0]] });
+    assert.deepEqual([...sumOutcomeRows([legacy, merged])], [
+      ['p1', [5, 0, 5]],
+      ['p2', [6, 2, 0]],
+      ['p3', [1, 1, 0]],
+    ]);
   });
 
   it('a source tally adds up to what addSourceFacts gives', () => {
