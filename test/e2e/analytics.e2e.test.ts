@@ -330,7 +330,11 @@ describe('POST /org/analytics/answers/import', () => {
   it('rejects * as a model or location (it names every model or location in the roll-ups)', async () => {
     const item = { prompt_id: randomUUID(), run_at: '2026-03-04T00:00:00Z', text: 'x', citations: [] };
     const res = await t.api('POST', '/org/analytics/answers/import', {
-      body: [{ ...item, model: '*' }, { ...item, model: 'm', location: ' * ' }, { ...item, model: 'm' }],
+      body: [
+        { ...item, model: '*' },
+        { ...item, model: 'm', location: ' * ' },
+        { ...item, model: 'm' },
+      ],
     });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(

@@ -201,10 +201,18 @@ function dayRows(batch: CountBatch) {
     return [base, byModel, byLocation, both];
   };
   const counts = new Map<string, CountDelta>();
-  for (const level of levels(bases((l) => l.counts, mergeCounts, emptyCounts), mergeCounts, emptyCounts))
+  for (const level of levels(
+    bases((l) => l.counts, mergeCounts, emptyCounts),
+    mergeCounts,
+    emptyCounts,
+  ))
     for (const [id, row] of level) counts.set(id, { key: row.key, month: false, counts: row.value, series: dict(), dayTotals: dict() });
   const sources = new Map<string, SourceDelta>();
-  for (const level of levels(bases((l) => l.sources, mergeSourceTally, emptySourceTally), mergeSourceTally, emptySourceTally))
+  for (const level of levels(
+    bases((l) => l.sources, mergeSourceTally, emptySourceTally),
+    mergeSourceTally,
+    emptySourceTally,
+  ))
     for (const [id, row] of level) sources.set(id, { key: row.key, sources: row.value });
   const outcomes = new Map<string, OutcomeDelta>();
   for (const leaf of batch.leaves.values()) {

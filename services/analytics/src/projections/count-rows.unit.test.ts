@@ -201,12 +201,24 @@ describe('batched count-row fold', () => {
     const legacy = { id, ...key, prompts: { p2: [3, 1, 0], p1: [2, 0, 2] } } as PromptOutcomeDoc;
     const delta = { key, prompts: { p3: [1, 1, 0], p1: [1, 0, 1] } as Record<string, [number, number, number]> };
     const merged = mergeOutcomeDoc(id, legacy, delta);
-    assert.deepEqual(merged, { id, ...key, outcomes: [['p1', 'p2', 'p3'], [3, 3, 1], [0, 1, 1], [3, 0, 0]] });
-    assert.deepEqual([...sumOutcomeRows([legacy, merged])], [
-      ['p1', [5, 0, 5]],
-      ['p2', [6, 2, 0]],
-      ['p3', [1, 1, 0]],
-    ]);
+    assert.deepEqual(merged, {
+      id,
+      ...key,
+      outcomes: [
+        ['p1', 'p2', 'p3'],
+        [3, 3, 1],
+        [0, 1, 1],
+        [3, 0, 0],
+      ],
+    });
+    assert.deepEqual(
+      [...sumOutcomeRows([legacy, merged])],
+      [
+        ['p1', [5, 0, 5]],
+        ['p2', [6, 2, 0]],
+        ['p3', [1, 1, 0]],
+      ],
+    );
   });
 
   it('a source tally adds up to what addSourceFacts gives', () => {
