@@ -140,6 +140,56 @@ describe('outbox relay', () => {
   });
 });
 
+describe('outbox relay checkpoint', () => {
+  it('is written once a batch is unwritten or the relay caught up, so a crash re-publishes less than a batch', async () => {
+    const own = createSqliteStore({ path: join(dir, `checkpoint-${randomUUID()}.db`) });
+    let checkpointWrites = 0;
+    const counted: Store = {
+      ...own,
+      transaction: (fn) =>
+        own.transaction(async (tx) => {
+          const put = tx.put;
+          return fn({ ...tx, put: (c, doc) => (c === '_checkpoints' && checkpointWrites++, put(c, doc)) });
+        }),
+    };
+    const org = randomUUID();
+    const mine = () => received.filter((m) => m.key === org).map((m) => (JSON.parse(m.value) as EventEnvelope).data.name as string);
+    // Polls never come: only commits wake it, as under load.
+    const relay = (owner: string) =>
+      createOutboxRelay({ store: counted, bus, catalog, name: 'cp', owner, batchSize: 4, pollIntervalMs: 3_600_000 });
+    const first = relay('me');
+    const writer = createCommandBus({ store: own, catalog, projections: [], ids: randomIds, onCommitted: () => first.notify() });
+    try {
+      await first.start([TOPIC]);
+      for (let i = 0; i < 10; i++) {
+        await writer.transaction({ metadata: { org_id: org } }, (s) =>
+          s.execute(notes, `note-${org}`, { type: 'add', org, text: `n${i}` }),
+        );
+        await eventually(() => mine().length === i + 1, `event ${i} published`);
+      }
+      assert.equal(checkpointWrites, 2, 'after the 4th and the 8th event, not after each pass');
+
+      // A crash now (no stop): the next relay re-publishes what came after the last write.
+      const second = relay('me');
+      await second.start([TOPIC]);
+      await second.flush();
+      await second.stop();
+      await sleep(100);
+      assert.deepEqual(mine(), ['n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7', 'n8', 'n9', 'n8', 'n9'], 'fewer than a batch again');
+      assert.equal(checkpointWrites, 3, 'written once caught up');
+      const third = relay('me');
+      await third.start([TOPIC]);
+      await third.flush();
+      await third.stop();
+      await sleep(100);
+      assert.equal(mine().length, 12, 'nothing more after a clean stop');
+    } finally {
+      await first.stop();
+      await own.close();
+    }
+  });
+});
+
 describe('outbox relay replicas', () => {
   it('one relays at a time, writing its lease only when a third of it has passed, and another takes over once it ends', async () => {
     const shared = createSqliteStore({ path: join(dir, 'replicas.db') });
