@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
  * (`wal_autocheckpoint` raised to FALLBACK_PAGES, so a stalled checkpointer still
  * cannot let the WAL grow without bound) and one worker thread per process runs a
  * PASSIVE checkpoint of every registered file every INTERVAL_MS on its own
- * connection. PASSIVE never blocks writers or readers; the next write after a
+ * connection (one per file however many register it). PASSIVE never blocks writers or readers; the next write after a
  * complete one starts the WAL over. Durability is unchanged: a commit is in the
  * WAL (synced as `synchronous` says) whether or not it was checkpointed yet.
  */
@@ -20,23 +20,35 @@ export const FALLBACK_PAGES = 10_000;
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const open = new Map();
+// One connection per file, however many registrations (every service's bus shares one file).
+const files = new Map();
+const owners = new Map();
 const checkpointAll = () => {
-  for (const db of open.values()) {
-    try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {}
+  for (const file of files.values()) {
+    try { file.db.pragma('wal_checkpoint(PASSIVE)'); } catch {}
   }
 };
 parentPort.on('message', (m) => {
   if (m.type === 'add') {
     try {
-      const db = new Database(m.path, { fileMustExist: true });
-      db.pragma('synchronous = NORMAL');
-      open.set(m.id, db);
+      let file = files.get(m.path);
+      if (!file) {
+        const db = new Database(m.path, { fileMustExist: true });
+        db.pragma('synchronous = NORMAL');
+        file = { db, ids: new Set() };
+        files.set(m.path, file);
+      }
+      file.ids.add(m.id);
+      owners.set(m.id, m.path);
     } catch {}
   } else if (m.type === 'remove') {
-    const db = open.get(m.id);
-    open.delete(m.id);
-    try { db?.close(); } catch {}
+    const path = owners.get(m.id);
+    owners.delete(m.id);
+    const file = files.get(path);
+    if (file && file.ids.delete(m.id) && file.ids.size === 0) {
+      files.delete(path);
+      try { file.db.close(); } catch {}
+    }
     parentPort.postMessage({ type: 'removed', id: m.id });
   } else if (m.type === 'checkpoint') {
     checkpointAll();
