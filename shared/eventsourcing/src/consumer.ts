@@ -96,7 +96,23 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
     throw err;
   };
 
+  /**
+   * Events of a type nobody here handles are skipped by the type header the outbox
+   * relay sets, without parsing a body that may carry a megabyte of chunk text.
+   */
+  const ignored = (message: ReceivedMessage): boolean => {
+    const type = message.headers.type;
+    return type !== undefined && !Object.hasOwn(options.handlers, type);
+  };
+  /** The event to handle; null when nobody here handles its type; undefined when it is not an event. */
+  const toHandle = (message: ReceivedMessage): EventEnvelope | null | undefined => {
+    if (ignored(message)) return null;
+    const event = parseEnvelope(message);
+    return event && !options.handlers[event.type] ? null : event;
+  };
+
   const single = async (message: ReceivedMessage): Promise<void> => {
+    if (ignored(message)) return;
     const event = parseEnvelope(message);
     if (!event) {
       await deadLetter(message, `unparseable: ${unparseableReason(message)}`);
@@ -116,16 +132,16 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
    * not an event and (when `budget`) once BATCH_BUDGET_MS is spent; answers where it
    * stopped. A handler's failure rolls everything back and is thrown as FailedAt.
    */
-  const runBatch = (messages: ReceivedMessage[], events: (EventEnvelope | undefined)[], from: number, to: number, budget: boolean) =>
+  const runBatch = (messages: ReceivedMessage[], events: (EventEnvelope | null | undefined)[], from: number, to: number, budget: boolean) =>
     // The count comes from the attempt that committed (an adapter may run the function again).
     options.store.transaction(async (tx) => {
       const started = performance.now();
       let i = from;
       for (; i < to; i++) {
         const event = events[i];
+        if (event === null) continue;
         if (!event || (budget && i > from && performance.now() - started >= BATCH_BUDGET_MS)) break;
-        const handler = options.handlers[event.type];
-        if (!handler) continue;
+        const handler = options.handlers[event.type]!;
         try {
           await handle(tx, messages[i]!, event, handler);
         } catch (err) {
@@ -143,10 +159,10 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
    * handlers before it run twice, the first time rolled back, as on a redelivery).
    */
   const handleBatch = async (messages: ReceivedMessage[]): Promise<BatchOutcome> => {
-    const events = messages.map(parseEnvelope);
+    const events = messages.map(toHandle);
     // Leading events nobody handles need no transaction.
     let from = 0;
-    while (from < messages.length && events[from] && !options.handlers[events[from]!.type]) from++;
+    while (from < messages.length && events[from] === null) from++;
     if (from === messages.length || (from > 0 && !events[from])) return { handled: from };
     if (!events[from]) {
       await single(messages[from]!);

@@ -416,6 +416,41 @@ describe('idempotent event consumer, batches', () => {
     assert.ok(counted.transactions <= 2, `one transaction for the batch, not one per event (${counted.transactions})`);
   });
 
+  it('skips events nobody handles by the type header the relay sets, without parsing their bodies', async () => {
+    const topic = `batch.${randomUUID()}`;
+    await bus.ensureTopics([topic]);
+    const dead: ReceivedMessage[] = [];
+    subscriptions.push(
+      await bus.subscribe({ groupId: `dlq-${topic}`, topics: [deadLetterTopic(topic)], handler: async (m) => void dead.push(m) }),
+    );
+    const parse = JSON.parse;
+    let parsed = 0;
+    JSON.parse = ((text: string, reviver?: Parameters<typeof parse>[1]) => (
+      text.length > 100_000 && parsed++,
+      parse(text, reviver)
+    )) as typeof JSON.parse;
+    try {
+      const c = counter(topic);
+      const big = (text: string) => ({ key: 'org', value: JSON.stringify(envelope(text)), headers: { type: 'note.added' } });
+      await bus.publish(topic, [
+        ...Array.from({ length: 5 }, () => ({
+          key: 'org',
+          value: JSON.stringify(envelope('x'.repeat(100_000))),
+          headers: { type: 'note.other' },
+        })),
+        big('kept'),
+      ]);
+      subscriptions.push(await startEventConsumer({ bus, store, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }));
+      await eventually(() => c.attempts.has('kept'), 'the handled event');
+      await sleep(100);
+      assert.equal(await c.count('kept'), 1);
+      assert.equal(dead.length, 0);
+      assert.equal(parsed, 0, 'the skipped bodies were not parsed');
+    } finally {
+      JSON.parse = parse;
+    }
+  });
+
   it('a crash before the batch commits redelivers the whole batch, and the inbox skips it once committed', async () => {
     const events = Array.from({ length: 8 }, (_, i) => envelope(`n${i}`));
     const topic = await topicWith(events);
