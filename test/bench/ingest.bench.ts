@@ -76,9 +76,9 @@ function cpuSeconds(from: NodeJS.CpuUsage): number {
 }
 
 /**
- * CPU seconds of the main thread alone, where everything but extraction runs (and
- * what bounds the pipeline's wall time); from /proc, so Linux only (undefined
- * elsewhere). Clock ticks of 1/100 s (USER_HZ).
+ * CPU seconds of the main thread alone, where everything but extraction runs (the
+ * benchmark's client too; on an idle machine what bounds the pipeline's wall
+ * time); from /proc, so Linux only (undefined elsewhere). Ticks of 1/100 s (USER_HZ).
  */
 function mainThreadCpuSeconds(): number | undefined {
   try {
@@ -200,7 +200,7 @@ try {
     );
     if (r.mainCpuSeconds !== undefined)
       console.log(
-        `  of which the main thread (all but extraction): ${r.mainCpuSeconds.toFixed(2)} s, ${((1000 * r.mainCpuSeconds) / corpus.length).toFixed(1)} ms per file`,
+        `  of which the main thread (all but extraction, the client included): ${r.mainCpuSeconds.toFixed(2)} s, ${((1000 * r.mainCpuSeconds) / corpus.length).toFixed(1)} ms per file`,
       );
   }
 } finally {
