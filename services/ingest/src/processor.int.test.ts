@@ -18,6 +18,7 @@ import { JOBS, type JobDoc } from './app/jobs.js';
 import { createExtractionPool, type ExtractionPool } from './extract/pool.js';
 import { DEFAULT_LIMITS } from './extract/types.js';
 import { CONTENT, type ContentDoc } from './projections/content.js';
+import { contentStream } from './domain/content.js';
 import { ingestProjections } from './projections/index.js';
 
 /**
@@ -164,6 +165,49 @@ describe('the ingest processing loop', () => {
       assert.equal(done.attempts, 2);
     } finally {
       await second.processor.stop();
+    }
+  });
+});
+
+describe('one commit per file', () => {
+  it('settling a job takes the next due one in the same commit, its events under its own organization', async () => {
+    const blobs = createFsBlobStore({ root: join(dir, 'b5') });
+    let transactions = 0;
+    const counted: Store = { ...store, transaction: (fn) => (transactions++, store.transaction(fn)) };
+    const commands = createCommandBus({ store: counted, catalog: eventCatalog, projections: ingestProjections, ids: randomIds });
+    const processor = createProcessor({
+      store: counted,
+      commands,
+      blobs,
+      pool,
+      clock: systemClock,
+      logger: silentLogger(),
+      owner: 'chain',
+      concurrency: 1,
+      maxAttempts: 3,
+      retryBaseMs: 20,
+      leaseMs: 60_000,
+      pollMs: 3_600_000,
+      chunking: { targetChars: 500, overlapChars: 50 },
+    });
+    const { intake } = setup(blobs);
+    const other: CallContext = { ...ctx, org_id: randomUUID() };
+    const items = [];
+    for (const [i, c] of [ctx, other, ctx].entries())
+      items.push(await intake.createRaw(c, { title: `Chained ${i}`, text: `Text number ${i}.`, filing: { parent_id: null, tags: [] } }));
+    processor.start();
+    try {
+      for (const item of items) assert.equal((await settled(item.id)).processing_status, 'completed');
+      // One claim, three settles that each claim the next (the last finds none), one look once the slot is free.
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(transactions, 5);
+      for (const [i, item] of items.entries()) {
+        const events = await store.readStream(contentStream(item.id));
+        const started = events.find((e) => e.type === 'content.processing_started');
+        assert.equal(started?.metadata.org_id, i === 1 ? other.org_id : ctx.org_id, "the claim is recorded under the job's organization");
+      }
+    } finally {
+      await processor.stop();
     }
   });
 });

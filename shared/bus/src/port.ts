@@ -35,6 +35,22 @@ export interface SubscribeOptions {
    * backoff (the consumer wrapper decides retry vs dead-letter).
    */
   handler: (message: ReceivedMessage) => Promise<void>;
+  /**
+   * Optional, for consumers that can handle several messages at once (e.g. in one
+   * store transaction): called with consecutive messages of one partition, in
+   * order. The first `handled` of them count as handled, as if `handler` had
+   * resolved for each; with `error` set, the message after them failed as if
+   * `handler` had thrown: it is delivered again after a backoff. Rejecting is a
+   * failure of the first message. Adapters may ignore it and call `handler`.
+   */
+  batchHandler?: (messages: ReceivedMessage[]) => Promise<BatchOutcome>;
+}
+
+export interface BatchOutcome {
+  /** How many messages, from the first, were handled. */
+  handled: number;
+  /** Set when the message after the handled ones failed (redelivered after a backoff). */
+  error?: unknown;
 }
 
 export interface Subscription {

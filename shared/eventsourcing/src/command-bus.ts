@@ -15,6 +15,8 @@ export interface CommandSession {
   execute<C, S>(decider: Decider<C, S>, streamId: string, command: C): Promise<{ state: S; events: StoredEvent[] }>;
   /** Current state of a stream without changing it. */
   load<S>(decider: Pick<Decider<unknown, S>, 'initialState' | 'evolve'>, streamId: string): Promise<{ state: S; version: number }>;
+  /** A session on the same transaction whose events carry another context (e.g. another organization's). */
+  withContext(context: CommandContext): CommandSession;
 }
 
 export interface EventSourcingDeps {
@@ -38,6 +40,7 @@ export function createCommandBus(deps: EventSourcingDeps) {
   function openSession(tx: StoreTransaction, context: CommandContext, onAppended: (n: number) => void): CommandSession {
     return {
       tx,
+      withContext: (other) => openSession(tx, other, onAppended),
       async load(decider, streamId) {
         const events = await tx.readStream(streamId);
         return { state: fold(decider, events), version: events.length };

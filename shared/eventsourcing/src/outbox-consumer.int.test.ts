@@ -8,7 +8,7 @@ import { AppError, errorKinds, randomIds, type ErrorKind } from '@kb/platform';
 import { categoryCreated, createCatalog, deadLetterTopic, type EventEnvelope } from '@kb/events';
 import type { EventBus, ReceivedMessage, Subscription } from '@kb/bus';
 import { createSqliteEventBus } from '@kb/bus/sqlite';
-import type { Store } from '@kb/store';
+import type { Store, StoreTransaction } from '@kb/store';
 import { createSqliteStore } from '@kb/store/sqlite';
 import { createCommandBus, type CommandBus } from './command-bus.js';
 import { createOutboxRelay, type OutboxRelay } from './outbox-relay.js';
@@ -137,6 +137,56 @@ describe('outbox relay', () => {
     await second.stop();
     await sleep(100);
     assert.equal(received.length, before, 'the checkpoint survives a new relay');
+  });
+});
+
+describe('outbox relay checkpoint', () => {
+  it('is written once a batch is unwritten or the relay caught up, so a crash re-publishes less than a batch', async () => {
+    const own = createSqliteStore({ path: join(dir, `checkpoint-${randomUUID()}.db`) });
+    let checkpointWrites = 0;
+    const counted: Store = {
+      ...own,
+      transaction: (fn) =>
+        own.transaction(async (tx) => {
+          const put = tx.put;
+          return fn({ ...tx, put: (c, doc) => (c === '_checkpoints' && checkpointWrites++, put(c, doc)) });
+        }),
+    };
+    const org = randomUUID();
+    const mine = () => received.filter((m) => m.key === org).map((m) => (JSON.parse(m.value) as EventEnvelope).data.name as string);
+    // Polls never come: only commits wake it, as under load.
+    const relay = (owner: string) =>
+      createOutboxRelay({ store: counted, bus, catalog, name: 'cp', owner, batchSize: 4, pollIntervalMs: 3_600_000 });
+    const first = relay('me');
+    const writer = createCommandBus({ store: own, catalog, projections: [], ids: randomIds, onCommitted: () => first.notify() });
+    try {
+      await first.start([TOPIC]);
+      for (let i = 0; i < 10; i++) {
+        await writer.transaction({ metadata: { org_id: org } }, (s) =>
+          s.execute(notes, `note-${org}`, { type: 'add', org, text: `n${i}` }),
+        );
+        await eventually(() => mine().length === i + 1, `event ${i} published`);
+      }
+      assert.equal(checkpointWrites, 2, 'after the 4th and the 8th event, not after each pass');
+
+      // A crash now (no stop): the next relay re-publishes what came after the last write.
+      const second = relay('me');
+      await second.start([TOPIC]);
+      await second.flush();
+      await second.stop();
+      await sleep(100);
+      assert.deepEqual(mine(), ['n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7', 'n8', 'n9', 'n8', 'n9'], 'fewer than a batch again');
+      assert.equal(checkpointWrites, 3, 'written once caught up');
+      const third = relay('me');
+      await third.start([TOPIC]);
+      await third.flush();
+      await third.stop();
+      await sleep(100);
+      assert.equal(mine().length, 12, 'nothing more after a clean stop');
+    } finally {
+      await first.stop();
+      await own.close();
+    }
   });
 });
 
@@ -284,5 +334,164 @@ describe('idempotent event consumer', () => {
     assert.ok(reasons.some((r) => r.startsWith('unparseable')));
     assert.ok(dead.find((m) => m.key === 'junk')?.value === 'not json', 'the original message is kept');
     for (const kind of terminal) assert.equal(attempts.get(kind), 1, `${kind} is not retried`);
+  });
+});
+
+describe('idempotent event consumer, batches', () => {
+  const envelope = (text: string, id: string = randomUUID()): EventEnvelope =>
+    ({
+      id,
+      type: 'note.added',
+      schema: 1,
+      stream_id: 's',
+      version: 1,
+      position: 1,
+      data: { text },
+      metadata: { org_id: 'org' },
+      recorded_at: new Date().toISOString(),
+    }) as EventEnvelope;
+
+  /** The store, counting transactions; `failCommits` of them run to the end and are then rolled back, as a crash before COMMIT leaves them. */
+  function counting(failCommits = 0): Store & { transactions: number } {
+    let left = failCommits;
+    const wrapped: Store & { transactions: number } = {
+      ...store,
+      transactions: 0,
+      transaction: (fn) =>
+        store.transaction(async (tx) => {
+          wrapped.transactions++;
+          const result = await fn(tx);
+          if (left-- > 0) throw new Error('crashed before commit');
+          return result;
+        }),
+    };
+    return wrapped;
+  }
+
+  /** A topic of one partition holding the events before anyone subscribes, so the consumer reads them as one batch. */
+  async function topicWith(events: EventEnvelope[]): Promise<string> {
+    const topic = `batch.${randomUUID()}`;
+    await bus.ensureTopics([topic]);
+    await bus.publish(
+      topic,
+      events.map((e) => ({ key: 'org', value: JSON.stringify(e) })),
+    );
+    return topic;
+  }
+
+  /** A handler keeping a count per text in the store; `fail` decides per attempt whether it throws after its write. */
+  function counter(topic: string, fail: (text: string, attempt: number) => Error | undefined = () => undefined) {
+    const attempts = new Map<string, number>();
+    return {
+      attempts,
+      handlers: {
+        'note.added': async (tx: StoreTransaction, event: EventEnvelope) => {
+          const text = event.data.text as string;
+          const attempt = (attempts.get(text) ?? 0) + 1;
+          attempts.set(text, attempt);
+          const id = `${topic}:${text}`;
+          const current = await tx.get<{ id: string; n: number }>('batch_counts', id);
+          await tx.put('batch_counts', { id, n: (current?.n ?? 0) + 1 });
+          const error = fail(text, attempt);
+          if (error) throw error;
+        },
+      },
+      count: async (text: string) => (await store.get<{ id: string; n: number }>('batch_counts', `${topic}:${text}`))?.n,
+    };
+  }
+
+  it('handles the events in hand in one transaction, each once (a duplicate in the batch is skipped)', async () => {
+    const events = Array.from({ length: 20 }, (_, i) => envelope(`n${i}`));
+    const topic = await topicWith([...events, events[3]!]);
+    const counted = counting();
+    const c = counter(topic);
+    subscriptions.push(await startEventConsumer({ bus, store: counted, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }));
+    await eventually(() => c.attempts.size === 20, 'every event');
+    await sleep(150);
+    for (let i = 0; i < 20; i++) assert.equal(await c.count(`n${i}`), 1);
+    assert.ok(
+      [...c.attempts.values()].every((n) => n === 1),
+      'no handler ran twice',
+    );
+    assert.ok(counted.transactions <= 2, `one transaction for the batch, not one per event (${counted.transactions})`);
+  });
+
+  it('skips events nobody handles by the type header the relay sets, without parsing their bodies', async () => {
+    const topic = `batch.${randomUUID()}`;
+    await bus.ensureTopics([topic]);
+    const dead: ReceivedMessage[] = [];
+    subscriptions.push(
+      await bus.subscribe({ groupId: `dlq-${topic}`, topics: [deadLetterTopic(topic)], handler: async (m) => void dead.push(m) }),
+    );
+    const parse = JSON.parse;
+    let parsed = 0;
+    JSON.parse = ((text: string, reviver?: Parameters<typeof parse>[1]) => (
+      text.length > 100_000 && parsed++,
+      parse(text, reviver)
+    )) as typeof JSON.parse;
+    try {
+      const c = counter(topic);
+      const big = (text: string) => ({ key: 'org', value: JSON.stringify(envelope(text)), headers: { type: 'note.added' } });
+      await bus.publish(topic, [
+        ...Array.from({ length: 5 }, () => ({
+          key: 'org',
+          value: JSON.stringify(envelope('x'.repeat(100_000))),
+          headers: { type: 'note.other' },
+        })),
+        big('kept'),
+      ]);
+      subscriptions.push(await startEventConsumer({ bus, store, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }));
+      await eventually(() => c.attempts.has('kept'), 'the handled event');
+      await sleep(100);
+      assert.equal(await c.count('kept'), 1);
+      assert.equal(dead.length, 0);
+      assert.equal(parsed, 0, 'the skipped bodies were not parsed');
+    } finally {
+      JSON.parse = parse;
+    }
+  });
+
+  it('a crash before the batch commits redelivers the whole batch, and the inbox skips it once committed', async () => {
+    const events = Array.from({ length: 8 }, (_, i) => envelope(`n${i}`));
+    const topic = await topicWith(events);
+    const counted = counting(1);
+    const c = counter(topic);
+    subscriptions.push(await startEventConsumer({ bus, store: counted, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }));
+    await eventually(() => [...c.attempts.values()].filter((n) => n === 2).length === 8, 'the batch delivered again');
+    // The relay re-publishes after a crash of its own: the same events again.
+    await bus.publish(
+      topic,
+      events.map((e) => ({ key: 'org', value: JSON.stringify(e) })),
+    );
+    await sleep(300);
+    for (let i = 0; i < 8; i++) assert.equal(await c.count(`n${i}`), 1, `n${i} counted once`);
+    assert.ok(
+      [...c.attempts.values()].every((n) => n === 2),
+      'the re-published copies were skipped',
+    );
+  });
+
+  it('a failure mid-batch rolls the batch back; the events before it commit, the failed one is retried or dead-lettered as alone', async () => {
+    const texts = ['a', 'b', 'retry', 'c', 'terminal', 'd'];
+    const topic = await topicWith(texts.map((t) => envelope(t)));
+    const dead: ReceivedMessage[] = [];
+    subscriptions.push(
+      await bus.subscribe({ groupId: `dlq-${topic}`, topics: [deadLetterTopic(topic)], handler: async (m) => void dead.push(m) }),
+    );
+    const c = counter(topic, (text, attempt) => {
+      if (text === 'retry' && attempt === 1) return new Error('transient');
+      if (text === 'terminal') return new AppError('validation', 'never valid', { code: 'test_terminal' });
+      return undefined;
+    });
+    subscriptions.push(await startEventConsumer({ bus, store, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }));
+    await eventually(() => c.attempts.has('d') && dead.length === 1, 'the last event and the dead letter');
+    await sleep(150);
+    for (const text of ['a', 'b', 'retry', 'c', 'd']) assert.equal(await c.count(text), 1, `${text} committed once`);
+    assert.equal(await c.count('terminal'), undefined, 'the dead-lettered event wrote nothing');
+    // Handlers before a failure in the batch run again (rolled back the first time), as on any redelivery.
+    assert.ok(c.attempts.get('retry')! >= 2, 'the retriable failure is retried');
+    assert.equal(c.attempts.get('terminal'), 1, 'a terminal failure is not retried');
+    assert.equal((JSON.parse(dead[0]!.value) as EventEnvelope).data.text, 'terminal');
+    assert.ok(dead[0]!.headers['x-dead-letter-reason']?.startsWith('test_terminal:'));
   });
 });

@@ -37,8 +37,12 @@ export const toEnvelope = (e: StoredEvent): EventEnvelope => ({
 /**
  * Publishes committed events to the bus after commit, at least once and in
  * position order (so in order per org, the message key). The checkpoint is the
- * last published position; a crash between publish and checkpoint re-publishes,
- * which idempotent consumers absorb.
+ * last published position. While the relay holds its lease it keeps the
+ * checkpoint in memory and writes it once it caught up (the next pass that finds
+ * nothing new, at the latest the next poll), once a batch's worth of events is
+ * unwritten, and on stop and flush: a pass per commit would otherwise cost a
+ * write transaction per commit. A crash re-publishes what was published since the
+ * last write, fewer than `batchSize` events, which idempotent consumers absorb.
  */
 export function createOutboxRelay(options: OutboxRelayOptions) {
   const logger = options.logger ?? silentLogger();
@@ -53,6 +57,10 @@ export function createOutboxRelay(options: OutboxRelayOptions) {
   let stopped = true;
   /** When the lease this relay last wrote for itself ends (0: not held). */
   let heldUntil = 0;
+  /** The last published position while the lease is held (undefined: read it from the store). */
+  let position: number | undefined;
+  /** Events published since the checkpoint was last written. */
+  let unsaved = 0;
 
   /**
    * Holds the relay's lease, writing it only when less than two thirds of it
@@ -63,16 +71,30 @@ export function createOutboxRelay(options: OutboxRelayOptions) {
   async function holdLease(): Promise<boolean> {
     const now = clock.now().getTime();
     if (heldUntil - now > (leaseMs * 2) / 3) return true;
+    // A lease that ran out may have let another replica publish and checkpoint meanwhile.
+    if (heldUntil <= now) position = undefined;
     const leased = await acquireLease(options.store, checkpointId, options.owner, leaseMs, clock);
     heldUntil = leased ? now + leaseMs : 0;
+    if (!leased) position = undefined;
     return leased;
+  }
+
+  async function saveCheckpoint(): Promise<void> {
+    if (unsaved === 0 || position === undefined) return;
+    const at = position;
+    const count = unsaved;
+    await options.store.transaction((tx) => tx.put(CHECKPOINTS, { id: checkpointId, position: at }));
+    unsaved -= count;
   }
 
   async function publishBatch(): Promise<number> {
     if (!(await holdLease())) return 0;
-    const checkpoint = (await options.store.get<{ id: string; position: number }>(CHECKPOINTS, checkpointId))?.position ?? 0;
-    const events = await options.store.readAll(checkpoint, batchSize);
-    if (events.length === 0) return 0;
+    position ??= (await options.store.get<{ id: string; position: number }>(CHECKPOINTS, checkpointId))?.position ?? 0;
+    const events = await options.store.readAll(position, batchSize);
+    if (events.length === 0) {
+      await saveCheckpoint();
+      return 0;
+    }
     const byTopic = new Map<string, OutgoingMessage[]>();
     for (const e of events) {
       if (!options.catalog.isPublished(e.type)) continue;
@@ -82,8 +104,9 @@ export function createOutboxRelay(options: OutboxRelayOptions) {
       byTopic.set(topic, list);
     }
     for (const [topic, messages] of byTopic) await options.bus.publish(topic, messages);
-    const last = events[events.length - 1]!.position;
-    await options.store.transaction((tx) => tx.put(CHECKPOINTS, { id: checkpointId, position: last }));
+    position = events[events.length - 1]!.position;
+    unsaved += events.length;
+    if (unsaved >= batchSize) await saveCheckpoint();
     return events.length;
   }
 
@@ -122,18 +145,21 @@ export function createOutboxRelay(options: OutboxRelayOptions) {
     },
     /** Publish now rather than at the next poll. */
     notify: kick,
-    /** Publish everything committed so far (tests, shutdown). */
+    /** Publish everything committed so far and write the checkpoint (tests, shutdown). */
     async flush() {
       while (running) await running;
       if (!stopped) {
         kick();
         while (running) await running;
       }
+      await saveCheckpoint();
     },
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
       while (running) await running;
+      // Not written: the next relay re-publishes those events, which consumers absorb.
+      await saveCheckpoint().catch((err: unknown) => logger.warn({ err }, 'outbox checkpoint not written on stop'));
     },
   };
 }

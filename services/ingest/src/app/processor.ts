@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '@kb/platform';
 import type { Store } from '@kb/store';
 import type { BlobStore } from '@kb/blob';
-import type { CommandBus } from '@kb/eventsourcing';
+import type { CommandBus, CommandSession } from '@kb/eventsourcing';
 import { startHeartbeat } from '@kb/coordination';
 import { contentDecider, contentStream } from '../domain/content.js';
 import { chunkBlocks, type ChunkingOptions } from '../domain/chunking.js';
@@ -39,6 +39,9 @@ export interface ProcessorOptions {
 }
 
 const SCAN = 200;
+const PAGE = 20;
+
+type Outcome = { chunks: ReturnType<typeof chunkBlocks>; characters: number; format: string } | { error: ExtractionError };
 
 /** When a job may be taken: queued and due, or running under a lease that has run out (its worker died). */
 export const isDue = (job: JobDoc, now: number): boolean =>
@@ -67,92 +70,112 @@ export function createProcessor(options: ProcessorOptions) {
 
   const system = (job: Pick<JobDoc, 'org_id'>) => ({ metadata: { org_id: job.org_id, actor: `system:ingest` } });
 
-  /** Takes the oldest due job, marks it running under this process's lease, and records the attempt. */
-  async function claim(): Promise<JobDoc | undefined> {
-    const now = clock.now();
-    const candidates = await store.find<JobDoc>(JOBS, {
-      where: { status: { $in: ['queued', 'running'] } },
-      sort: [{ field: 'enqueued_at', order: 'asc' }],
-      limit: SCAN,
-    });
-    for (const candidate of candidates) {
-      if (!isDue(candidate, now.getTime())) continue;
-      const claimed = await commands.transaction(system(candidate), async (session) => {
-        const job = await session.tx.get<JobDoc>(JOBS, candidate.id);
-        if (!job || !isDue(job, clock.now().getTime())) return undefined;
+  /**
+   * Inside an open transaction: takes the oldest due job, marks it running under
+   * this process's lease and records the attempt (its events carry the job's
+   * organization). Reads the queue a page at a time: the due job is nearly always
+   * among the first, and a long queue made every claim parse SCAN documents.
+   */
+  async function claimWithin(session: CommandSession): Promise<JobDoc | undefined> {
+    const now = clock.now().getTime();
+    for (let offset = 0; offset < SCAN; offset += PAGE) {
+      const candidates = await session.tx.find<JobDoc>(JOBS, {
+        where: { status: { $in: ['queued', 'running'] } },
+        sort: [{ field: 'enqueued_at', order: 'asc' }],
+        limit: PAGE,
+        offset,
+      });
+      for (const job of candidates) {
+        if (!isDue(job, now)) continue;
         const attempt = job.attempts + 1;
-        const { events } = await session.execute(contentDecider, contentStream(job.content_id), {
+        const { events } = await session.withContext(system(job)).execute(contentDecider, contentStream(job.content_id), {
           type: 'start_processing',
           version_id: job.version_id,
           attempt,
-          at: now.toISOString(),
+          at: new Date(now).toISOString(),
         });
         if (events.length === 0) {
           // Deleted content, or a version already finished: nothing left to do.
           await session.tx.delete(JOBS, job.id);
-          return undefined;
+          continue;
         }
         const next: JobDoc = {
           ...job,
           status: 'running',
           attempts: attempt,
           lease_owner: options.owner,
-          lease_expires_at: now.getTime() + options.leaseMs,
+          lease_expires_at: now + options.leaseMs,
         };
         await session.tx.put(JOBS, next);
         return next;
-      });
-      if (claimed) return claimed;
+      }
+      if (candidates.length < PAGE) break;
     }
     return undefined;
   }
 
-  /** Records the outcome only while this process still holds the job's lease. */
-  async function settle(
-    job: JobDoc,
-    outcome: { chunks: ReturnType<typeof chunkBlocks>; characters: number; format: string } | { error: ExtractionError },
-  ) {
-    await commands.transaction(system(job), async (session) => {
-      const current = await session.tx.get<JobDoc>(JOBS, job.id);
-      if (!current || current.lease_owner !== options.owner || current.attempts !== job.attempts) return;
-      const at = clock.now();
-      const stream = contentStream(job.content_id);
-      if ('chunks' in outcome) {
-        await session.execute(contentDecider, stream, {
-          type: 'complete',
-          version_id: job.version_id,
-          chunks: outcome.chunks,
-          characters: outcome.characters,
-          format: outcome.format,
-          batch_chars: options.batchChars ?? 200_000,
-          at: at.toISOString(),
-        });
-        await session.tx.delete(JOBS, job.id);
-        return;
-      }
-      const { error } = outcome;
-      if (error.permanent || job.attempts >= options.maxAttempts) {
-        const reason = error.permanent ? error.message : `${error.message} (gave up after ${job.attempts} attempts)`;
-        await session.execute(contentDecider, stream, {
-          type: 'fail',
-          version_id: job.version_id,
-          reason,
-          attempts: job.attempts,
-          at: at.toISOString(),
-        });
-        await session.tx.delete(JOBS, job.id);
-        return;
-      }
-      const retry: JobDoc = {
-        ...current,
-        status: 'queued',
-        available_at: at.getTime() + retryDelay(job.attempts, options.retryBaseMs),
-        last_error: error.message,
-      };
-      delete retry.lease_owner;
-      delete retry.lease_expires_at;
-      await session.tx.put(JOBS, retry);
-    });
+  /** Takes the oldest due job in a transaction of its own (when a worker slot is free). */
+  const claim = (): Promise<JobDoc | undefined> => commands.transaction(system({ org_id: '' }), claimWithin);
+
+  /**
+   * Records the outcome, only while this process still holds the job's lease, and
+   * takes the next due job for the freed worker slot in the same transaction (one
+   * commit per file instead of two); none once stopping.
+   */
+  async function settle(job: JobDoc, outcome: Outcome): Promise<JobDoc | undefined> {
+    try {
+      return await commands.transaction(system(job), async (session) => {
+        await record(session, job, outcome);
+        return running ? claimWithin(session) : undefined;
+      });
+    } catch (err) {
+      // Whatever failed (the claim, perhaps), the outcome is still recorded on its own.
+      logger.warn({ err, version_id: job.version_id }, 'ingest settle with the next claim failed; settling alone');
+      await commands.transaction(system(job), (session) => record(session, job, outcome));
+      return undefined;
+    }
+  }
+
+  async function record(session: CommandSession, job: JobDoc, outcome: Outcome): Promise<void> {
+    const current = await session.tx.get<JobDoc>(JOBS, job.id);
+    if (!current || current.lease_owner !== options.owner || current.attempts !== job.attempts) return;
+    const at = clock.now();
+    const stream = contentStream(job.content_id);
+    if ('chunks' in outcome) {
+      await session.execute(contentDecider, stream, {
+        type: 'complete',
+        version_id: job.version_id,
+        chunks: outcome.chunks,
+        characters: outcome.characters,
+        format: outcome.format,
+        batch_chars: options.batchChars ?? 200_000,
+        at: at.toISOString(),
+      });
+      await session.tx.delete(JOBS, job.id);
+      return;
+    }
+    const { error } = outcome;
+    if (error.permanent || job.attempts >= options.maxAttempts) {
+      const reason = error.permanent ? error.message : `${error.message} (gave up after ${job.attempts} attempts)`;
+      await session.execute(contentDecider, stream, {
+        type: 'fail',
+        version_id: job.version_id,
+        reason,
+        attempts: job.attempts,
+        at: at.toISOString(),
+      });
+      await session.tx.delete(JOBS, job.id);
+      return;
+    }
+    const retry: JobDoc = {
+      ...current,
+      status: 'queued',
+      available_at: at.getTime() + retryDelay(job.attempts, options.retryBaseMs),
+      last_error: error.message,
+    };
+    delete retry.lease_owner;
+    delete retry.lease_expires_at;
+    await session.tx.put(JOBS, retry);
   }
 
   /** Extends the job's lease while this worker still holds this attempt of it. */
@@ -184,7 +207,12 @@ export function createProcessor(options: ProcessorOptions) {
     return taken;
   }
 
-  async function process(job: JobDoc): Promise<void> {
+  /** Works through jobs in one worker slot: each settle hands over the next job it claimed. */
+  async function process(first: JobDoc): Promise<void> {
+    for (let job: JobDoc | undefined = first; job;) job = await processOne(job);
+  }
+
+  async function processOne(job: JobDoc): Promise<JobDoc | undefined> {
     const heartbeat = startHeartbeat({
       renew: renewLease(job),
       ttlMs: options.leaseMs,
@@ -193,14 +221,14 @@ export function createProcessor(options: ProcessorOptions) {
       onError: (err) => logger.warn({ err, version_id: job.version_id }, 'ingest job lease renewal failed'),
     });
     try {
-      await attempt(job);
+      return await attempt(job);
     } finally {
       await heartbeat.stop();
     }
   }
 
-  async function attempt(job: JobDoc): Promise<void> {
-    let outcome: Parameters<typeof settle>[1];
+  async function attempt(job: JobDoc): Promise<JobDoc | undefined> {
+    let outcome: Outcome;
     try {
       const bytes = await blobs.get(job.blob_key);
       if (!bytes) throw new ExtractionError('The uploaded file is missing from storage', true);
@@ -225,7 +253,7 @@ export function createProcessor(options: ProcessorOptions) {
       );
       outcome = { error };
     }
-    await settle(job, outcome);
+    return settle(job, outcome);
   }
 
   function track(job: JobDoc) {

@@ -1,5 +1,5 @@
 import type { Clock, Logger } from '@kb/platform';
-import type { ReceivedMessage, SubscribeOptions, Subscription } from '../port.js';
+import type { BatchOutcome, ReceivedMessage, SubscribeOptions, Subscription } from '../port.js';
 import { assignPartitions, type TopicPartition } from './assignment.js';
 import type { ChangeSignal } from './change-signal.js';
 import type { Log } from './log.js';
@@ -49,7 +49,7 @@ function retryDelay(attempts: number, backoff: { initial: number; max: number })
  */
 export function startGroupConsumer(settings: GroupConsumerSettings, options: SubscribeOptions): Subscription {
   const { log, membership, changes, clock, logger, memberId, sessionTimeoutMs } = settings;
-  const { groupId, topics, handler } = options;
+  const { groupId, topics, handler, batchHandler } = options;
   const workers = new Map<string, PartitionWorker>();
   const heartbeatEveryMs = Math.max(1, Math.floor(sessionTimeoutMs / 3));
   let lastHeartbeat = Number.NEGATIVE_INFINITY;
@@ -105,7 +105,8 @@ export function startGroupConsumer(settings: GroupConsumerSettings, options: Sub
     // Offsets are committed once per batch read (and whenever the drain stops),
     // not after every message: a write transaction per message was most of the
     // bus's cost. A crash redelivers at most the batch's handled messages, which
-    // idempotent consumers absorb; the claim is still checked before each message.
+    // idempotent consumers absorb; the claim is still checked before each message
+    // (or each part of the batch a batch handler takes).
     let handled = 0;
     const commitHandled = (): boolean => {
       if (handled === 0) return true;
@@ -126,17 +127,23 @@ export function startGroupConsumer(settings: GroupConsumerSettings, options: Sub
           worker.revoked = true;
           return;
         }
+        if (batchHandler && worker.buffer.length > 1) {
+          const { handled: count, error } = await offerBatch(worker);
+          if (count > 0) {
+            worker.position = Number(worker.buffer[count - 1]!.offset) + 1;
+            worker.buffer.splice(0, count);
+            worker.attempts = 0;
+            handled += count;
+          }
+          if (error === undefined) continue;
+          failed(worker, worker.buffer[0]!, error);
+          return;
+        }
         const message = worker.buffer[0]!;
         try {
           await handler(message);
         } catch (err) {
-          worker.attempts += 1;
-          const delay = retryDelay(worker.attempts, settings.retryBackoffMs);
-          worker.retryAt = now() + delay;
-          logger.warn(
-            { err, groupId, topic: message.topic, partition: message.partition, offset: message.offset, attempts: worker.attempts, delay },
-            'bus handler failed; redelivering after backoff',
-          );
+          failed(worker, message, err);
           return;
         }
         worker.position = Number(message.offset) + 1;
@@ -146,6 +153,29 @@ export function startGroupConsumer(settings: GroupConsumerSettings, options: Sub
       }
     } finally {
       commitHandled();
+    }
+  };
+
+  /** The message at the head failed: it stays there until a backoff has passed. */
+  const failed = (worker: PartitionWorker, message: ReceivedMessage, err: unknown) => {
+    worker.attempts += 1;
+    const delay = retryDelay(worker.attempts, settings.retryBackoffMs);
+    worker.retryAt = now() + delay;
+    logger.warn(
+      { err, groupId, topic: message.topic, partition: message.partition, offset: message.offset, attempts: worker.attempts, delay },
+      'bus handler failed; redelivering after backoff',
+    );
+  };
+
+  /** Offers the buffered messages to the batch handler; a rejection or no progress is a failure of the first. */
+  const offerBatch = async (worker: PartitionWorker): Promise<BatchOutcome> => {
+    try {
+      const outcome = await batchHandler!(worker.buffer.slice());
+      const handled = Math.max(0, Math.min(Math.floor(outcome.handled), worker.buffer.length));
+      if (handled === 0 && outcome.error === undefined) return { handled, error: new Error('the batch handler handled nothing') };
+      return { handled, error: handled === worker.buffer.length ? undefined : outcome.error };
+    } catch (error) {
+      return { handled: 0, error: error ?? new Error('the batch handler failed') };
     }
   };
 

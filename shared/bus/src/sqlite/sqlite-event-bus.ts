@@ -1,3 +1,4 @@
+import { registerForCheckpoints } from '@kb/store/sqlite';
 import { errors, randomIds, silentLogger, systemClock, type Clock, type IdGenerator, type Logger } from '@kb/platform';
 import type { EventBus, OutgoingMessage, SubscribeOptions, Subscription } from '../port.js';
 import { createChangeSignal } from './change-signal.js';
@@ -32,6 +33,8 @@ export function createSqliteEventBus(options: SqliteEventBusOptions): EventBus {
   const logger = options.logger ?? silentLogger();
   const ids = options.ids ?? randomIds;
   const db = openBusDatabase(options.path, { synchronous: options.synchronous ?? 'NORMAL' });
+  // Publishes carry up to a megabyte of chunk text: checkpointing them inside a COMMIT stalled the event loop.
+  const checkpoints = registerForCheckpoints(options.path, (pragma) => db.pragma(pragma));
   const log = createLog(db);
   const membership = createMembership(db, log);
   const changes = createChangeSignal(db);
@@ -101,6 +104,7 @@ export function createSqliteEventBus(options: SqliteEventBusOptions): EventBus {
       if (closed) return;
       closed = true;
       await Promise.all([...subscriptions].map((s) => s.stop()));
+      await checkpoints.unregister();
       db.close();
     },
   };

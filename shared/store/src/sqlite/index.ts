@@ -1,1 +1,2 @@
 export { createSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
+export { registerForCheckpoints, type CheckpointRegistration } from './checkpointer.js';

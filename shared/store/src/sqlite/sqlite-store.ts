@@ -6,6 +6,7 @@ import { systemClock, type Clock } from '@kb/platform';
 import { NestedTransactionError, type DocLike, type Query, type Store, type StoreTransaction } from '../port.js';
 import { createMutex } from './mutex.js';
 import { migrate } from './schema.js';
+import { registerForCheckpoints } from './checkpointer.js';
 import { documentOps } from './documents.js';
 import { eventOps } from './events.js';
 
@@ -26,7 +27,7 @@ function open(path: string): Database.Database {
 }
 
 /**
- * SQLite Store. One writer connection whose transactions are serialised by an
+ * SQLite Store. WAL checkpoints run in a worker thread (checkpointer.ts). One writer connection whose transactions are serialised by an
  * async mutex (a transaction spans awaits, and better-sqlite3 has one connection
  * state), plus a reader connection for reads outside transactions: with WAL it
  * sees only committed data, so a request never reads another's uncommitted write.
@@ -35,6 +36,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const clock = options.clock ?? systemClock;
   const writer = open(options.path);
   migrate(writer);
+  const checkpoints = registerForCheckpoints(options.path, (pragma) => writer.pragma(pragma));
   const reader = open(options.path);
   reader.pragma('query_only = ON');
 
@@ -85,7 +87,9 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     dropCollections: async (cs) => mutex.run(async () => w.docs.drop(cs)),
     async close() {
       await mutex.run(async () => {
+        if (closed) return;
         closed = true;
+        await checkpoints.unregister();
         reader.close();
         writer.close();
       });
