@@ -50,8 +50,16 @@ java_cmd() {
     -cp "$LIBS/*")
 }
 
-free_port() {
-  node -e "const s=require('net').createServer();s.listen(0,'$HOST',()=>{console.log(s.address().port);s.close()})"
+# N free loopback ports, distinct: every socket stays open until all are bound (two calls
+# one after the other can both get the port the first one just closed).
+free_ports() {
+  node -e "
+    const net = require('net');
+    const servers = Array.from({ length: $1 }, () => net.createServer());
+    Promise.all(servers.map((s) => new Promise((ok) => s.listen(0, '$HOST', ok)))).then(() => {
+      console.log(servers.map((s) => s.address().port).join(' '));
+      servers.forEach((s) => s.close());
+    });"
 }
 
 running() {
@@ -103,8 +111,12 @@ start() {
     port=$(cat "$RUN_DIR/port")
     controller_port=$(cat "$RUN_DIR/controller-port")
   else
-    port=${KAFKA_PORT:-$(free_port)}
-    controller_port=$(free_port)
+    local ports
+    read -r -a ports <<<"$(free_ports 3)"
+    # A third port in hand so that a fixed KAFKA_PORT never equals the controller's.
+    port=${KAFKA_PORT:-${ports[0]}}
+    controller_port=${ports[1]}
+    [[ "$controller_port" == "$port" ]] && controller_port=${ports[2]}
     echo "$port" >"$RUN_DIR/port"
     echo "$controller_port" >"$RUN_DIR/controller-port"
   fi
