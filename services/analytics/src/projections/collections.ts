@@ -12,7 +12,7 @@ export const BRAND_SETTINGS = 'brand_settings';
 export const RUN_CONFIGURATIONS = 'run_configurations';
 export const DAILY_COUNTS = 'daily_counts';
 export const DAILY_SOURCES = 'daily_sources';
-/** Per (organization, day or month, model, location): answers, won and lost of every prompt, in one map. */
+/** Per (organization, day or month, model, location): answers, won and lost of every prompt, in one row (outcome-rows.ts). */
 export const PROMPT_OUTCOMES = 'prompt_outcomes';
 export const LATEST_ANSWERS = 'latest_answers';
 /** Per organization: the months, models and locations its count rows span, and whether its tag rows are complete. */
