@@ -47,27 +47,28 @@ describeOrSkip('every service its own process, on a real Kafka broker', skip, ()
     broker?.destroy();
   });
 
-  const folder = async (name: string) => {
-    const res = await sys.api('POST', '/org/kb/folders', { body: { name } });
-    assert.equal(res.status, 201, res.text);
-    return res.body.kb_node_id as string;
-  };
   /**
-   * Raw text through the gateway; 202 means ingest has it durably (its outbox publishes it).
-   * Right after a restart the gateway's channel may still be reconnecting: it answers 503
-   * with Retry-After, and a client sends again, as this one does (for up to 60 s).
+   * A write through the gateway, sent as a client sends it: right after a replica is killed
+   * or restarted the gateway's channel to it may still be reconnecting; it answers 503 with
+   * Retry-After, and the client sends again (for up to 60 s).
    */
-  const ingest = async (title: string, text: string, parent_id: string) => {
+  const send = async (path: string, body: object, expected: number) => {
     const deadline = Date.now() + 60_000;
     for (;;) {
-      const res = await sys.api('POST', '/org/kb/raw', { body: { title, text, parent_id } });
+      const res = await sys.api('POST', path, { body });
       if (res.status === 503 && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)));
         continue;
       }
-      assert.equal(res.status, 202, res.text);
-      return (res.body.content_id ?? res.body.id) as string;
+      assert.equal(res.status, expected, res.text);
+      return res;
     }
+  };
+  const folder = async (name: string) => (await send('/org/kb/folders', { name }, 201)).body.kb_node_id as string;
+  /** Raw text through the gateway; 202 means ingest has it durably (its outbox publishes it). */
+  const ingest = async (title: string, text: string, parent_id: string) => {
+    const res = await send('/org/kb/raw', { title, text, parent_id }, 202);
+    return (res.body.content_id ?? res.body.id) as string;
   };
   /** Content ids search returns for a word every document of a batch carries. */
   const searchIds = async (word: string) => {
