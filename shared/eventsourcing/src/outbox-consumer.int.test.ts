@@ -157,6 +157,14 @@ describe('outbox relay checkpoint', () => {
     // Polls never come: only commits wake it, as under load.
     const relay = (owner: string) =>
       createOutboxRelay({ store: counted, bus, catalog, name: 'cp', owner, batchSize: 4, pollIntervalMs: 3_600_000 });
+    /** A relay that starts, publishes what it finds, and stops (cleanly), then the bus settles. */
+    const runOnce = async () => {
+      const once = relay('me');
+      await once.start([TOPIC]);
+      await once.flush();
+      await once.stop();
+      await sleep(100);
+    };
     const first = relay('me');
     const writer = createCommandBus({ store: own, catalog, projections: [], ids: randomIds, onCommitted: () => first.notify() });
     try {
@@ -170,18 +178,10 @@ describe('outbox relay checkpoint', () => {
       assert.equal(checkpointWrites, 2, 'after the 4th and the 8th event, not after each pass');
 
       // A crash now (no stop): the next relay re-publishes what came after the last write.
-      const second = relay('me');
-      await second.start([TOPIC]);
-      await second.flush();
-      await second.stop();
-      await sleep(100);
+      await runOnce();
       assert.deepEqual(mine(), ['n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7', 'n8', 'n9', 'n8', 'n9'], 'fewer than a batch again');
       assert.equal(checkpointWrites, 3, 'written once caught up');
-      const third = relay('me');
-      await third.start([TOPIC]);
-      await third.flush();
-      await third.stop();
-      await sleep(100);
+      await runOnce();
       assert.equal(mine().length, 12, 'nothing more after a clean stop');
     } finally {
       await first.stop();
