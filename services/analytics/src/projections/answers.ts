@@ -22,6 +22,8 @@ import {
   COUNT_EXTENTS,
   PROMPTS,
   countRowId,
+  dayTotalFigures,
+  seriesFigures,
   type CountExtentDoc,
   type CountRowKey,
   type PromptDoc,
@@ -185,7 +187,10 @@ async function noteLegacy(tx: StoreTransaction, pending: Pending, orgId: string)
  * rows, every period, model and location of the organization's extent, are
  * added to the rows of the tags it gained and taken from those it lost, so each
  * tag's rows stay the sum of its current prompts' rows (what a replay folds).
- * Reads about 24 rows per month and 48 per day the prompt has answers on.
+ * Reads the prompt's count and source rows of each month, model and location
+ * it has answers on (24 combinations with 5 models and 3 locations) and of
+ * every day of those months (a prompt's month rows do not say which days had
+ * answers; see keepsDays).
  */
 export async function retagRows(
   tx: Pick<StoreTransaction, 'get' | 'put' | 'delete'>,
@@ -199,11 +204,9 @@ export async function retagRows(
   const extent = await tx.get<CountExtentDoc>(COUNT_EXTENTS, orgId);
   if (!extent?.tag_rows) return;
   const changes = [...added.map((t) => [t, 1] as const), ...removed.map((t) => [t, -1] as const)];
-  const apply = async (key: CountRowKey) => {
-    const [counts, sources] = await Promise.all([
-      tx.get<CountDoc>(DAILY_COUNTS, countRowId(key)),
-      tx.get<SourceDoc>(DAILY_SOURCES, countRowId(key)),
-    ]);
+  const read = (key: CountRowKey) =>
+    Promise.all([tx.get<CountDoc>(DAILY_COUNTS, countRowId(key)), tx.get<SourceDoc>(DAILY_SOURCES, countRowId(key))]);
+  const apply = async (key: CountRowKey, counts: CountDoc | undefined, sources: SourceDoc | undefined) => {
     for (const [tag, sign] of changes) {
       const tagKey = { ...key, prompt_id: tagRowPrompt(tag) };
       const id = countRowId(tagKey);
@@ -216,19 +219,33 @@ export async function retagRows(
         await (next ? tx.put(DAILY_SOURCES, next) : tx.delete(DAILY_SOURCES, id));
       }
     }
-    return counts;
   };
   for (const month of extent.months)
     for (const model of [ALL, ...extent.models])
       for (const location of [ALL, ...extent.locations]) {
         const key = { org_id: orgId, day: month, prompt_id: promptId, model, location };
-        const row = await apply(key);
-        if (!row) continue;
-        // The days with answers are the month row's series days (every day of the month when it keeps none).
-        const days = row.series ? Object.keys(row.series) : daysOfMonth(month);
-        for (const day of days) await apply({ ...key, day });
+        const [counts, sources] = await read(key);
+        if (!counts) continue;
+        // The days with answers: the month row's series days where it keeps them (rows stored before
+        // keepsDays), else every day of the month.
+        const dayRows: CountDoc[] = [];
+        for (const day of counts.series ? Object.keys(counts.series) : daysOfMonth(month)) {
+          const [c, s] = await read({ ...key, day });
+          await apply({ ...key, day }, c, s);
+          if (c) dayRows.push(c);
+        }
+        // A prompt's month row keeps no per-day maps (keepsDays); the tag's month row does, so the
+        // prompt's part of them is taken from the day rows just read.
+        await apply(key, counts.series ? counts : withDays(counts, dayRows), sources);
       }
 }
+
+/** A month row with the per-day maps a fold gives a row that keeps them (keepsDays), from its day rows. */
+const withDays = (month: CountDoc, days: readonly CountDoc[]): CountDoc => ({
+  ...month,
+  series: Object.fromEntries(days.map((d) => [d.day, seriesFigures(d)])),
+  day_totals: Object.fromEntries(days.map((d) => [d.day, dayTotalFigures(d)])),
+});
 
 const daysOfMonth = (month: string): string[] => {
   const n = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0)).getUTCDate();

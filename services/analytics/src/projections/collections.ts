@@ -33,6 +33,8 @@ export const ORGANIZATIONS = 'organizations';
 
 /** '*' in a count row's dimension means "every value" (a roll-up). */
 export const ALL = '*';
+/** The prompt_id of a tag's rows starts with this (tag-rows.ts). */
+export const TAG_ROW_PREFIX = 'tag:';
 
 export interface SourceRuleDoc {
   id: string;
@@ -155,6 +157,17 @@ export function countsFromDayTotals(figures: readonly number[], into: Counts): C
   into.tier_citations.secondary += figures[k + 5] ?? 0;
   return into;
 }
+
+/**
+ * Whether a month row keeps per-day maps (series, day_totals): only the
+ * roll-ups over every prompt and the tag rows, which unfiltered and tag
+ * reports read. A prompt's own month rows would be rewritten with a growing
+ * map by every answer (each answer is the only one of its prompt, model and
+ * location that day), which made the fold slow down through each month; a
+ * report filtered on a prompt reads that prompt's day rows for the days instead.
+ */
+export const keepsDays = (key: Pick<CountRowKey, 'prompt_id'>): boolean =>
+  key.prompt_id === ALL || key.prompt_id.startsWith(TAG_ROW_PREFIX);
 
 export type CountDoc = CountRowKey &
   Counts & {

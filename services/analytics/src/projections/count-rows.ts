@@ -15,6 +15,7 @@ import {
   ALL,
   countRowId,
   dayTotalFigures,
+  keepsDays,
   monthOf,
   seriesFigures,
   type CountDoc,
@@ -256,8 +257,10 @@ export function rowDeltas(batch: CountBatch): RowDeltas {
       if (shared.delete(m)) m.counts = mergeCounts(emptyCounts(), m.counts);
       mergeCounts(m.counts, d.counts);
     }
-    addFigures(m.series, d.key.day, seriesFigures(d.counts));
-    addFigures(m.dayTotals, d.key.day, dayTotalFigures(d.counts));
+    if (keepsDays(key)) {
+      addFigures(m.series, d.key.day, seriesFigures(d.counts));
+      addFigures(m.dayTotals, d.key.day, dayTotalFigures(d.counts));
+    }
   }
   const sources = new Map<string, SourceDelta>();
   for (const [id, d] of days.sources) {
@@ -308,14 +311,18 @@ function addTo(m: Record<string, number>, k: string, n: number): void {
 export function mergeCountDoc(id: string, stored: CountDoc | undefined, d: CountDelta): CountDoc {
   if (!stored) {
     const doc: CountDoc = { id, ...d.key, ...mergeCounts(emptyCounts(), d.counts) };
-    if (d.month) {
+    if (d.month && keepsDays(d.key)) {
       doc.day_totals = d.dayTotals;
       doc.series = d.series;
     }
     return doc;
   }
   mergeCounts(stored, d.counts);
-  if (d.month) {
+  if (d.month && !keepsDays(d.key)) {
+    // Stored before per-prompt month rows stopped keeping them: dropped, since they would miss this batch's days.
+    delete stored.series;
+    delete stored.day_totals;
+  } else if (d.month) {
     const series = (stored.series ??= {});
     for (const day in d.series) addFigures(series, day, d.series[day]!);
     if (stored.day_totals) for (const day in d.dayTotals) addFigures(stored.day_totals, day, d.dayTotals[day]!);

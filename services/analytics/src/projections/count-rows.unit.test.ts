@@ -25,6 +25,7 @@ import {
   PROMPT_OUTCOMES,
   countRowId,
   dayTotalFigures,
+  keepsDays,
   monthOf,
   seriesFigures,
   type CountDoc,
@@ -50,7 +51,8 @@ function foldOneByOne(docs: Docs, facts: AnswerFacts, tags: readonly string[] = 
   for (const key of rowKeys(ORG, facts, tags)) {
     for (const period of [key, { ...key, day: monthOf(key.day) }]) {
       const id = countRowId(period);
-      const isMonth = period.day !== key.day;
+      // Month rows keep per-day maps only over every prompt and per tag (keepsDays).
+      const isMonth = period.day !== key.day && keepsDays(key);
       const counts = get<CountDoc>(DAILY_COUNTS, id) ?? {
         id,
         ...period,
@@ -184,15 +186,56 @@ describe('batched count-row fold', () => {
     assert.equal(rowDeltas(emptyCountBatch()).counts.size, 0);
     const batch = emptyCountBatch();
     addToBatch(batch, ORG, f);
-    const month = countRowId({ org_id: ORG, day: '2026-01', prompt_id: 'p', model: 'm', location: 'us' });
+    const month = countRowId({ org_id: ORG, day: '2026-01', prompt_id: ALL, model: 'm', location: 'us' });
     const delta = rowDeltas(batch).counts.get(month)!;
-    const legacy = { id: month, org_id: ORG, day: '2026-01', prompt_id: 'p', model: 'm', location: 'us', ...emptyCounts() };
+    const legacy = { id: month, org_id: ORG, day: '2026-01', prompt_id: ALL, model: 'm', location: 'us', ...emptyCounts() };
     const merged = mergeCountDoc(month, legacy, delta);
     assert.equal(merged.day_totals, undefined);
     assert.deepEqual(merged.series?.['2026-01-05'], seriesFigures(addFacts(emptyCounts(), f)));
     assert.equal(merged.mention_total, 2);
     const created = mergeCountDoc(month, undefined, delta);
     assert.deepEqual(created.day_totals?.['2026-01-05'], dayTotalFigures(addFacts(emptyCounts(), f)));
+  });
+
+  it('keeps no per-day maps in a prompt’s own month rows, and drops those stored before (they would miss the new days)', () => {
+    const f: AnswerFacts = {
+      answer_id: 'a',
+      prompt_id: 'p',
+      model: 'm',
+      location: 'us',
+      run_at: '2026-01-05T00:00:00Z',
+      day: '2026-01-05',
+      citations: [],
+      tracked_mentions: { org: 1 },
+      other_mentions: [],
+      won: true,
+      lost: false,
+    };
+    const batch = emptyCountBatch();
+    addToBatch(batch, ORG, f, ['t1']);
+    const deltas = rowDeltas(batch).counts;
+    const key = { org_id: ORG, day: '2026-01', prompt_id: 'p', model: 'm', location: 'us' };
+    const month = countRowId(key);
+    const created = mergeCountDoc(month, undefined, deltas.get(month)!);
+    assert.equal(created.series, undefined);
+    assert.equal(created.day_totals, undefined);
+    const before = {
+      id: month,
+      ...key,
+      ...emptyCounts(),
+      answer_count: 1,
+      series: { '2026-01-02': [1] },
+      day_totals: { '2026-01-02': [1] },
+    };
+    const merged = mergeCountDoc(month, before, deltas.get(month)!);
+    assert.equal(merged.answer_count, 2);
+    assert.equal(merged.series, undefined);
+    assert.equal(merged.day_totals, undefined);
+    // The tag's month row and the roll-up over every prompt keep them.
+    for (const prompt_id of [ALL, 'tag:t1']) {
+      const id = countRowId({ ...key, prompt_id });
+      assert.deepEqual(mergeCountDoc(id, undefined, deltas.get(id)!).series?.['2026-01-05'], seriesFigures(addFacts(emptyCounts(), f)));
+    }
   });
 
   it('an outcome row of the earlier form (a map per prompt) is added to as columns and reads the same sums', () => {

@@ -1,6 +1,6 @@
 import { TIERS } from '../domain/sources.js';
 import { addCompact, compactOf } from './source-rows.js';
-import { DAY_TOTAL_FIELDS, type CountDoc, type CountRowKey, type SourceDoc } from './collections.js';
+import { DAY_TOTAL_FIELDS, TAG_ROW_PREFIX, type CountDoc, type CountRowKey, type SourceDoc } from './collections.js';
 
 /**
  * Per-tag roll-up rows: the count and source rows of a tag hold, for every
@@ -14,7 +14,7 @@ import { DAY_TOTAL_FIELDS, type CountDoc, type CountRowKey, type SourceDoc } fro
  */
 
 /** The prompt_id of a tag's rows: never a prompt id (those are uuids) nor ALL. */
-export const tagRowPrompt = (tagId: string): string => `tag:${tagId}`;
+export const tagRowPrompt = (tagId: string): string => `${TAG_ROW_PREFIX}${tagId}`;
 
 /** The tags whose rows hold a prompt's counts: none once it is deleted. */
 export const memberTags = (prompt: { tags: readonly string[]; deleted: boolean } | undefined): string[] =>
