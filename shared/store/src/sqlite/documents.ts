@@ -39,7 +39,10 @@ function whereSql(collection: string, where: Where | undefined): { sql: string; 
 export function documentOps(db: Database.Database) {
   const getStmt = db.prepare<[string, string], { data: string }>('SELECT data FROM documents WHERE collection = ? AND id = ?');
   const insertStmt = db.prepare('INSERT INTO documents (collection, id, data) VALUES (?, ?, ?)');
-  const putStmt = db.prepare('INSERT OR REPLACE INTO documents (collection, id, data) VALUES (?, ?, ?)');
+  // An upsert, not INSERT OR REPLACE: a replace deletes the row and inserts it again under a new rowid.
+  const putStmt = db.prepare(
+    'INSERT INTO documents (collection, id, data) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET data = excluded.data',
+  );
   const deleteStmt = db.prepare('DELETE FROM documents WHERE collection = ? AND id = ?');
 
   return {
@@ -73,7 +76,8 @@ export function documentOps(db: Database.Database) {
       try {
         insertStmt.run(collection, doc.id, JSON.stringify(doc));
       } catch (err) {
-        if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') throw new DuplicateKeyError(collection, doc.id);
+        const code = (err as { code?: string }).code;
+        if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE') throw new DuplicateKeyError(collection, doc.id);
         throw err;
       }
     },
