@@ -30,6 +30,7 @@ import {
   countRowId,
   countsFromDayTotals,
   countsFromFigures,
+  keepsMonthSources,
   monthOf,
   type PromptOutcomeDoc,
   type CountDoc,
@@ -196,7 +197,10 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     const periods = periodsOf(w.from, w.to);
     const id = (prompt_id: string, day: string) => countRowId({ org_id: orgId, day, prompt_id, model, location });
     if (!(options.scalar && collection === DAILY_COUNTS)) {
-      const found = await Promise.all(prompts.flatMap((p) => periods.map((day) => get<T>(collection, id(p, day)))));
+      // A prompt's source rows by model or location have no month twin: their day rows, every day of the window.
+      const periodsFor = (prompt_id: string) =>
+        collection === DAILY_SOURCES && !keepsMonthSources({ prompt_id, model, location }) ? daysBetween(w.from, w.to) : periods;
+      const found = await Promise.all(prompts.flatMap((p) => periodsFor(p).map((day) => get<T>(collection, id(p, day)))));
       return found.filter((r): r is Awaited<T> => r !== undefined) as T[];
     }
     const months = periods.filter((p) => p.length === 7);

@@ -23,6 +23,7 @@ import {
   PROMPTS,
   countRowId,
   dayTotalFigures,
+  keepsMonthSources,
   seriesFigures,
   type CountExtentDoc,
   type CountRowKey,
@@ -229,14 +230,17 @@ export async function retagRows(
         // The days with answers: the month row's series days where it keeps them (rows stored before
         // keepsDays), else every day of the month.
         const dayRows: CountDoc[] = [];
+        let daySources: SourceDoc | undefined;
         for (const day of counts.series ? Object.keys(counts.series) : daysOfMonth(month)) {
           const [c, s] = await read({ ...key, day });
           await apply({ ...key, day }, c, s);
           if (c) dayRows.push(c);
+          if (s) daySources = addSourceRow(daySources, countRowId(key), key, s, 1);
         }
-        // A prompt's month row keeps no per-day maps (keepsDays); the tag's month row does, so the
-        // prompt's part of them is taken from the day rows just read.
-        await apply(key, counts.series ? counts : withDays(counts, dayRows), sources);
+        // A prompt's month row keeps no per-day maps (keepsDays) and, by model or location, has no
+        // source twin (keepsMonthSources; one stored before is stale); the tag's month rows have
+        // both, so the prompt's part of them is taken from the day rows just read.
+        await apply(key, counts.series ? counts : withDays(counts, dayRows), keepsMonthSources(key) ? sources : daySources);
       }
 }
 

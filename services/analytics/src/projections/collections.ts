@@ -169,6 +169,16 @@ export function countsFromDayTotals(figures: readonly number[], into: Counts): C
 export const keepsDays = (key: Pick<CountRowKey, 'prompt_id'>): boolean =>
   key.prompt_id === ALL || key.prompt_id.startsWith(TAG_ROW_PREFIX);
 
+/**
+ * Whether a source row has a month twin: every row but a prompt's own rows
+ * split by model or location, which an answer would rewrite alone every day
+ * with the month's growing set of pages (a prompt's (prompt, *, *) rows are
+ * shared by its models and locations' answers of the day). A source report
+ * filtered on a prompt and a model or location sums those day rows instead.
+ */
+export const keepsMonthSources = (key: Pick<CountRowKey, 'prompt_id' | 'model' | 'location'>): boolean =>
+  key.prompt_id === ALL || key.prompt_id.startsWith(TAG_ROW_PREFIX) || (key.model === ALL && key.location === ALL);
+
 export type CountDoc = CountRowKey &
   Counts & {
     id: string;

@@ -16,6 +16,7 @@ import {
   countRowId,
   dayTotalFigures,
   keepsDays,
+  keepsMonthSources,
   monthOf,
   seriesFigures,
   type CountDoc,
@@ -233,7 +234,8 @@ function dayRows(batch: CountBatch) {
 /**
  * Every row the batch adds to (dayRows) with the month twin of each day row:
  * the sum of its days' deltas, with each day's series and day_totals figures
- * (see SERIES_FIELDS). A month with one day in the batch (the usual case)
+ * (see SERIES_FIELDS) where the row keeps them (keepsDays); source rows only
+ * where they have a month twin (keepsMonthSources). A month with one day in the batch (the usual case)
  * shares that day's sums, read only from here on; a second day copies them
  * before adding.
  */
@@ -265,6 +267,7 @@ export function rowDeltas(batch: CountBatch): RowDeltas {
   const sources = new Map<string, SourceDelta>();
   for (const [id, d] of days.sources) {
     out.sources.set(id, d);
+    if (!keepsMonthSources(d.key)) continue;
     const [mid, key] = monthKey(d.key);
     const m = sources.get(mid);
     if (!m) {

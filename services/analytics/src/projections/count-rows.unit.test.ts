@@ -26,6 +26,7 @@ import {
   countRowId,
   dayTotalFigures,
   keepsDays,
+  keepsMonthSources,
   monthOf,
   seriesFigures,
   type CountDoc,
@@ -69,7 +70,8 @@ function foldOneByOne(docs: Docs, facts: AnswerFacts, tags: readonly string[] = 
         }
       }
       put(DAILY_COUNTS, counts);
-      if (facts.citations.length > 0)
+      // A prompt's source rows by model or location have no month twin (keepsMonthSources).
+      if (facts.citations.length > 0 && (period.day === key.day || keepsMonthSources(key)))
         put(DAILY_SOURCES, addSourceFacts(get<LegacySourceDoc>(DAILY_SOURCES, id) ?? { id, ...period, ...emptySourceCounts() }, facts));
       if (key.prompt_id !== ALL) continue;
       const outcomes = get<LegacyOutcomeDoc>(PROMPT_OUTCOMES, id) ?? { id, ...period, prompts: dict() };
