@@ -20,9 +20,11 @@
  *    in-memory fold of the same answers, measured in the same run.
  *
  *   npm run bench:analytics            (PROMPTS, DAYS, FOLD_ANSWERS, IMPORT_DAYS to scale down;
- *                                       ONLY=fold|reports|import to run one part)
+ *                                       ONLY=fold|reports|import to run one part; PROFILE=dir
+ *                                       [PROFILE_REPORT=name] writes CPU profiles of the reports)
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -399,7 +401,15 @@ async function reports() {
       },
     ];
     console.log(`\nreport latency over ${DAYS} days (median of 9) vs a direct scan of the ${raw.n} raw answers:`);
+    // PROFILE=dir [PROFILE_REPORT=name]: a CPU profile of the timed report runs (of that report only), written to dir.
+    const profiler = process.env.PROFILE ? new Session() : undefined;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+    }
     for (const c of cases) {
+      const profiled = profiler && (!process.env.PROFILE_REPORT || c.name === process.env.PROFILE_REPORT);
+      if (profiled) await profiler.post('Profiler.start');
       const times: number[] = [];
       const cpuTimes: number[] = [];
       let report: Awaited<ReturnType<typeof c.run>> | undefined;
@@ -409,6 +419,11 @@ async function reports() {
         report = r;
         times.push(ms);
         cpuTimes.push(cpuMs);
+      }
+      if (profiled) {
+        const { profile } = await profiler.post('Profiler.stop');
+        mkdirSync(process.env.PROFILE!, { recursive: true });
+        writeFileSync(join(process.env.PROFILE!, `report-${c.name.replace(/[^a-z0-9]+/gi, '-')}.cpuprofile`), JSON.stringify(profile));
       }
       const scanTimes: number[] = [];
       let direct: ReturnType<typeof scan> | undefined;

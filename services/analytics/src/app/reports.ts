@@ -43,6 +43,7 @@ import { tagRowPrompt } from '../projections/tag-rows.js';
 import { sumSourceRows } from '../projections/source-rows.js';
 import { sumOutcomeRows } from '../projections/outcome-rows.js';
 import type { Page } from './context.js';
+import { daysBetween, periodsOf } from './periods.js';
 
 export interface ReportQuery {
   from?: string;
@@ -65,15 +66,10 @@ const DAY_MS = 86_400_000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 function parseDay(value: string, field: string): string {
   const t = Date.parse(DATE.test(value) ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(t)) throw errors.validation(`${field} must be a date (YYYY-MM-DD) or date-time`, { details: { field } });
-  return new Date(t).toISOString().slice(0, 10);
-}
-
-export function daysBetween(from: string, to: string): string[] {
-  const out: string[] = [];
-  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += DAY_MS)
-    out.push(new Date(t).toISOString().slice(0, 10));
-  return out;
+  const day = Number.isNaN(t) ? '' : new Date(t).toISOString().slice(0, 10);
+  // Years past 9999 format as +YYYYYY: not a day the counts can be keyed by.
+  if (!DATE.test(day)) throw errors.validation(`${field} must be a date (YYYY-MM-DD) or date-time`, { details: { field } });
+  return day;
 }
 
 /** The totals of rule 8 over the latest answers themselves. */
@@ -103,24 +99,6 @@ function latestTotals(docs: LatestAnswerDoc[]): Counts {
   return c;
 }
 
-/**
- * The window as whole months (read from month rows) and the days left over at
- * its ends (read from day rows): a year is 12 rows instead of 365.
- */
-export function periodsOf(from: string, to: string): string[] {
-  const out: string[] = [];
-  for (const day of daysBetween(from, to)) {
-    const month = day.slice(0, 7);
-    const first = `${month}-01`;
-    const next = new Date(Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)), 1)).toISOString().slice(0, 10);
-    const last = new Date(Date.parse(`${next}T00:00:00Z`) - DAY_MS).toISOString().slice(0, 10);
-    if (first >= from && last <= to) {
-      if (out.at(-1) !== month) out.push(month);
-    } else out.push(day);
-  }
-  return out;
-}
-
 /** Analytics reports, summed from the daily counts (rule 6). */
 export function createReportsService(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;
@@ -131,7 +109,7 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
       ? parseDay(q.from, 'from')
       : new Date(Date.parse(`${to}T00:00:00Z`) - (DEFAULT_WINDOW_DAYS - 1) * DAY_MS).toISOString().slice(0, 10);
     if (from > to) throw errors.validation('from must not be after to', { details: { field: 'from' } });
-    const days = daysBetween(from, to).length;
+    const days = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS + 1;
     if (days > MAX_WINDOW_DAYS) throw errors.validation(`the window spans at most ${MAX_WINDOW_DAYS} days`, { details: { field: 'from' } });
     const filters: ReportWindow['filters'] = {
       ...(q.prompt_id && { prompt_id: q.prompt_id }),
