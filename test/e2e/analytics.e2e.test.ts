@@ -398,6 +398,9 @@ describe('analytics report errors and scoping', () => {
       assert.equal((await t.api('GET', `/org/analytics/${r}?bogus=1`)).status, 400, r);
     }
     assert.equal((await t.api('GET', '/org/analytics/overview?from=2020-01-01&to=2026-01-01')).status, 400);
+    // Not a date, and a date-time past the year 9999 (it has no YYYY-MM-DD day).
+    assert.equal((await t.api('GET', '/org/analytics/overview?from=yesterday')).status, 400);
+    assert.equal((await t.api('GET', '/org/analytics/overview?from=%2B010000-01-01T00:00:00Z&to=%2B010000-01-02T00:00:00Z')).status, 400);
     assert.equal((await t.api('GET', '/org/analytics/domains?limit=0')).status, 400);
     assert.equal((await t.api('GET', '/org/analytics/pages?limit=101')).status, 400);
     // Rule 10: sort and order exist only on analytics endpoints.
