@@ -159,7 +159,9 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
    * per day left over at its ends, per prompt of a prompt or tag filter, read
    * by id, since each row's id is its key. With `scalar` (reports that need no
    * per-brand mentions), the edge days come from their month row's day_totals
-   * when it keeps them: one read per edge month instead of one per edge day.
+   * when it keeps them (keepsDays: the roll-ups over every prompt and the tag
+   * rows): one read per edge month instead of one per edge day. A prompt's own
+   * source rows by model or location have no month twin: their day rows.
    */
   async function rows<T extends CountDoc | SourceDoc>(
     collection: string,
@@ -213,8 +215,9 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
 
   /**
    * The time series' figures per day of the window, from the month rows' per-day
-   * series: one read per month per prompt of the filter. A month row folded before
-   * rows kept a series falls back to that month's day rows (same sums, more reads).
+   * series: one read per month per prompt of the filter. A month row without one
+   * (a prompt's own rows, see keepsDays, and rows folded before series existed)
+   * falls back to that month's day rows (same sums, more reads).
    */
   async function dailySeries(orgId: string, w: ReportWindow, get: Get = memoGet()): Promise<Map<string, Counts>> {
     const days = daysBetween(w.from, w.to);
