@@ -57,7 +57,10 @@ describe('sqlite store schema', () => {
         assert.deepEqual(after.indexes, ['idx_items_org_id']);
         assert.equal(await store.count('items'), 50);
         assert.deepEqual(await store.get('items', 'item-07'), { id: 'item-7', org_id: 'org-1', n: 7 });
-        const org2 = await store.find<{ n: number }>('items', { where: { org_id: 'org-2' }, sort: [{ field: 'n', order: 'desc' }] });
+        const org2 = await store.find<{ id: string; n: number }>('items', {
+          where: { org_id: 'org-2' },
+          sort: [{ field: 'n', order: 'desc' }],
+        });
         assert.deepEqual(
           org2.map((d) => d.n),
           [47, 44, 41, 38, 35, 32, 29, 26, 23, 20, 17, 14, 11, 8, 5, 2],
