@@ -171,20 +171,23 @@ describe('batched count-row fold', () => {
     );
   });
 
+  /** An answer of prompt p, model m, location us on 2026-01-05 that names the organization `mentions` times. */
+  const answerOn5January = (mentions: number): AnswerFacts => ({
+    answer_id: 'a',
+    prompt_id: 'p',
+    model: 'm',
+    location: 'us',
+    run_at: '2026-01-05T00:00:00Z',
+    day: '2026-01-05',
+    citations: [],
+    tracked_mentions: { org: mentions },
+    other_mentions: [],
+    won: true,
+    lost: false,
+  });
+
   it('adds a month row’s day_totals only where the row keeps them (rows from before never start them)', () => {
-    const f: AnswerFacts = {
-      answer_id: 'a',
-      prompt_id: 'p',
-      model: 'm',
-      location: 'us',
-      run_at: '2026-01-05T00:00:00Z',
-      day: '2026-01-05',
-      citations: [],
-      tracked_mentions: { org: 2 },
-      other_mentions: [],
-      won: true,
-      lost: false,
-    };
+    const f = answerOn5January(2);
     assert.equal(rowDeltas(emptyCountBatch()).counts.size, 0);
     const batch = emptyCountBatch();
     addToBatch(batch, ORG, f);
@@ -200,19 +203,7 @@ describe('batched count-row fold', () => {
   });
 
   it('keeps no per-day maps in a prompt’s own month rows, and drops those stored before (they would miss the new days)', () => {
-    const f: AnswerFacts = {
-      answer_id: 'a',
-      prompt_id: 'p',
-      model: 'm',
-      location: 'us',
-      run_at: '2026-01-05T00:00:00Z',
-      day: '2026-01-05',
-      citations: [],
-      tracked_mentions: { org: 1 },
-      other_mentions: [],
-      won: true,
-      lost: false,
-    };
+    const f = answerOn5January(1);
     const batch = emptyCountBatch();
     addToBatch(batch, ORG, f, ['t1']);
     const deltas = rowDeltas(batch).counts;
