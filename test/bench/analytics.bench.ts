@@ -445,6 +445,7 @@ async function reports() {
         `  ${c.name.padEnd(24)} ${fmt(r).padStart(10)} (cpu ${fmt(median(cpuTimes)).padStart(9)})   scan ${fmt(s).padStart(10)}   scan/report ${(s / r).toFixed(1).padStart(6)}x   totals ${same ? 'equal' : 'DIFFER'}`,
       );
     }
+    profiler?.disconnect();
     await w.store.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -43,7 +43,7 @@ import { tagRowPrompt } from '../projections/tag-rows.js';
 import { sumSourceRows } from '../projections/source-rows.js';
 import { sumOutcomeRows } from '../projections/outcome-rows.js';
 import type { Page } from './context.js';
-import { daysBetween, periodsOf } from './periods.js';
+import { daysBetween, periodsOf } from '../domain/periods.js';
 
 export interface ReportQuery {
   from?: string;

@@ -3,6 +3,7 @@ import type { Projection } from '@kb/eventsourcing';
 import type { AnswerCollected, PromptRunItemFailed, PromptRunStarted } from '@kb/events';
 import { answerFacts, factsOfEvent, type AnswerBody, type AnswerFacts } from '../domain/facts.js';
 import { normalizeUrl } from '../domain/urls.js';
+import { daysOfMonth } from '../domain/periods.js';
 import { loadFoldContext } from './fold-context.js';
 import {
   addToBatch,
@@ -250,11 +251,6 @@ const withDays = (month: CountDoc, days: readonly CountDoc[]): CountDoc => ({
   series: Object.fromEntries(days.map((d) => [d.day, seriesFigures(d)])),
   day_totals: Object.fromEntries(days.map((d) => [d.day, dayTotalFigures(d)])),
 });
-
-const daysOfMonth = (month: string): string[] => {
-  const n = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0)).getUTCDate();
-  return Array.from({ length: n }, (_, i) => `${month}-${String(i + 1).padStart(2, '0')}`);
-};
 
 /** A schema-1 answer.collected event: it carried the text, cited URLs and brands itself (folded on replay). */
 type LegacyAnswerCollected = AnswerBody & { org_id: string; origin: AnswerCollected['origin']; run_id?: string };

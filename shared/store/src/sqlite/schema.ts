@@ -10,8 +10,8 @@ import type Database from 'better-sqlite3';
  * cheaper, updates (an upsert in place) as cheap, files about a fifth smaller
  * (`npm run bench:analytics` and README "Performance").
  */
-const DOCUMENTS_TABLE = `
-  CREATE TABLE IF NOT EXISTS documents (
+const documentsTable = (name: string) => `
+  CREATE TABLE IF NOT EXISTS ${name} (
     collection TEXT NOT NULL,
     id         TEXT NOT NULL,
     data       TEXT NOT NULL,
@@ -32,7 +32,7 @@ export function migrate(db: Database.Database): void {
       recorded_at TEXT NOT NULL,
       UNIQUE (stream_id, version)
     );
-    ${DOCUMENTS_TABLE};
+    ${documentsTable('documents')};
     CREATE TABLE IF NOT EXISTS inbox (
       consumer     TEXT NOT NULL,
       event_id     TEXT NOT NULL,
@@ -62,7 +62,7 @@ function convertDocumentsToRowid(db: Database.Database): void {
         .prepare<[], { sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'documents' AND sql IS NOT NULL")
         .all();
       db.exec(`
-        ${DOCUMENTS_TABLE.replace('documents (', 'documents_rowid (')};
+        ${documentsTable('documents_rowid')};
         INSERT INTO documents_rowid (collection, id, data) SELECT collection, id, data FROM documents ORDER BY collection, id;
         DROP TABLE documents;
         ALTER TABLE documents_rowid RENAME TO documents;

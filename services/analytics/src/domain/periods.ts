@@ -39,6 +39,12 @@ export function daysBetween(from: string, to: string): string[] {
   }
 }
 
+/** Every day of a month (YYYY-MM). */
+export function daysOfMonth(month: string): string[] {
+  const [y, m] = parts(`${month}-01`);
+  return daysBetween(`${month}-01`, `${month}-${pad2(daysInMonth(y, m))}`);
+}
+
 /**
  * The window as whole months (YYYY-MM, read from month rows) and the days left
  * over at its ends (YYYY-MM-DD, read from day rows), in order: a year is 12

@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { daysBetween, periodsOf } from './periods.js';
+import { daysBetween, daysOfMonth, periodsOf } from './periods.js';
 
 const DAY_MS = 86_400_000;
 
@@ -48,5 +48,7 @@ describe('report periods', () => {
     assert.deepEqual(daysBetween('2100-02-28', '2100-03-01'), ['2100-02-28', '2100-03-01']);
     assert.deepEqual(periodsOf('2025-01-01', '2025-12-31').length, 12);
     assert.deepEqual(daysBetween('2025-01-02', '2025-01-01'), []);
+    assert.equal(daysOfMonth('2024-02').length, 29);
+    assert.deepEqual(daysOfMonth('2025-02').at(-1), '2025-02-28');
   });
 });
