@@ -50,12 +50,15 @@ const {
   DAILY_COUNTS,
   DAILY_SOURCES,
   PROMPT_OUTCOMES,
+  PROMPT_COUNTS,
   PROMPTS: PROMPTS_COLLECTION,
   mergeCounts,
   countsOf,
 } = analyticsBench;
 
 type AnyDoc = { id: string } & Record<string, unknown>;
+/** The (every model, every location) cell of a prompt's cells document (prompt-cells.ts). */
+const ALL_CELL = JSON.stringify(['*', '*']);
 
 /** Documents in memory behind the get/put the fold uses (the bench writes them to the store in bulk). */
 function memoryDocs() {
@@ -67,6 +70,7 @@ function memoryDocs() {
     put: async <T extends { id: string }>(c: string, doc: T) => {
       of(c).set(doc.id, doc as unknown as AnyDoc);
     },
+    delete: async (c: string, id: string) => of(c).delete(id),
   };
 }
 
@@ -215,6 +219,12 @@ function mergeMonth(collection: string, stored: AnyDoc, day: AnyDoc): AnyDoc {
     const union = (k: string) => [...new Set([...(stored[k] as string[]), ...(day[k] as string[])])].sort();
     return { ...stored, months: union('months'), models: union('models'), locations: union('locations') };
   }
+  if (collection === PROMPT_COUNTS) {
+    const cells = { ...(stored.cells as Record<string, never>) };
+    for (const [name, cell] of Object.entries(day.cells as Record<string, never>))
+      cells[name] = (cells[name] ? mergeCounts(countsOf(cells[name]), cell) : cell) as never;
+    return { ...stored, cells };
+  }
   if (collection === DAILY_COUNTS) {
     // Per-day maps of a month row: each day is built once, so the union.
     const perDay = (k: string) =>
@@ -305,7 +315,13 @@ async function reports() {
       // detail rows; and the organization's extent, which says its tag rows are complete.
       const needed = (d: AnyDoc) => d.prompt_id === '*' || (d.model === '*' && d.location === '*') || d.tag_rows !== undefined;
       const writes: [string, AnyDoc][] = [];
-      for (const [collection, docs] of memory.docs) for (const d of docs.values()) if (needed(d)) writes.push([collection, d]);
+      for (const [collection, docs] of memory.docs)
+        for (const d of docs.values()) {
+          // A prompt's cells documents: only its (*, *) cell, as for its rows elsewhere.
+          const all = collection === PROMPT_COUNTS && (d.cells as Record<string, unknown>)[ALL_CELL];
+          if (all) writes.push([collection, { ...d, cells: { [ALL_CELL]: all } }]);
+          else if (needed(d)) writes.push([collection, d]);
+        }
       // Month rows already written on earlier days of the month (and the extent) are merged with what is stored.
       await w.store.transaction(async (tx) => {
         for (const [collection, d] of writes) {

@@ -9,7 +9,7 @@ import { answerFacts } from './domain/facts.js';
 import { addToRows } from './projections/answers.js';
 import { addCompact, compactOf } from './projections/source-rows.js';
 import { addOutcomeColumns } from './projections/outcome-rows.js';
-import { COUNT_EXTENTS, DAILY_COUNTS, DAILY_SOURCES, PROMPTS, PROMPT_OUTCOMES } from './projections/collections.js';
+import { COUNT_EXTENTS, DAILY_COUNTS, DAILY_SOURCES, PROMPTS, PROMPT_COUNTS, PROMPT_OUTCOMES } from './projections/collections.js';
 
 export const analyticsBench = {
   analyticsProjections,
@@ -32,5 +32,6 @@ export const analyticsBench = {
   DAILY_COUNTS,
   DAILY_SOURCES,
   PROMPT_OUTCOMES,
+  PROMPT_COUNTS,
   PROMPTS,
 };

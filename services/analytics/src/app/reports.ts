@@ -26,6 +26,7 @@ import {
   DAILY_SOURCES,
   LATEST_ANSWERS,
   PROMPTS,
+  PROMPT_COUNTS,
   PROMPT_OUTCOMES,
   countRowId,
   countsFromDayTotals,
@@ -35,11 +36,14 @@ import {
   type PromptOutcomeDoc,
   type CountDoc,
   type CountExtentDoc,
+  type CountRowKey,
+  type PromptCountsDoc,
   type LatestAnswerDoc,
   type PromptDoc,
   type SourceDoc,
 } from '../projections/collections.js';
 import { tagRowPrompt } from '../projections/tag-rows.js';
+import { cellRow, cellsDocId, inCells } from '../projections/prompt-cells.js';
 import { sumSourceRows } from '../projections/source-rows.js';
 import { sumOutcomeRows } from '../projections/outcome-rows.js';
 import type { Page } from './context.js';
@@ -155,6 +159,28 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
   }
 
   /**
+   * One report's reads: documents by id (memoised) and count rows by key,
+   * from a prompt's cells document where the organization keeps them there
+   * (prompt-cells.ts; its extent says so, read once).
+   */
+  interface Reads {
+    get: Get;
+    count(key: CountRowKey): Promise<CountDoc | undefined>;
+  }
+  function memoReads(orgId: string): Reads {
+    const get = memoGet();
+    let cells: Promise<boolean> | undefined;
+    const usesCells = () => (cells ??= get<CountExtentDoc>(COUNT_EXTENTS, orgId).then((e) => e?.prompt_cells === true));
+    return {
+      get,
+      async count(key) {
+        if (inCells(key) && (await usesCells())) return cellRow(await get<PromptCountsDoc>(PROMPT_COUNTS, cellsDocId(key)), key);
+        return get<CountDoc>(DAILY_COUNTS, countRowId(key));
+      },
+    };
+  }
+
+  /**
    * The count rows a report sums: one per whole month of the window and one
    * per day left over at its ends, per prompt of a prompt or tag filter, read
    * by id, since each row's id is its key. With `scalar` (reports that need no
@@ -167,15 +193,21 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     collection: string,
     orgId: string,
     w: ReportWindow,
-    options: { get?: Get; scalar?: boolean } = {},
+    options: { reads?: Reads; scalar?: boolean } = {},
   ): Promise<T[]> {
-    const get = options.get ?? memoGet();
+    const reads = options.reads ?? memoReads(orgId);
+    const { get } = reads;
     const prompts = await rowPrompts(orgId, w);
     if (prompts.length === 0) return [];
     const model = w.filters.model ?? ALL;
     const location = w.filters.location ?? ALL;
     const periods = periodsOf(w.from, w.to);
-    const id = (prompt_id: string, day: string) => countRowId({ org_id: orgId, day, prompt_id, model, location });
+    const key = (prompt_id: string, day: string) => ({ org_id: orgId, day, prompt_id, model, location });
+    const id = (prompt_id: string, day: string) => countRowId(key(prompt_id, day));
+    if (collection === DAILY_COUNTS && !options.scalar) {
+      const found = await Promise.all(prompts.flatMap((p) => periods.map((day) => reads.count(key(p, day)))));
+      return found.filter((r): r is CountDoc => r !== undefined) as T[];
+    }
     if (!(options.scalar && collection === DAILY_COUNTS)) {
       // A prompt's source rows by model or location have no month twin: their day rows, every day of the window.
       const periodsFor = (prompt_id: string) =>
@@ -190,8 +222,8 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     await Promise.all(
       prompts.map(async (p) => {
         const [whole, edges] = await Promise.all([
-          Promise.all(months.map((m) => get<CountDoc>(DAILY_COUNTS, id(p, m)))),
-          Promise.all(edgeMonths.map((m) => get<CountDoc>(DAILY_COUNTS, id(p, m)))),
+          Promise.all(months.map((m) => reads.count(key(p, m)))),
+          Promise.all(edgeMonths.map((m) => reads.count(key(p, m)))),
         ]);
         for (const doc of whole) if (doc) out.push(doc);
         const fallback: string[] = [];
@@ -207,7 +239,7 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
           }
           out.push(c as CountDoc);
         });
-        for (const doc of await Promise.all(fallback.map((d) => get<CountDoc>(DAILY_COUNTS, id(p, d))))) if (doc) out.push(doc);
+        for (const doc of await Promise.all(fallback.map((d) => reads.count(key(p, d))))) if (doc) out.push(doc);
       }),
     );
     return out as T[];
@@ -219,7 +251,7 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
    * (a prompt's own rows, see keepsDays, and rows folded before series existed)
    * falls back to that month's day rows (same sums, more reads).
    */
-  async function dailySeries(orgId: string, w: ReportWindow, get: Get = memoGet()): Promise<Map<string, Counts>> {
+  async function dailySeries(orgId: string, w: ReportWindow, reads: Reads = memoReads(orgId)): Promise<Map<string, Counts>> {
     const days = daysBetween(w.from, w.to);
     const byDay = new Map(days.map((d) => [d, emptyCounts()]));
     const prompts = await rowPrompts(orgId, w);
@@ -228,15 +260,13 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
     const location = w.filters.location ?? ALL;
     const months = [...new Set(days.map(monthOf))];
     const keys = prompts.flatMap((prompt_id) => months.map((month) => ({ prompt_id, month })));
-    const docs = await Promise.all(
-      keys.map((k) => get<CountDoc>(DAILY_COUNTS, countRowId({ org_id: orgId, day: k.month, prompt_id: k.prompt_id, model, location }))),
-    );
-    const legacy: string[] = [];
+    const docs = await Promise.all(keys.map((k) => reads.count({ org_id: orgId, day: k.month, prompt_id: k.prompt_id, model, location })));
+    const legacy: CountRowKey[] = [];
     docs.forEach((doc, i) => {
       if (!doc) return;
       if (!doc.series) {
         const { prompt_id, month } = keys[i]!;
-        for (const day of days) if (day.startsWith(month)) legacy.push(countRowId({ org_id: orgId, day, prompt_id, model, location }));
+        for (const day of days) if (day.startsWith(month)) legacy.push({ org_id: orgId, day, prompt_id, model, location });
         return;
       }
       for (const [day, figures] of Object.entries(doc.series)) {
@@ -244,15 +274,15 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
         if (into) countsFromFigures(figures, into);
       }
     });
-    for (const row of await Promise.all(legacy.map((id) => get<CountDoc>(DAILY_COUNTS, id)))) {
+    for (const row of await Promise.all(legacy.map((key) => reads.count(key)))) {
       if (row) mergeCounts(byDay.get(row.day)!, row);
     }
     return byDay;
   }
 
   /** The count rows of a report's totals (every scalar count; no per-brand mentions). */
-  const totalsRows = (orgId: string, w: ReportWindow, get?: Get) =>
-    rows<CountDoc>(DAILY_COUNTS, orgId, w, { scalar: true, ...(get && { get }) });
+  const totalsRows = (orgId: string, w: ReportWindow, reads?: Reads) =>
+    rows<CountDoc>(DAILY_COUNTS, orgId, w, { scalar: true, ...(reads && { reads }) });
 
   /** answers, won and lost per prompt over the window, from the per-organization outcome maps. */
   async function outcomesByPrompt(orgId: string, w: ReportWindow): Promise<Map<string, [number, number, number]>> {
@@ -350,8 +380,8 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
 
     async timeseries(ctx: CallContext, q: ReportQuery) {
       const w = windowOf(q);
-      const get = memoGet();
-      const [totals, byDay] = await Promise.all([totalsRows(ctx.org_id, w, get), dailySeries(ctx.org_id, w, get)]);
+      const reads = memoReads(ctx.org_id);
+      const [totals, byDay] = await Promise.all([totalsRows(ctx.org_id, w, reads), dailySeries(ctx.org_id, w, reads)]);
       return timeseriesReport(
         w,
         sum(totals),

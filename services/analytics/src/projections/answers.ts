@@ -16,6 +16,7 @@ import {
   type CountBatch,
 } from './count-rows.js';
 import { addCountRow, addSourceRow, memberTags, tagChanges, tagRowPrompt } from './tag-rows.js';
+import { countRowStore } from './prompt-cells.js';
 import {
   ALL,
   ANSWER_BODIES,
@@ -31,6 +32,7 @@ import {
   type PromptDoc,
   DAILY_COUNTS,
   DAILY_SOURCES,
+  PROMPT_COUNTS,
   LATEST_ANSWERS,
   PROMPT_OUTCOMES,
   type PromptOutcomeDoc,
@@ -43,7 +45,7 @@ import {
   type SourceDoc,
 } from './collections.js';
 
-type RowStore = Pick<StoreTransaction, 'get' | 'put'>;
+type RowStore = Pick<StoreTransaction, 'get' | 'put' | 'delete'>;
 
 /**
  * What one transaction adds to the count rows and brand tallies, summed in
@@ -75,9 +77,19 @@ function pendingOf(tx: StoreTransaction): Pending {
  */
 async function writeBatch(tx: RowStore, days: CountBatch, legacy: (orgId: string) => boolean = () => false): Promise<void> {
   const batch = rowDeltas(days);
+  const cells = new Set<string>();
   for (const [orgId, e] of batch.extents) {
     const stored = await tx.get<CountExtentDoc>(COUNT_EXTENTS, orgId);
-    const doc: CountExtentDoc = stored ?? { id: orgId, org_id: orgId, months: [], models: [], locations: [], tag_rows: !legacy(orgId) };
+    const doc: CountExtentDoc = stored ?? {
+      id: orgId,
+      org_id: orgId,
+      months: [],
+      models: [],
+      locations: [],
+      tag_rows: !legacy(orgId),
+      ...(!legacy(orgId) && { prompt_cells: true }),
+    };
+    if (doc.prompt_cells) cells.add(orgId);
     const union = (have: string[], add: Set<string>) =>
       add.size && [...add].some((x) => !have.includes(x)) ? [...new Set([...have, ...add])].sort() : have;
     const next = {
@@ -89,7 +101,9 @@ async function writeBatch(tx: RowStore, days: CountBatch, legacy: (orgId: string
     if (!stored || next.months !== doc.months || next.models !== doc.models || next.locations !== doc.locations)
       await tx.put(COUNT_EXTENTS, next);
   }
-  for (const [id, d] of batch.counts) await tx.put(DAILY_COUNTS, mergeCountDoc(id, await tx.get<CountDoc>(DAILY_COUNTS, id), d));
+  const counts = countRowStore(tx, (orgId) => cells.has(orgId));
+  for (const [id, d] of batch.counts) await counts.put(d.key, mergeCountDoc(id, await counts.get(d.key), d));
+  await counts.flush();
   for (const [id, d] of batch.sources) await tx.put(DAILY_SOURCES, mergeSourceDoc(id, await tx.get<SourceDoc>(DAILY_SOURCES, id), d));
   for (const [id, d] of batch.outcomes)
     await tx.put(PROMPT_OUTCOMES, mergeOutcomeDoc(id, await tx.get<PromptOutcomeDoc>(PROMPT_OUTCOMES, id), d));
@@ -206,15 +220,15 @@ export async function retagRows(
   const extent = await tx.get<CountExtentDoc>(COUNT_EXTENTS, orgId);
   if (!extent?.tag_rows) return;
   const changes = [...added.map((t) => [t, 1] as const), ...removed.map((t) => [t, -1] as const)];
-  const read = (key: CountRowKey) =>
-    Promise.all([tx.get<CountDoc>(DAILY_COUNTS, countRowId(key)), tx.get<SourceDoc>(DAILY_SOURCES, countRowId(key))]);
+  const rows = countRowStore(tx, () => extent.prompt_cells === true);
+  const read = (key: CountRowKey) => Promise.all([rows.get(key), tx.get<SourceDoc>(DAILY_SOURCES, countRowId(key))]);
   const apply = async (key: CountRowKey, counts: CountDoc | undefined, sources: SourceDoc | undefined) => {
     for (const [tag, sign] of changes) {
       const tagKey = { ...key, prompt_id: tagRowPrompt(tag) };
       const id = countRowId(tagKey);
       if (counts) {
-        const next = addCountRow(await tx.get<CountDoc>(DAILY_COUNTS, id), id, tagKey, counts, sign);
-        await (next ? tx.put(DAILY_COUNTS, next) : tx.delete(DAILY_COUNTS, id));
+        const next = addCountRow(await rows.get(tagKey), id, tagKey, counts, sign);
+        await (next ? rows.put(tagKey, next) : rows.delete(tagKey));
       }
       if (sources) {
         const next = addSourceRow(await tx.get<SourceDoc>(DAILY_SOURCES, id), id, tagKey, sources, sign);
@@ -243,6 +257,7 @@ export async function retagRows(
         // both, so the prompt's part of them is taken from the day rows just read.
         await apply(key, counts.series ? counts : withDays(counts, dayRows), keepsMonthSources(key) ? sources : daySources);
       }
+  await rows.flush();
 }
 
 /** A month row with the per-day maps a fold gives a row that keeps them (keepsDays), from its day rows. */
@@ -348,7 +363,7 @@ async function bumpRun(tx: StoreTransaction, runId: string, model: string, field
 /** Daily additive counts, the latest answers, brand tallies and run progress, all from the answer stream. */
 export const answersProjection: Projection = {
   name: 'analytics-answers',
-  collections: [DAILY_COUNTS, DAILY_SOURCES, PROMPT_OUTCOMES, COUNT_EXTENTS, LATEST_ANSWERS, BRAND_TALLIES, PROMPT_RUNS],
+  collections: [DAILY_COUNTS, PROMPT_COUNTS, DAILY_SOURCES, PROMPT_OUTCOMES, COUNT_EXTENTS, LATEST_ANSWERS, BRAND_TALLIES, PROMPT_RUNS],
   indexes: [
     // Count rows are read by id only (their id is their key): no field index to keep up on every write.
     { collection: LATEST_ANSWERS, fields: ['org_id', 'run_at'] },

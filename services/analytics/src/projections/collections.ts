@@ -12,6 +12,8 @@ export const BRAND_SETTINGS = 'brand_settings';
 export const RUN_CONFIGURATIONS = 'run_configurations';
 export const DAILY_COUNTS = 'daily_counts';
 export const DAILY_SOURCES = 'daily_sources';
+/** Per (organization, day or month, prompt): the prompt's own count rows as cells (prompt-cells.ts). */
+export const PROMPT_COUNTS = 'prompt_counts';
 /** Per (organization, day or month, model, location): answers, won and lost of every prompt, in one row (outcome-rows.ts). */
 export const PROMPT_OUTCOMES = 'prompt_outcomes';
 export const LATEST_ANSWERS = 'latest_answers';
@@ -192,6 +194,14 @@ export type CountDoc = CountRowKey &
      */
     day_totals?: Record<string, number[]>;
   };
+/** A prompt's own count rows of one period, keyed by cellName (JSON [model, location]), without their id and key. */
+export interface PromptCountsDoc {
+  id: string;
+  org_id: string;
+  day: string;
+  prompt_id: string;
+  cells: Record<string, Counts>;
+}
 /** A source row: compact (see source-rows.ts), or as SourceCounts maps when folded before that form. */
 export type SourceDoc = CountRowKey & { id: string } & (SourceCounts | CompactSources);
 /** Answers, won and lost per prompt id: as columns (see outcome-rows.ts), or as a map when folded before that form. */
@@ -209,6 +219,12 @@ export interface CountExtentDoc {
    * until `rebuild-read-models analytics`).
    */
   tag_rows: boolean;
+  /**
+   * The organization's own prompt rows are cells of PROMPT_COUNTS documents
+   * (prompt-cells.ts); absent on extents created before cells existed, whose
+   * prompt rows stay in DAILY_COUNTS until `rebuild-read-models analytics`.
+   */
+  prompt_cells?: boolean;
 }
 
 /** The month a day belongs to: rows keyed by month hold the sum of the month's days. */

@@ -20,8 +20,10 @@ import type { TierName } from '../domain/sources.js';
 import { addToBatch, emptyCountBatch, mergeCountDoc, mergeOutcomeDoc, mergeSourceDoc, rowKeys, rowDeltas } from './count-rows.js';
 import {
   ALL,
+  COUNT_EXTENTS,
   DAILY_COUNTS,
   DAILY_SOURCES,
+  PROMPT_COUNTS,
   PROMPT_OUTCOMES,
   countRowId,
   dayTotalFigures,
@@ -32,8 +34,10 @@ import {
   type CountDoc,
   type CountRowKey,
   type PromptOutcomeDoc,
+  type PromptCountsDoc,
   type PromptDoc,
 } from './collections.js';
+import { cellRow, cellsDocId, inCells } from './prompt-cells.js';
 import { addToRows, retagRows } from './answers.js';
 import { memberTags } from './tag-rows.js';
 
@@ -333,11 +337,63 @@ describe('tag rows', () => {
         await addToRows(memoryStore(docs), ORG, facts, (p) => (p === 'p3' ? [] : ['t1']));
         for (const f of facts) {
           const key = { org_id: ORG, day: monthOf(f.day), model: ALL, location: ALL };
-          const row = (prompt_id: string) => docs.get(`${DAILY_COUNTS}|${countRowId({ ...key, prompt_id })}`) as CountDoc | undefined;
+          // A prompt's own rows are cells of its cells document (prompt-cells.ts); a tag's rows are rows.
+          const row = (prompt_id: string) =>
+            inCells({ prompt_id })
+              ? cellRow(docs.get(`${PROMPT_COUNTS}|${cellsDocId({ ...key, prompt_id })}`) as PromptCountsDoc | undefined, {
+                  ...key,
+                  prompt_id,
+                })
+              : (docs.get(`${DAILY_COUNTS}|${countRowId({ ...key, prompt_id })}`) as CountDoc | undefined);
           const tagged = (row('p1')?.answer_count ?? 0) + (row('p2')?.answer_count ?? 0);
           assert.equal(row('tag:t1')?.answer_count ?? 0, tagged);
         }
       }),
+    );
+  });
+});
+
+describe('prompt cells', () => {
+  /** Every count row by id, a prompt's own rows taken out of their cells documents. */
+  const countRows = (docs: Docs) => {
+    const out = new Map<string, unknown>();
+    for (const [k, d] of docs) {
+      if (k.startsWith(`${DAILY_COUNTS}|`)) out.set(d.id as string, d);
+      if (!k.startsWith(`${PROMPT_COUNTS}|`)) continue;
+      const doc = d as unknown as PromptCountsDoc;
+      for (const name of Object.keys(doc.cells)) {
+        const [model, location] = JSON.parse(name) as [string, string];
+        const key = { org_id: doc.org_id, day: doc.day, prompt_id: doc.prompt_id, model, location };
+        out.set(countRowId(key), cellRow(doc, key));
+      }
+    }
+    return out;
+  };
+
+  it('hold the rows an organization without cells keeps in DAILY_COUNTS, also after retagging', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(factsArb, { maxLength: 12 }), { maxLength: 4 }),
+        promptsArb,
+        promptsArb,
+        async (batches, before, after) => {
+          const cells = new Map() as Docs;
+          const rows = new Map() as Docs;
+          // An extent from before cells existed: that organization keeps every row in DAILY_COUNTS.
+          rows.set(`${COUNT_EXTENTS}|${ORG}`, { id: ORG, org_id: ORG, months: [], models: [], locations: [], tag_rows: true });
+          for (const batch of batches)
+            for (const docs of [cells, rows]) await addToRows(memoryStore(docs), ORG, batch, (p) => memberTags(before[p]));
+          for (const p of PROMPT_IDS) for (const docs of [cells, rows]) await retagRows(memoryStore(docs), ORG, p, before[p], after[p]);
+          assert.equal((cells.get(`${COUNT_EXTENTS}|${ORG}`) as { prompt_cells?: boolean } | undefined)?.prompt_cells ?? true, true);
+          for (const id of countRows(rows).keys()) {
+            const [, , prompt_id] = JSON.parse(id) as string[];
+            if (inCells({ prompt_id: prompt_id! }))
+              assert.equal(cells.has(`${DAILY_COUNTS}|${id}`), false, 'a prompt row outside its cells');
+          }
+          assert.deepEqual(countRows(cells), countRows(rows));
+        },
+      ),
+      { numRuns: 150 },
     );
   });
 });
