@@ -21,7 +21,9 @@
  *
  *   npm run bench:analytics            (PROMPTS, DAYS, FOLD_ANSWERS, IMPORT_DAYS to scale down;
  *                                       ONLY=fold|reports|import to run one part; PROFILE=dir
- *                                       [PROFILE_REPORT=name] writes CPU profiles of the reports)
+ *                                       [PROFILE_REPORT=name] writes CPU profiles of the reports;
+ *                                       IMPORTER_IDS=v4: the importer's answer ids are random
+ *                                       v4 uuids instead of time-ordered ones like the service's)
  */
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -104,7 +106,8 @@ function syntheticAnswer(rand: () => number, orgId: string, promptIds: string[],
     return `https://${d}/page-${Math.floor(rand() * 10)}`;
   });
   return {
-    answer_id: randomUUID(),
+    // An importer's own ids (idempotent re-imports): time-ordered like the service's, or random with IMPORTER_IDS=v4.
+    answer_id: process.env.IMPORTER_IDS === 'v4' ? randomUUID() : randomIds.uuid(),
     org_id: orgId,
     prompt_id: promptIds[p]!,
     model: MODELS[m]!,
