@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import * as oracle from './fold-oracle.test.js';
 import { normalizeUrl, registrableDomain } from './urls.js';
+import { countOccurrences, findMentions } from './brands.js';
 
 /**
  * The fold's fast paths (memos, compiled names, fewer allocations) against the
@@ -71,5 +72,60 @@ describe('normalizeUrl and registrableDomain (memoised) against the oracle (fast
   it('a URL longer than the memo takes is still normalised', () => {
     const raw = `https://example.com/${'a'.repeat(2000)}?utm_source=x`;
     assert.deepEqual(normalizeUrl(raw), oracle.normalizeUrl(raw));
+  });
+});
+
+/** Words of answers and brand names alike: names that overlap, differ in case or spacing, or sit inside other words. */
+const WORDS = [
+  'Acme',
+  'ACME',
+  'acme',
+  'Acme Corp',
+  'Corp',
+  'Corp Inc',
+  'Acmeville',
+  'Globex',
+  'GBX',
+  'Ünïcode',
+  'ünïcode',
+  'Straße',
+  'a.b',
+  'C++',
+  '(x)',
+  '**Hooli**',
+  '1. Vandelay:',
+  'is',
+  '',
+  ' ',
+];
+const SEPARATORS = [' ', '  ', '\n', ', ', '. ', '-', '', '\t', '\n- '];
+const textArb = fc
+  .array(fc.tuple(fc.constantFrom(...WORDS), fc.constantFrom(...SEPARATORS)), { maxLength: 25 })
+  .map((parts) => parts.map(([w, sep]) => w + sep).join(''));
+const nameArb = fc.oneof(fc.constantFrom(...WORDS, 'acme  corp', ' Acme ', 'Corp\nInc'), fc.string({ maxLength: 6 }));
+const trackedArb = fc
+  .array(fc.array(nameArb, { minLength: 1, maxLength: 3 }), { maxLength: 4 })
+  .map((lists) => lists.map((names, i) => ({ key: i === 0 ? 'org' : `c${i}`, names })));
+
+describe('countOccurrences and findMentions (compiled names) against the oracle (fast-check)', () => {
+  it('equal counts and first offsets for any names and text', () => {
+    fc.assert(
+      fc.property(textArb, fc.array(nameArb, { maxLength: 4 }), (text, names) => {
+        assert.deepEqual(countOccurrences(text, names), oracle.countOccurrences(text, names));
+        assert.deepEqual(countOccurrences(text, names), oracle.countOccurrences(text, names));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('equal mentions for any tracked brands, with and without the producer list', () => {
+    fc.assert(
+      fc.property(textArb, trackedArb, fc.option(fc.array(nameArb, { maxLength: 6 }), { nil: undefined }), (text, tracked, listed) => {
+        const expected = oracle.findMentions(text, tracked, listed);
+        assert.deepEqual(findMentions(text, tracked, listed), expected);
+        assert.deepEqual(findMentions(text, tracked, listed), expected);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
