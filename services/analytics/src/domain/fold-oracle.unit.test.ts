@@ -4,6 +4,8 @@ import fc from 'fast-check';
 import * as oracle from './fold-oracle.test.js';
 import { normalizeUrl, registrableDomain } from './urls.js';
 import { countOccurrences, findMentions } from './brands.js';
+import { answerFacts, dayOf, type FoldContext } from './facts.js';
+import type { MatchType, SourceRule, TierName } from './sources.js';
 
 /**
  * The fold's fast paths (memos, compiled names, fewer allocations) against the
@@ -127,5 +129,97 @@ describe('countOccurrences and findMentions (compiled names) against the oracle 
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+/** Rules over a few hosts and paths (so they match and compete), with their ids, tiers and order. */
+const ruleArb = fc.record({
+  source_id: fc.constantFrom('r1', 'r2', 'r3'),
+  match_type: fc.constantFrom<MatchType>('domain', 'host', 'path_prefix', 'exact_url'),
+  pattern: fc.constantFrom('example.com', 'docs.example.co.uk', 'example.com/blog', 'example.com/a b', 'a.b.github.io'),
+  tier: fc.constantFrom<TierName>('primary', 'tracked', 'secondary'),
+  seq: fc.nat({ max: 5 }),
+});
+const contextArb: fc.Arbitrary<FoldContext> = fc.record({ rules: fc.array(ruleArb, { maxLength: 5 }), brands: trackedArb });
+const timestampArb = fc.oneof(
+  fc
+    .date({ min: new Date('1969-12-30T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true })
+    .map((d) => d.toISOString()),
+  fc.constantFrom(
+    '2026-01-05T23:59:59.999-01:00',
+    '2026-01-05T00:00+14:00',
+    '2025-02-29T00:00:00Z',
+    'not a date',
+    '+275760-09-13T00:00:00Z',
+  ),
+);
+const answerArb = fc.record({
+  answer_id: fc.uuid(),
+  prompt_id: fc.uuid(),
+  model: fc.constantFrom('gpt-4o', 'claude'),
+  location: fc.constantFrom('us', 'global'),
+  run_at: timestampArb,
+  text: textArb,
+  citations: fc.array(rawUrlArb, { maxLength: 6 }),
+  brands: fc.option(fc.array(nameArb, { maxLength: 5 }), { nil: undefined }),
+});
+/** The result, or the error thrown, to compare either. */
+const outcome = <T>(fn: () => T) => {
+  try {
+    return { value: fn() };
+  } catch (e) {
+    return { error: String(e) };
+  }
+};
+
+describe('answerFacts (memoised citations, day names) against the oracle (fast-check)', () => {
+  it('equal days for any timestamp, the error of one that is not a date included', () => {
+    fc.assert(
+      fc.property(timestampArb, (t) => {
+        assert.deepEqual(
+          outcome(() => dayOf(t)),
+          outcome(() => oracle.dayOf(t)),
+        );
+        assert.deepEqual(
+          outcome(() => dayOf(t)),
+          outcome(() => oracle.dayOf(t)),
+        );
+      }),
+    );
+  });
+
+  it('equal facts for any answer and context, a context seen before or a copy of one included', () => {
+    fc.assert(
+      fc.property(contextArb, fc.array(answerArb, { minLength: 1, maxLength: 4 }), (context, answers) => {
+        const copy: FoldContext = { rules: context.rules.map((r) => ({ ...r })), brands: context.brands.map((b) => ({ ...b })) };
+        for (const ctx of [context, context, copy])
+          for (const a of answers)
+            assert.deepEqual(
+              outcome(() => answerFacts(a, ctx)),
+              outcome(() => oracle.answerFacts(a, context)),
+            );
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('the memo of one rule set never answers for another', () => {
+    const rule = (tier: TierName): SourceRule => ({ source_id: 'r', match_type: 'domain', pattern: 'example.com', tier, seq: 0 });
+    const facts = (tier: TierName) =>
+      answerFacts(
+        {
+          answer_id: 'a',
+          prompt_id: 'p',
+          model: 'm',
+          location: 'l',
+          run_at: '2026-01-05T00:00:00Z',
+          text: '',
+          citations: ['https://example.com/x'],
+        },
+        { rules: [rule(tier)], brands: [] },
+      ).citations[0]?.tier;
+    assert.equal(facts('primary'), 'primary');
+    assert.equal(facts('tracked'), 'tracked');
+    assert.equal(facts('primary'), 'primary');
   });
 });
