@@ -5,6 +5,7 @@ import * as oracle from './fold-oracle.test.js';
 import { normalizeUrl, registrableDomain } from './urls.js';
 import { countOccurrences, findMentions } from './brands.js';
 import { answerFacts, dayOf, type FoldContext } from './facts.js';
+import { UNPARSEABLE, validateAnswerInput } from './answer-input.js';
 import type { MatchType, SourceRule, TierName } from './sources.js';
 
 /**
@@ -221,5 +222,70 @@ describe('answerFacts (memoised citations, day names) against the oracle (fast-c
     assert.equal(facts('primary'), 'primary');
     assert.equal(facts('tracked'), 'tracked');
     assert.equal(facts('primary'), 'primary');
+  });
+});
+
+/** Import items as clients send them: valid fields, wrong types, unknown fields, holes; each field present or not. */
+const fieldArb = <T>(valid: fc.Arbitrary<T>) =>
+  fc.option(fc.oneof(valid, valid, fc.constantFrom<unknown>(null, 7, '', '*', ' x ', [], {})), { nil: undefined });
+const sparse = <T>(xs: T[]) => (xs.length > 1 ? Object.assign(new Array<T>(xs.length), xs.slice(1)) : xs);
+const validItemArb = fc.record(
+  {
+    answer_id: fc.oneof(
+      fc.uuid(),
+      fc.uuid().map((u) => u.toUpperCase()),
+    ),
+    prompt_id: fc.uuid().map((u) => u.toUpperCase()),
+    model: fc.constantFrom('gpt-4o', ' claude '),
+    location: fc.constantFrom('us', ' de '),
+    run_at: fc.oneof(timestampArb, fc.constantFrom('2026-01-05T10:00:00.5+02:00', '2026-01-05T10:00Z')),
+    text: textArb,
+    citations: fc.array(fc.webUrl(), { maxLength: 4 }),
+    brands: fc.array(
+      nameArb.filter((n) => n.trim() !== ''),
+      { maxLength: 4 },
+    ),
+  },
+  { requiredKeys: ['prompt_id', 'model', 'run_at', 'text', 'citations'] },
+);
+const itemArb = fc.oneof(
+  validItemArb,
+  fc.record(
+    {
+      answer_id: fieldArb(
+        fc.oneof(
+          fc.uuid(),
+          fc.uuid().map((u) => u.toUpperCase()),
+        ),
+      ),
+      prompt_id: fieldArb(fc.uuid()),
+      model: fieldArb(fc.constantFrom('gpt-4o', ' claude ', 'x'.repeat(101))),
+      location: fieldArb(fc.constantFrom('us', ' de ')),
+      run_at: fieldArb(fc.oneof(timestampArb, fc.constantFrom('2026-01-05', '2999-01-01T00:00:00Z', '2026-01-05T10:00:00.5+02:00'))),
+      text: fieldArb(textArb),
+      citations: fieldArb(
+        fc.array(fc.oneof(rawUrlArb, fc.constantFrom<unknown>(3, null)), { maxLength: 4 }).map((xs) => (xs.length === 3 ? sparse(xs) : xs)),
+      ),
+      brands: fieldArb(
+        fc.array(fc.oneof(nameArb, fc.constantFrom<unknown>(' ', 4)), { maxLength: 4 }).map((xs) => (xs.length === 3 ? sparse(xs) : xs)),
+      ),
+      unexpected: fc.constantFrom(1),
+    },
+    { requiredKeys: [] },
+  ),
+  fc.constantFrom<unknown>(UNPARSEABLE, null, [], 'text', 3),
+);
+
+describe('validateAnswerInput (one date parse, no spread copies) against the oracle (fast-check)', () => {
+  it('equal verdicts, errors and values, fields in the same order', () => {
+    const now = new Date('2026-06-01T00:00:00Z');
+    fc.assert(
+      fc.property(itemArb, (item) => {
+        const [got, expected] = [validateAnswerInput(item, now), oracle.validateAnswerInput(item, now)];
+        assert.deepEqual(got, expected);
+        assert.equal(JSON.stringify(got), JSON.stringify(expected));
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
