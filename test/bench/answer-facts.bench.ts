@@ -1,8 +1,10 @@
 /**
  * The pure per-answer work of an import, current code against the code before
  * its fast paths (the oracle kept beside the domain modules), in the same run
- * and on the same answers: validateAnswerInput, answerFacts, and findMentions
- * alone. Answers are shaped as in analytics.bench.ts (a few brands, up to four
+ * and on the same answers: validateAnswerInput, answerFacts, findMentions
+ * alone, and the row sums of the facts (addFacts and tallySourceFacts per
+ * prompt, mergeSourceTally into a roll-up and compactOf every tally, per
+ * batch of 1,000). Answers are shaped as in analytics.bench.ts (a few brands, up to four
  * citations of 200 domains). Rounds alternate old and new; the figure is the
  * median CPU time per answer, and each round checks both give equal results.
  *
@@ -12,7 +14,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { validateAnswerInput } from '../../services/analytics/src/domain/answer-input.js';
 import { findMentions } from '../../services/analytics/src/domain/brands.js';
-import { answerFacts, type FoldContext } from '../../services/analytics/src/domain/facts.js';
+import { answerFacts, type AnswerFacts, type FoldContext } from '../../services/analytics/src/domain/facts.js';
+import { addFacts, emptyCounts, emptySourceTally, mergeSourceTally, tallySourceFacts } from '../../services/analytics/src/domain/counts.js';
+import { compactOf } from '../../services/analytics/src/projections/source-rows.js';
 import * as oracle from '../../services/analytics/src/domain/fold-oracle.test.js';
 
 const ANSWERS = Number(process.env.ANSWERS ?? 20_000);
@@ -61,16 +65,42 @@ const context: FoldContext = {
 const now = new Date('2026-01-01T00:00:00Z');
 
 /** CPU microseconds per answer of one pass, and its results. */
-function pass<T>(fn: (item: (typeof items)[number]) => T): [number, T[]] {
+function pass<T>(fn: (item: (typeof items)[number], i: number) => T): [number, T[]] {
   const out: T[] = new Array(items.length);
   const c0 = process.cpuUsage();
-  for (let i = 0; i < items.length; i++) out[i] = fn(items[i]!);
+  for (let i = 0; i < items.length; i++) out[i] = fn(items[i]!, i);
   const c = process.cpuUsage(c0);
   return [(c.user + c.system) / items.length, out];
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-const cases: { name: string; old: (a: (typeof items)[number]) => unknown; now: (a: (typeof items)[number]) => unknown }[] = [
+/**
+ * The row sums of a batch's facts, one leaf per prompt and a roll-up over
+ * them, each tally in compact form; per answer, the batch's result (else undefined).
+ */
+const facts = items.map((a) => oracle.answerFacts(a, context));
+type Fold = Pick<typeof oracle, 'addFacts' | 'tallySourceFacts' | 'mergeSourceTally' | 'compactOf'>;
+const sumRows = (fns: Fold) => {
+  let batch: AnswerFacts[] = [];
+  return (_: unknown, i: number) => {
+    batch.push(facts[i]!);
+    if (batch.length < 1000 && i < items.length - 1) return undefined;
+    const leaves = new Map<string, { counts: ReturnType<typeof emptyCounts>; sources: ReturnType<typeof emptySourceTally> }>();
+    for (const f of batch) {
+      let leaf = leaves.get(f.prompt_id);
+      if (!leaf) leaves.set(f.prompt_id, (leaf = { counts: emptyCounts(), sources: emptySourceTally() }));
+      fns.addFacts(leaf.counts, f);
+      fns.tallySourceFacts(leaf.sources, f);
+    }
+    const all = emptySourceTally();
+    for (const leaf of leaves.values()) fns.mergeSourceTally(all, leaf.sources);
+    batch = [];
+    return [...leaves.values()].map((l) => [l.counts, fns.compactOf(l.sources)]).concat([fns.compactOf(all)]);
+  };
+};
+
+type Case = (a: (typeof items)[number], i: number) => unknown;
+const cases: { name: string; old: Case; now: Case }[] = [
   { name: 'validateAnswerInput', old: (a) => oracle.validateAnswerInput(a, now), now: (a) => validateAnswerInput(a, now) },
   { name: 'answerFacts', old: (a) => oracle.answerFacts(a, context), now: (a) => answerFacts(a, context) },
   {
@@ -84,6 +114,7 @@ const cases: { name: string; old: (a: (typeof items)[number]) => unknown; now: (
       oracle.answerFacts({ ...(oracle.validateAnswerInput(a, now) as { value: typeof a }).value, answer_id: a.answer_id }, context),
     now: (a) => answerFacts({ ...(validateAnswerInput(a, now) as { value: typeof a }).value, answer_id: a.answer_id }, context),
   },
+  { name: 'row sums', old: sumRows(oracle), now: sumRows({ addFacts, tallySourceFacts, mergeSourceTally, compactOf }) },
 ];
 
 console.log(`answer-facts bench: ${ANSWERS} answers, ${ROUNDS} rounds (median CPU µs per answer)`);

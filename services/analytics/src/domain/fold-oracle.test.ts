@@ -10,6 +10,8 @@ import { UNPARSEABLE, DEFAULT_LOCATION, isName, type AnswerInput } from './answe
 import { extractBrands, type MentionResult, type TrackedBrand } from './brands.js';
 import type { AnswerBody, AnswerFacts, CitationFact, FoldContext } from './facts.js';
 import type { SourceRule, TierName } from './sources.js';
+import { NO_RULE, SOURCE_MAPS, type Counts, type SourceCounts, type SourceTally } from './counts.js';
+import { FAMILIES, isCompact, type CompactSources, type Family } from '../projections/source-rows.js';
 import type { NormalizedUrl } from './urls.js';
 
 const TRACKING_PARAMS = new Set([
@@ -241,4 +243,87 @@ export function validateAnswerInput(item: unknown, now: Date): { ok: true; value
       ...(o.brands !== undefined && { brands: (o.brands as string[]).map((b) => b.trim()) }),
     },
   };
+}
+
+const bump = (map: Record<string, number>, key: string, by = 1) => {
+  map[key] = (map[key] ?? 0) + by;
+};
+
+export function addFacts<C extends Counts>(c: C, f: AnswerFacts): C {
+  c.answer_count += 1;
+  if (f.citations.length > 0) c.cited_run_count += 1;
+  c.cited_total += f.citations.length;
+  const tiers = new Set<TierName>();
+  for (const cit of f.citations) {
+    c.tier_citations[cit.tier] += 1;
+    tiers.add(cit.tier);
+  }
+  for (const t of tiers) c.tier_runs[t] += 1;
+  const orgMentions = f.tracked_mentions.org ?? 0;
+  if (orgMentions > 0) c.mentioned_run_count += 1;
+  c.mention_total += orgMentions;
+  let tracked = 0;
+  for (const [key, n] of Object.entries(f.tracked_mentions)) {
+    tracked += n;
+    bump(c.brand_mentions, key, n);
+  }
+  c.tracked_mention_total += tracked;
+  c.brand_mention_total += tracked + f.other_mentions.reduce((s, o) => s + o.count, 0);
+  if (f.won) c.won_count += 1;
+  if (f.lost) c.lost_count += 1;
+  return c;
+}
+
+const bumpTally = (map: Map<string, number>, key: string, by = 1) => map.set(key, (map.get(key) ?? 0) + by);
+
+export function tallySourceFacts(t: SourceTally, f: AnswerFacts): SourceTally {
+  const domains = new Set<string>();
+  const pages = new Set<string>();
+  const sites = new Set<string>();
+  const rules = new Set<string>();
+  for (const cit of f.citations) {
+    const rule = cit.source_id ?? NO_RULE;
+    bumpTally(t.domain_citations, cit.domain);
+    bumpTally(t.page_citations, cit.page);
+    bumpTally(t.site_citations, cit.site);
+    bumpTally(t.rule_citations, rule);
+    domains.add(cit.domain);
+    pages.add(cit.page);
+    sites.add(cit.site);
+    rules.add(rule);
+  }
+  for (const d of domains) bumpTally(t.domain_runs, d);
+  for (const p of pages) bumpTally(t.page_runs, p);
+  for (const x of sites) bumpTally(t.site_runs, x);
+  for (const r of rules) bumpTally(t.rule_runs, r);
+  return t;
+}
+
+export function mergeSourceTally(into: SourceTally, from: SourceTally): SourceTally {
+  for (const f of SOURCE_MAPS) {
+    const m = into[f];
+    for (const [k, n] of from[f]) m.set(k, (m.get(k) ?? 0) + n);
+  }
+  return into;
+}
+
+const emptyFamily = (): Family => [[], [], []];
+
+export function familyOf(
+  runs: Map<string, number> | Record<string, number> | undefined,
+  citations: Map<string, number> | Record<string, number> | undefined,
+): Family {
+  if (!citations) return emptyFamily();
+  const isMap = citations instanceof Map;
+  const keys = (isMap ? [...citations.keys()] : Object.keys(citations)).sort();
+  const at = (m: Map<string, number> | Record<string, number> | undefined, k: string) =>
+    m instanceof Map ? (m.get(k) ?? 0) : m && Object.prototype.hasOwnProperty.call(m, k) ? m[k]! : 0;
+  return [keys, keys.map((k) => at(runs, k)), keys.map((k) => at(citations, k))];
+}
+
+export function compactOf(s: SourceTally | SourceCounts | CompactSources): CompactSources {
+  if (isCompact(s)) return { domains: s.domains, pages: s.pages, sites: s.sites, rules: s.rules };
+  const out = {} as CompactSources;
+  for (const [name, runs, citations] of FAMILIES) out[name] = familyOf(s[runs], s[citations]);
+  return out;
 }

@@ -6,6 +6,8 @@ import { normalizeUrl, registrableDomain } from './urls.js';
 import { countOccurrences, findMentions } from './brands.js';
 import { answerFacts, dayOf, type FoldContext } from './facts.js';
 import { UNPARSEABLE, validateAnswerInput } from './answer-input.js';
+import { SOURCE_MAPS, addFacts, emptyCounts, emptySourceTally, mergeSourceTally, tallySourceFacts, type SourceTally } from './counts.js';
+import type { AnswerFacts } from './facts.js';
 import type { MatchType, SourceRule, TierName } from './sources.js';
 
 /**
@@ -286,6 +288,52 @@ describe('validateAnswerInput (one date parse, no spread copies) against the ora
         assert.equal(JSON.stringify(got), JSON.stringify(expected));
       }),
       { numRuns: 3000 },
+    );
+  });
+});
+
+/** Facts with keys that repeat within and across answers; a few answers cite more than the short path takes. */
+const citationArb = fc.record({
+  page: fc.constantFrom('a.com/x', 'a.com/y', 'b.org', '__proto__', 'c.net/z'),
+  domain: fc.constantFrom('a.com', 'b.org', 'constructor', 'c.net'),
+  site: fc.constantFrom('a.com', 'b.org', 'c.net'),
+  tier: fc.constantFrom<TierName>('primary', 'tracked', 'secondary', 'secondary', 'other' as TierName),
+  source_id: fc.constantFrom<string | null>(null, 'r1', 'r2', 'none'),
+});
+const factsArb: fc.Arbitrary<AnswerFacts> = fc.record({
+  answer_id: fc.constant('a'),
+  prompt_id: fc.constant('p'),
+  model: fc.constant('m'),
+  location: fc.constant('l'),
+  run_at: fc.constant('2026-01-05T00:00:00.000Z'),
+  day: fc.constant('2026-01-05'),
+  citations: fc.oneof(fc.array(citationArb, { maxLength: 6 }), fc.array(citationArb, { minLength: 7, maxLength: 14 })),
+  tracked_mentions: fc.dictionary(fc.constantFrom('org', 'c1', 'c2'), fc.integer({ min: 1, max: 4 })),
+  other_mentions: fc.array(fc.record({ name: fc.constantFrom('X', 'Y'), count: fc.integer({ min: 1, max: 3 }) }), { maxLength: 3 }),
+  won: fc.boolean(),
+  lost: fc.boolean(),
+});
+/** A tally's maps as entry lists: equal content and equal insertion order (stored rows of the earlier form keep it). */
+const entries = (t: SourceTally) => SOURCE_MAPS.map((m) => [m, [...t[m]]]);
+
+describe('addFacts, tallySourceFacts and mergeSourceTally (no Sets, no pairs) against the oracle (fast-check)', () => {
+  it('equal rows and tallies, keys in the same order', () => {
+    fc.assert(
+      fc.property(fc.array(factsArb, { maxLength: 6 }), fc.array(factsArb, { maxLength: 6 }), (xs, ys) => {
+        const fold = (fs: AnswerFacts[], add: typeof addFacts, tally: typeof tallySourceFacts) => {
+          const counts = emptyCounts();
+          const sources = emptySourceTally();
+          for (const f of fs) tally(sources, add(counts, f) && f);
+          return { counts, sources };
+        };
+        const [a, b] = [fold(xs, addFacts, tallySourceFacts), fold(ys, addFacts, tallySourceFacts)];
+        const [oa, ob] = [fold(xs, oracle.addFacts, oracle.tallySourceFacts), fold(ys, oracle.addFacts, oracle.tallySourceFacts)];
+        assert.deepEqual(a.counts, oa.counts);
+        assert.equal(JSON.stringify(a.counts), JSON.stringify(oa.counts));
+        assert.deepEqual(entries(a.sources), entries(oa.sources));
+        assert.deepEqual(entries(mergeSourceTally(a.sources, b.sources)), entries(oracle.mergeSourceTally(oa.sources, ob.sources)));
+      }),
+      { numRuns: 1000 },
     );
   });
 });

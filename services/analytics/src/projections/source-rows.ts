@@ -31,17 +31,27 @@ export const isCompact = (doc: object): doc is CompactSources => 'pages' in doc;
 
 const emptyFamily = (): Family => [[], [], []];
 
-/** A family from a runs and a citations map (a Map or a stored object). */
-export function familyOf(
-  runs: Map<string, number> | Record<string, number> | undefined,
-  citations: Map<string, number> | Record<string, number> | undefined,
-): Family {
+type CountMap = Map<string, number> | Record<string, number>;
+const own = (m: Record<string, number>, k: string) => (Object.prototype.hasOwnProperty.call(m, k) ? m[k]! : 0);
+
+/** The counts of the keys in order from a map (absent keys are 0). */
+function countsAt(m: CountMap | undefined, keys: string[]): number[] {
+  const out: number[] = [];
+  if (m instanceof Map) for (const k of keys) out.push(m.get(k) ?? 0);
+  else if (m) for (const k of keys) out.push(own(m, k));
+  else for (let i = 0; i < keys.length; i++) out.push(0);
+  return out;
+}
+
+/**
+ * A family from a runs and a citations map (a Map or a stored object). Every
+ * delta of a flush goes through here, so the maps are read once per key,
+ * without a closure or a type test per key.
+ */
+export function familyOf(runs: CountMap | undefined, citations: CountMap | undefined): Family {
   if (!citations) return emptyFamily();
-  const isMap = citations instanceof Map;
-  const keys = (isMap ? [...citations.keys()] : Object.keys(citations)).sort();
-  const at = (m: Map<string, number> | Record<string, number> | undefined, k: string) =>
-    m instanceof Map ? (m.get(k) ?? 0) : m && Object.prototype.hasOwnProperty.call(m, k) ? m[k]! : 0;
-  return [keys, keys.map((k) => at(runs, k)), keys.map((k) => at(citations, k))];
+  const keys = (citations instanceof Map ? Array.from(citations.keys()) : Object.keys(citations)).sort();
+  return [keys, countsAt(runs, keys), countsAt(citations, keys)];
 }
 
 /** The compact form of a tally, of stored SourceCounts (maps a row lacks are empty families), or of a compact row itself. */
