@@ -245,11 +245,11 @@ function tallyManySourceFacts(t: SourceTally, f: AnswerFacts): SourceTally {
   return t;
 }
 
-/** into += from (mutates and returns into); forEach, since entries() allocates a pair per entry. */
+/** into += from (mutates and returns into). */
 export function mergeSourceTally(into: SourceTally, from: SourceTally): SourceTally {
   for (const f of SOURCE_MAPS) {
     const m = into[f];
-    from[f].forEach((n, k) => m.set(k, (m.get(k) ?? 0) + n));
+    for (const [k, n] of from[f]) m.set(k, (m.get(k) ?? 0) + n);
   }
   return into;
 }
