@@ -83,4 +83,27 @@ describe('compact source rows', () => {
       }),
     );
   });
+
+  it('familyOf orders any keys as Array#sort does, below and above the insertion-sort size (fast-check)', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(
+          fc.string({
+            unit: fc.oneof(
+              fc.constantFrom('a', 'A', 'b', 'B', '.', '/', 'é', '\u{1F600}', '\uFF5E'),
+              fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+            ),
+            maxLength: 4,
+          }),
+          { maxLength: 30 },
+        ),
+        (keys) => {
+          const m = new Map(keys.map((k, i) => [k, i + 1]));
+          assert.deepEqual(familyOf(m, m), oracle.familyOf(m, m));
+          const o = Object.fromEntries(m);
+          assert.deepEqual(familyOf(o, o), oracle.familyOf(o, o));
+        },
+      ),
+    );
+  });
 });
