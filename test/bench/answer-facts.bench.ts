@@ -2,11 +2,12 @@
  * The pure per-answer work of an import, current code against the code before
  * its fast paths (the oracle kept beside the domain modules), in the same run
  * and on the same answers: validateAnswerInput, answerFacts, findMentions
- * alone, and the row sums of the facts (addFacts and tallySourceFacts per
- * prompt, mergeSourceTally into a roll-up and compactOf every tally, per
- * batch of 1,000). Answers are shaped as in analytics.bench.ts (a few brands, up to four
- * citations of 200 domains). Rounds alternate old and new; the figure is the
- * median CPU time per answer, and each round checks both give equal results.
+ * alone, eventFacts, and the row sums of the facts (addFacts and
+ * tallySourceFacts per prompt, mergeSourceTally into a roll-up and compactOf
+ * every tally, per batch of 1,000). Answers are shaped as in
+ * analytics.bench.ts (a few brands, up to four citations of 200 domains).
+ * Rounds alternate old and new; the figure is the median CPU time per answer,
+ * and the first round checks both give equal results.
  *
  *   node --conditions=source --import tsx test/bench/answer-facts.bench.ts   (ANSWERS, ROUNDS to scale)
  */
@@ -14,7 +15,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { validateAnswerInput } from '../../services/analytics/src/domain/answer-input.js';
 import { findMentions } from '../../services/analytics/src/domain/brands.js';
-import { answerFacts, type AnswerFacts, type FoldContext } from '../../services/analytics/src/domain/facts.js';
+import { answerFacts, eventFacts, type AnswerFacts, type FoldContext } from '../../services/analytics/src/domain/facts.js';
 import { addFacts, emptyCounts, emptySourceTally, mergeSourceTally, tallySourceFacts } from '../../services/analytics/src/domain/counts.js';
 import { compactOf } from '../../services/analytics/src/projections/source-rows.js';
 import * as oracle from '../../services/analytics/src/domain/fold-oracle.test.js';
@@ -79,6 +80,11 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  * them, each tally in compact form; per answer, the batch's result (else undefined).
  */
 const facts = items.map((a) => oracle.answerFacts(a, context));
+const names = new Map([
+  ['org', 'Acme'],
+  ['c1', 'Globex'],
+  ['c2', 'Initech'],
+]);
 type Fold = Pick<typeof oracle, 'addFacts' | 'tallySourceFacts' | 'mergeSourceTally' | 'compactOf'>;
 const sumRows = (fns: Fold) => {
   let batch: AnswerFacts[] = [];
@@ -113,6 +119,11 @@ const cases: { name: string; old: Case; now: Case }[] = [
     old: (a) =>
       oracle.answerFacts({ ...(oracle.validateAnswerInput(a, now) as { value: typeof a }).value, answer_id: a.answer_id }, context),
     now: (a) => answerFacts({ ...(validateAnswerInput(a, now) as { value: typeof a }).value, answer_id: a.answer_id }, context),
+  },
+  {
+    name: 'eventFacts',
+    old: (_, i) => oracle.eventFacts(facts[i]!, names),
+    now: (_, i) => eventFacts(facts[i]!, names),
   },
   { name: 'row sums', old: sumRows(oracle), now: sumRows({ addFacts, tallySourceFacts, mergeSourceTally, compactOf }) },
 ];

@@ -118,18 +118,16 @@ export function eventFacts(f: AnswerFacts, names: ReadonlyMap<string, string>): 
   for (const c of f.citations) {
     const row = cited.get(c.page);
     if (row) row.count += 1;
-    else
-      cited.set(c.page, {
-        page: c.page,
-        domain: c.domain,
-        tier: c.tier,
-        ...(c.source_id !== null && { source_id: c.source_id }),
-        count: 1,
-      });
+    // Two literals rather than a spread of a conditional object (several times slower); source_id before count either way.
+    else if (c.source_id !== null) cited.set(c.page, { page: c.page, domain: c.domain, tier: c.tier, source_id: c.source_id, count: 1 });
+    else cited.set(c.page, { page: c.page, domain: c.domain, tier: c.tier, count: 1 });
   }
+  const tracked_mentions: EventFacts['tracked_mentions'] = [];
+  for (const key of Object.keys(f.tracked_mentions))
+    tracked_mentions.push({ key, name: names.get(key) ?? key, count: f.tracked_mentions[key]! });
   return {
     cited: [...cited.values()],
-    tracked_mentions: Object.entries(f.tracked_mentions).map(([key, count]) => ({ key, name: names.get(key) ?? key, count })),
+    tracked_mentions,
     other_mentions: f.other_mentions.map((o) => ({ ...o })),
     won: f.won,
     lost: f.lost,

@@ -8,6 +8,7 @@
 import { getDomain } from 'tldts';
 import { UNPARSEABLE, DEFAULT_LOCATION, isName, type AnswerInput } from './answer-input.js';
 import { extractBrands, type MentionResult, type TrackedBrand } from './brands.js';
+import type { AnswerCollected } from '@kb/events';
 import type { AnswerBody, AnswerFacts, CitationFact, FoldContext } from './facts.js';
 import type { SourceRule, TierName } from './sources.js';
 import { NO_RULE, SOURCE_MAPS, type Counts, type SourceCounts, type SourceTally } from './counts.js';
@@ -326,4 +327,29 @@ export function compactOf(s: SourceTally | SourceCounts | CompactSources): Compa
   const out = {} as CompactSources;
   for (const [name, runs, citations] of FAMILIES) out[name] = familyOf(s[runs], s[citations]);
   return out;
+}
+
+type EventFacts = Pick<AnswerCollected, 'cited' | 'tracked_mentions' | 'other_mentions' | 'won' | 'lost'>;
+
+export function eventFacts(f: AnswerFacts, names: ReadonlyMap<string, string>): EventFacts {
+  const cited = new Map<string, EventFacts['cited'][number]>();
+  for (const c of f.citations) {
+    const row = cited.get(c.page);
+    if (row) row.count += 1;
+    else
+      cited.set(c.page, {
+        page: c.page,
+        domain: c.domain,
+        tier: c.tier,
+        ...(c.source_id !== null && { source_id: c.source_id }),
+        count: 1,
+      });
+  }
+  return {
+    cited: [...cited.values()],
+    tracked_mentions: Object.entries(f.tracked_mentions).map(([key, count]) => ({ key, name: names.get(key) ?? key, count })),
+    other_mentions: f.other_mentions.map((o) => ({ ...o })),
+    won: f.won,
+    lost: f.lost,
+  };
 }

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import * as oracle from './fold-oracle.test.js';
 import { normalizeUrl, registrableDomain } from './urls.js';
 import { countOccurrences, findMentions } from './brands.js';
-import { answerFacts, dayOf, type FoldContext } from './facts.js';
+import { answerFacts, dayOf, eventFacts, type FoldContext } from './facts.js';
 import { UNPARSEABLE, validateAnswerInput } from './answer-input.js';
 import { SOURCE_MAPS, addFacts, emptyCounts, emptySourceTally, mergeSourceTally, tallySourceFacts, type SourceTally } from './counts.js';
 import type { AnswerFacts } from './facts.js';
@@ -334,6 +334,22 @@ describe('addFacts, tallySourceFacts and mergeSourceTally (no Sets, no pairs) ag
         assert.deepEqual(entries(mergeSourceTally(a.sources, b.sources)), entries(oracle.mergeSourceTally(oa.sources, ob.sources)));
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe('eventFacts (no spread of conditional objects) against the oracle (fast-check)', () => {
+  it('equal event facts, fields in the same order', () => {
+    const names = new Map([
+      ['org', 'Acme'],
+      ['c1', 'Globex'],
+    ]);
+    fc.assert(
+      fc.property(factsArb, (f) => {
+        const [got, expected] = [eventFacts(f, names), oracle.eventFacts(f, names)];
+        assert.deepEqual(got, expected);
+        assert.equal(JSON.stringify(got), JSON.stringify(expected));
+      }),
     );
   });
 });
