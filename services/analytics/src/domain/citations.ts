@@ -1,11 +1,15 @@
 import type { CitationFact } from './facts.js';
 import { boundedMemo } from './memo.js';
 import { winningRule, type SourceRule } from './sources.js';
-import { normalizeUrl, registrableDomain } from './urls.js';
+import { MEMO_MAX_URL, normalizeUrl, registrableDomain } from './urls.js';
 
-/** Distinct URLs remembered per rule set and generation (see boundedMemo), and rule sets remembered at once. */
+/**
+ * Distinct URLs remembered per rule set and generation (see boundedMemo), and
+ * rule sets (organizations) remembered at once: at most 8 x 2 x 4,000 facts,
+ * whose strings the URL memo mostly shares.
+ */
 const URLS_PER_RULE_SET = 4_000;
-const RULE_SETS = 32;
+const RULE_SETS = 8;
 
 /** A citation's facts (null when the URL is not an http(s) page): its page, host, registrable domain, and the rule deciding its tier. */
 function classify(rules: SourceRule[], raw: string): CitationFact | null {
@@ -52,5 +56,5 @@ function memoOf(rules: SourceRule[]): (raw: string) => CitationFact | null {
  * http(s) page). Shared between answers citing the same URL, so frozen.
  */
 export function citationFact(rules: SourceRule[], raw: string): CitationFact | null {
-  return raw.length <= 1_000 ? memoOf(rules)(raw) : classify(rules, raw);
+  return raw.length <= MEMO_MAX_URL ? memoOf(rules)(raw) : classify(rules, raw);
 }

@@ -2,7 +2,7 @@ import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import * as oracle from './fold-oracle.test.js';
-import { normalizeUrl, registrableDomain } from './urls.js';
+import { MEMO_MAX_URL, normalizeUrl, registrableDomain } from './urls.js';
 import { countOccurrences, findMentions } from './brands.js';
 import { answerFacts, dayOf, eventFacts, type FoldContext } from './facts.js';
 import { UNPARSEABLE, validateAnswerInput } from './answer-input.js';
@@ -75,7 +75,7 @@ describe('normalizeUrl and registrableDomain (memoised) against the oracle (fast
   });
 
   it('a URL longer than the memo takes is still normalised', () => {
-    const raw = `https://example.com/${'a'.repeat(2000)}?utm_source=x`;
+    const raw = `https://example.com/${'a'.repeat(MEMO_MAX_URL)}?utm_source=x`;
     assert.deepEqual(normalizeUrl(raw), oracle.normalizeUrl(raw));
   });
 });
@@ -204,6 +204,24 @@ describe('answerFacts (memoised citations, day names) against the oracle (fast-c
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('a URL longer than the memo takes gets the same facts', () => {
+    const answer = {
+      answer_id: 'a',
+      prompt_id: 'p',
+      model: 'm',
+      location: 'l',
+      run_at: '2026-01-05T00:00:00Z',
+      text: '',
+      citations: [`https://docs.example.com/${'a'.repeat(MEMO_MAX_URL)}`],
+    };
+    const context: FoldContext = {
+      rules: [{ source_id: 'r', match_type: 'domain', pattern: 'example.com', tier: 'primary', seq: 0 }],
+      brands: [],
+    };
+    assert.deepEqual(answerFacts(answer, context), oracle.answerFacts(answer, context));
+    assert.equal(answerFacts(answer, context).citations[0]?.tier, 'primary');
   });
 
   it('the memo of one rule set never answers for another', () => {

@@ -25,8 +25,11 @@ const TRACKING_PARAMS = new Set([
 
 /** Distinct URLs (and hosts) remembered per generation of the memos below (see boundedMemo). */
 const MEMO_SIZE = 10_000;
-/** Longer URLs are parsed every time: the memo's memory stays bounded by size, not only by count. */
-const MEMO_MAX_URL = 1_000;
+/**
+ * Longer URLs are parsed every time (and left out of citations.ts's memo), so
+ * what the memos hold stays bounded in bytes, not only in entries.
+ */
+export const MEMO_MAX_URL = 512;
 
 /**
  * The registrable domain of a host (its public suffix plus one label, by the
