@@ -27,8 +27,12 @@ export interface MentionResult {
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-/** Memo sizes: brand names recur in every answer; a generation holds this many distinct names. */
-const NAMES_REMEMBERED = 5_000;
+/**
+ * Distinct names per memo generation: brand names recur in every answer, and
+ * names extracted from texts (one-offs among them) stay a bounded number of
+ * compiled regexes.
+ */
+const NAMES_REMEMBERED = 2_000;
 const nameKey = boundedMemo((s: string) => s.trim().toLowerCase().replace(/\s+/g, ' '), NAMES_REMEMBERED);
 
 /**
