@@ -35,35 +35,38 @@ export function validateAnswerInput(item: unknown, now: Date): { ok: true; value
   if (typeof o.prompt_id !== 'string' || !UUID.test(o.prompt_id)) errs.push('prompt_id is required and must be a uuid');
   if (!isName(o.model)) errs.push('model is required: 1 to 100 characters, not *');
   if (o.location !== undefined && !isName(o.location)) errs.push('location must be 1 to 100 characters, not *');
-  if (typeof o.run_at !== 'string' || !ISO.test(o.run_at) || Number.isNaN(Date.parse(o.run_at)))
-    errs.push('run_at is required: an ISO 8601 date-time with a time zone');
-  else if (Date.parse(o.run_at) > now.getTime() + FUTURE_SLACK_MS) errs.push('run_at is in the future');
+  // Parsed once: the check, the future check and the normalised value all use it.
+  const runAt = typeof o.run_at === 'string' && ISO.test(o.run_at) ? Date.parse(o.run_at) : Number.NaN;
+  if (Number.isNaN(runAt)) errs.push('run_at is required: an ISO 8601 date-time with a time zone');
+  else if (runAt > now.getTime() + FUTURE_SLACK_MS) errs.push('run_at is in the future');
   if (typeof o.text !== 'string' || o.text.length > 200000) errs.push('text is required: a string of at most 200000 characters');
-  if (!Array.isArray(o.citations) || o.citations.length > 500)
-    errs.push('citations is required: an array of at most 500 URLs (may be empty)');
+  const citations = o.citations;
+  if (!Array.isArray(citations) || citations.length > 500) errs.push('citations is required: an array of at most 500 URLs (may be empty)');
   else
-    o.citations.forEach((c, i) => {
+    for (let i = 0; i < citations.length; i++) {
+      if (!(i in citations)) continue; // a hole (not from JSON): skipped, as forEach did
+      const c: unknown = citations[i];
       if (typeof c !== 'string' || c.length > 4096 || !normalizeUrl(c)) errs.push(`citations[${i}] is not an http(s) URL`);
-    });
-  if (o.brands !== undefined) {
-    if (!Array.isArray(o.brands) || o.brands.length > 200) errs.push('brands must be an array of at most 200 names');
+    }
+  const brands = o.brands;
+  if (brands !== undefined) {
+    if (!Array.isArray(brands) || brands.length > 200) errs.push('brands must be an array of at most 200 names');
     else
-      o.brands.forEach((b, i) => {
+      for (let i = 0; i < brands.length; i++) {
+        if (!(i in brands)) continue;
+        const b: unknown = brands[i];
         if (typeof b !== 'string' || !b.trim() || b.length > 200) errs.push(`brands[${i}] must be a name of 1 to 200 characters`);
-      });
+      }
   }
   if (errs.length) return { ok: false, errors: errs };
-  return {
-    ok: true,
-    value: {
-      ...(o.answer_id !== undefined && { answer_id: (o.answer_id as string).toLowerCase() }),
-      prompt_id: (o.prompt_id as string).toLowerCase(),
-      model: (o.model as string).trim(),
-      location: o.location === undefined ? DEFAULT_LOCATION : (o.location as string).trim(),
-      run_at: new Date(o.run_at as string).toISOString(),
-      text: o.text as string,
-      citations: o.citations as string[],
-      ...(o.brands !== undefined && { brands: (o.brands as string[]).map((b) => b.trim()) }),
-    },
-  };
+  // Built field by field in the order the fields always had (answer_id first when given), without spreading copies.
+  const value = (o.answer_id !== undefined ? { answer_id: (o.answer_id as string).toLowerCase() } : {}) as AnswerInput;
+  value.prompt_id = (o.prompt_id as string).toLowerCase();
+  value.model = (o.model as string).trim();
+  value.location = o.location === undefined ? DEFAULT_LOCATION : (o.location as string).trim();
+  value.run_at = new Date(runAt).toISOString();
+  value.text = o.text as string;
+  value.citations = citations as string[];
+  if (brands !== undefined) value.brands = (brands as string[]).map((b) => b.trim());
+  return { ok: true, value };
 }

@@ -1,3 +1,5 @@
+import { boundedMemo } from './memo.js';
+
 /**
  * Brand mentions (glossary "mention"). A brand is named by its name or any
  * alias, case-insensitively, as a whole word; every occurrence is one mention
@@ -25,16 +27,53 @@ export interface MentionResult {
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const nameKey = (s: string) => s.trim().toLowerCase().replace(/\s+/g, ' ');
+/**
+ * Distinct names per memo generation: brand names recur in every answer, and
+ * names extracted from texts (one-offs among them) stay a bounded number of
+ * compiled regexes.
+ */
+const NAMES_REMEMBERED = 2_000;
+const nameKey = boundedMemo((s: string) => s.trim().toLowerCase().replace(/\s+/g, ' '), NAMES_REMEMBERED);
+
+/**
+ * A trimmed name as a whole word, case-insensitively, compiled once per name
+ * (building a regex per name and answer was the largest part of the facts).
+ * Global, so shared: every use starts by resetting lastIndex, and none is
+ * interrupted by another.
+ */
+const patternOf = boundedMemo(
+  (name: string) => new RegExp(`(?<![\\p{L}\\p{N}])${escape(name).replace(/\s+/g, '\\s+')}(?![\\p{L}\\p{N}])`, 'giu'),
+  NAMES_REMEMBERED,
+);
+
+/**
+ * Occurrences of one name. A regex's matches never overlap and come in order,
+ * so each is an instance and the first is the earliest (what the span merge
+ * below gives for one name).
+ */
+function countName(text: string, raw: string): { count: number; first: number } {
+  const name = raw.trim();
+  if (!name) return { count: 0, first: Number.POSITIVE_INFINITY };
+  const re = patternOf(name);
+  re.lastIndex = 0;
+  let m = re.exec(text);
+  if (m === null) return { count: 0, first: Number.POSITIVE_INFINITY };
+  const first = m.index;
+  let count = 0;
+  for (; m !== null; m = re.exec(text)) count++;
+  return { count, first };
+}
 
 /** Occurrences of any of the names as whole words; overlapping matches count once. */
 export function countOccurrences(text: string, names: string[]): { count: number; first: number } {
+  if (names.length === 1) return countName(text, names[0]!);
   const spans: [number, number][] = [];
   for (const raw of names) {
     const name = raw.trim();
     if (!name) continue;
-    const re = new RegExp(`(?<![\\p{L}\\p{N}])${escape(name).replace(/\s+/g, '\\s+')}(?![\\p{L}\\p{N}])`, 'giu');
-    for (const m of text.matchAll(re)) spans.push([m.index, m.index + m[0].length]);
+    const re = patternOf(name);
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) spans.push([m.index, m.index + m[0].length]);
   }
   spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
   let count = 0;
@@ -76,16 +115,29 @@ export function extractBrands(text: string): string[] {
   return out;
 }
 
+/**
+ * Tracked brands by each name's key (the first brand to use a name keeps it),
+ * built once per list: a fold context's list is read-only and serves a batch.
+ */
+const trackedIndex = new WeakMap<TrackedBrand[], Map<string, string>>();
+function trackedByNameOf(tracked: TrackedBrand[]): Map<string, string> {
+  let byName = trackedIndex.get(tracked);
+  if (byName) return byName;
+  byName = new Map<string, string>();
+  for (const b of tracked) for (const n of b.names) if (!byName.has(nameKey(n))) byName.set(nameKey(n), b.key);
+  trackedIndex.set(tracked, byName);
+  return byName;
+}
+
 /** Every brand the answer names, split into tracked ones (the org and competitors) and the others. */
 export function findMentions(text: string, tracked: TrackedBrand[], producerBrands: string[] | undefined): MentionResult {
   const listed = producerBrands ?? extractBrands(text);
-  const trackedByName = new Map<string, string>();
-  for (const b of tracked) for (const n of b.names) if (!trackedByName.has(nameKey(n))) trackedByName.set(nameKey(n), b.key);
+  const trackedByName = trackedByNameOf(tracked);
   const listedTracked = new Map<string, number>();
-  listed.forEach((n, i) => {
-    const key = trackedByName.get(nameKey(n));
+  for (let i = 0; i < listed.length; i++) {
+    const key = trackedByName.get(nameKey(listed[i]!));
     if (key !== undefined && !listedTracked.has(key)) listedTracked.set(key, i);
-  });
+  }
 
   const afterText = text.length + 1;
   const result: MentionResult = { tracked: [], others: [] };
@@ -97,12 +149,13 @@ export function findMentions(text: string, tracked: TrackedBrand[], producerBran
     else if (listedAt !== undefined) result.tracked.push({ key: b.key, count: 1, first: afterText + listedAt });
   }
   const seen = new Set<string>();
-  listed.forEach((name, i) => {
+  for (let i = 0; i < listed.length; i++) {
+    const name = listed[i]!;
     const k = nameKey(name);
-    if (seen.has(k) || trackedByName.has(k)) return;
+    if (seen.has(k) || trackedByName.has(k)) continue;
     seen.add(k);
-    const occ = countOccurrences(text, [name]);
+    const occ = countName(text, name);
     result.others.push({ name: name.trim(), count: Math.max(1, occ.count), first: occ.count ? occ.first : afterText + i });
-  });
+  }
   return result;
 }

@@ -93,22 +93,35 @@ export function addFacts<C extends Counts>(c: C, f: AnswerFacts): C {
   c.answer_count += 1;
   if (f.citations.length > 0) c.cited_run_count += 1;
   c.cited_total += f.citations.length;
-  const tiers = new Set<TierName>();
+  // Which tiers the answer cites, as flags: a Set per answer was a visible share of the fold's garbage.
+  let primary = false;
+  let tracked = false;
+  let secondary = false;
+  let unknown: Set<TierName> | undefined; // none in a valid event; counted as they always were
   for (const cit of f.citations) {
     c.tier_citations[cit.tier] += 1;
-    tiers.add(cit.tier);
+    if (cit.tier === 'primary') primary = true;
+    else if (cit.tier === 'tracked') tracked = true;
+    else if (cit.tier === 'secondary') secondary = true;
+    else (unknown ??= new Set()).add(cit.tier);
   }
-  for (const t of tiers) c.tier_runs[t] += 1;
+  if (primary) c.tier_runs.primary += 1;
+  if (tracked) c.tier_runs.tracked += 1;
+  if (secondary) c.tier_runs.secondary += 1;
+  if (unknown) for (const t of unknown) c.tier_runs[t] += 1;
   const orgMentions = f.tracked_mentions.org ?? 0;
   if (orgMentions > 0) c.mentioned_run_count += 1;
   c.mention_total += orgMentions;
-  let tracked = 0;
-  for (const [key, n] of Object.entries(f.tracked_mentions)) {
-    tracked += n;
+  let trackedMentions = 0;
+  for (const key of Object.keys(f.tracked_mentions)) {
+    const n = f.tracked_mentions[key]!;
+    trackedMentions += n;
     bump(c.brand_mentions, key, n);
   }
-  c.tracked_mention_total += tracked;
-  c.brand_mention_total += tracked + f.other_mentions.reduce((s, o) => s + o.count, 0);
+  c.tracked_mention_total += trackedMentions;
+  let others = 0;
+  for (const o of f.other_mentions) others += o.count;
+  c.brand_mention_total += trackedMentions + others;
   if (f.won) c.won_count += 1;
   if (f.lost) c.lost_count += 1;
   return c;
@@ -174,8 +187,42 @@ export const emptySourceTally = (): SourceTally => ({
 
 const bumpTally = (map: Map<string, number>, key: string, by = 1) => map.set(key, (map.get(key) ?? 0) + by);
 
+/** Answers with more citations than this take Sets to find each key's first citation; fewer compare with the earlier ones. */
+const FEW_CITATIONS = 8;
+
 /** addSourceFacts into a SourceTally (mutates and returns it). */
 export function tallySourceFacts(t: SourceTally, f: AnswerFacts): SourceTally {
+  const cits = f.citations;
+  if (cits.length > FEW_CITATIONS) return tallyManySourceFacts(t, f);
+  for (const cit of cits) {
+    bumpTally(t.domain_citations, cit.domain);
+    bumpTally(t.page_citations, cit.page);
+    bumpTally(t.site_citations, cit.site);
+    bumpTally(t.rule_citations, cit.source_id ?? NO_RULE);
+  }
+  // Runs: each distinct key once, in order of its first citation (as the Sets below give them).
+  for (let i = 0; i < cits.length; i++) {
+    const cit = cits[i]!;
+    let domain = true;
+    let page = true;
+    let site = true;
+    let rule = true;
+    for (let j = 0; j < i; j++) {
+      const e = cits[j]!;
+      if (e.domain === cit.domain) domain = false;
+      if (e.page === cit.page) page = false;
+      if (e.site === cit.site) site = false;
+      if ((e.source_id ?? NO_RULE) === (cit.source_id ?? NO_RULE)) rule = false;
+    }
+    if (domain) bumpTally(t.domain_runs, cit.domain);
+    if (page) bumpTally(t.page_runs, cit.page);
+    if (site) bumpTally(t.site_runs, cit.site);
+    if (rule) bumpTally(t.rule_runs, cit.source_id ?? NO_RULE);
+  }
+  return t;
+}
+
+function tallyManySourceFacts(t: SourceTally, f: AnswerFacts): SourceTally {
   const domains = new Set<string>();
   const pages = new Set<string>();
   const sites = new Set<string>();

@@ -1,4 +1,5 @@
 import { getDomain } from 'tldts';
+import { boundedMemo } from './memo.js';
 /**
  * URL normalisation (glossary: "normalised URL"). Two citations of the same page
  * must land on the same key whatever their spelling: the scheme is dropped
@@ -22,15 +23,24 @@ const TRACKING_PARAMS = new Set([
   'srsltid',
 ]);
 
+/** Distinct URLs (and hosts) remembered per generation of the memos below (see boundedMemo). */
+const MEMO_SIZE = 10_000;
+/**
+ * Longer URLs are parsed every time (and left out of citations.ts's memo), so
+ * what the memos hold stays bounded in bytes, not only in entries.
+ */
+export const MEMO_MAX_URL = 512;
+
 /**
  * The registrable domain of a host (its public suffix plus one label, by the
  * public suffix list in tldts, private suffixes included): docs.example.com ->
  * example.com, news.bbc.co.uk -> bbc.co.uk. A host without one (an IP address,
  * localhost, a bare suffix) is its own.
  */
-export function registrableDomain(host: string): string {
-  return getDomain(host, { allowPrivateDomains: true }) ?? host;
-}
+export const registrableDomain: (host: string) => string = boundedMemo(
+  (host) => getDomain(host, { allowPrivateDomains: true }) ?? host,
+  MEMO_SIZE,
+);
 
 export interface NormalizedUrl {
   /** host + path + sorted query, e.g. example.com/blog/post?id=2 */
@@ -41,7 +51,12 @@ export interface NormalizedUrl {
 
 const isTracking = (name: string) => name.toLowerCase().startsWith('utm_') || TRACKING_PARAMS.has(name.toLowerCase());
 
+/** One URL as cited, normalised (or null when it is not an http(s) page); memoised, so the result is frozen. */
 export function normalizeUrl(raw: string): NormalizedUrl | null {
+  return raw.length <= MEMO_MAX_URL ? memoised(raw) : parse(raw);
+}
+
+function parse(raw: string): NormalizedUrl | null {
   let parsed: URL;
   const text = raw.trim();
   // A scheme without // (mailto:, javascript:, data:) is not a page; a bare host gets https://.
@@ -66,8 +81,10 @@ export function normalizeUrl(raw: string): NormalizedUrl | null {
   }
   const params = [...parsed.searchParams.entries()].filter(([k]) => !isTracking(k)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const query = params.length ? `?${new URLSearchParams(params).toString()}` : '';
-  return { key: `${host}${path}${query}`, host, path };
+  return Object.freeze({ key: `${host}${path}${query}`, host, path });
 }
+
+const memoised = boundedMemo(parse, MEMO_SIZE);
 
 /** A domain rule or filter value: a bare host name, normalised the same way. */
 export function normalizeHost(raw: string): string | null {

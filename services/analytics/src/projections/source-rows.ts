@@ -31,17 +31,42 @@ export const isCompact = (doc: object): doc is CompactSources => 'pages' in doc;
 
 const emptyFamily = (): Family => [[], [], []];
 
-/** A family from a runs and a citations map (a Map or a stored object). */
-export function familyOf(
-  runs: Map<string, number> | Record<string, number> | undefined,
-  citations: Map<string, number> | Record<string, number> | undefined,
-): Family {
+type CountMap = Map<string, number> | Record<string, number>;
+const own = (m: Record<string, number>, k: string) => (Object.prototype.hasOwnProperty.call(m, k) ? m[k]! : 0);
+
+/** The counts of the keys in order from a map (absent keys are 0), in an array of exactly their number. */
+function countsAt(m: CountMap | undefined, keys: string[]): number[] {
+  const out = new Array<number>(keys.length);
+  if (m instanceof Map) for (let i = 0; i < keys.length; i++) out[i] = m.get(keys[i]!) ?? 0;
+  else if (m) for (let i = 0; i < keys.length; i++) out[i] = own(m, keys[i]!);
+  else out.fill(0);
+  return out;
+}
+
+/** Below this many keys an insertion sort: most deltas hold a few keys, and Array#sort allocates a work area per call. */
+const FEW_KEYS = 12;
+
+/** Sorts distinct keys in place in code unit order (the order of Array#sort without a comparator, which any correct sort gives for distinct keys). */
+function sortKeys(keys: string[]): string[] {
+  if (keys.length > FEW_KEYS) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const k = keys[i]!;
+    let j = i - 1;
+    for (; j >= 0 && keys[j]! > k; j--) keys[j + 1] = keys[j]!;
+    keys[j + 1] = k;
+  }
+  return keys;
+}
+
+/**
+ * A family from a runs and a citations map (a Map or a stored object). Every
+ * delta of a flush goes through here, so the maps are read once per key,
+ * without a closure or a type test per key.
+ */
+export function familyOf(runs: CountMap | undefined, citations: CountMap | undefined): Family {
   if (!citations) return emptyFamily();
-  const isMap = citations instanceof Map;
-  const keys = (isMap ? [...citations.keys()] : Object.keys(citations)).sort();
-  const at = (m: Map<string, number> | Record<string, number> | undefined, k: string) =>
-    m instanceof Map ? (m.get(k) ?? 0) : m && Object.prototype.hasOwnProperty.call(m, k) ? m[k]! : 0;
-  return [keys, keys.map((k) => at(runs, k)), keys.map((k) => at(citations, k))];
+  const keys = sortKeys(citations instanceof Map ? Array.from(citations.keys()) : Object.keys(citations));
+  return [keys, countsAt(runs, keys), countsAt(citations, keys)];
 }
 
 /** The compact form of a tally, of stored SourceCounts (maps a row lacks are empty families), or of a compact row itself. */
@@ -60,30 +85,44 @@ export function addFamily(a: Family, b: Family, sign: 1 | -1 = 1): Family {
   const [ak, ar, ac] = a;
   const [bk, br, bc] = b;
   if (bk.length === 0) return a;
-  const keys: string[] = [];
-  const runs: number[] = [];
-  const cites: number[] = [];
-  const push = (k: string, r: number, c: number) => {
-    if (r === 0 && c === 0) return;
-    keys.push(k);
-    runs.push(r);
-    cites.push(c);
-  };
+  // Written by index into arrays of the largest possible length, cut to the entries kept (no closure, no growing).
+  const most = ak.length + bk.length;
+  const keys = new Array<string>(most);
+  const runs = new Array<number>(most);
+  const cites = new Array<number>(most);
+  let n = 0;
   let i = 0;
   let j = 0;
   while (i < ak.length || j < bk.length) {
+    let k: string;
+    let r: number;
+    let c: number;
     if (j >= bk.length || (i < ak.length && ak[i]! < bk[j]!)) {
-      push(ak[i]!, ar[i]!, ac[i]!);
+      k = ak[i]!;
+      r = ar[i]!;
+      c = ac[i]!;
       i++;
     } else if (i >= ak.length || bk[j]! < ak[i]!) {
-      push(bk[j]!, sign * br[j]!, sign * bc[j]!);
+      k = bk[j]!;
+      r = sign * br[j]!;
+      c = sign * bc[j]!;
       j++;
     } else {
-      push(ak[i]!, ar[i]! + sign * br[j]!, ac[i]! + sign * bc[j]!);
+      k = ak[i]!;
+      r = ar[i]! + sign * br[j]!;
+      c = ac[i]! + sign * bc[j]!;
       i++;
       j++;
     }
+    if (r === 0 && c === 0) continue;
+    keys[n] = k;
+    runs[n] = r;
+    cites[n] = c;
+    n++;
   }
+  keys.length = n;
+  runs.length = n;
+  cites.length = n;
   return [keys, runs, cites];
 }
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { SOURCE_MAPS, emptySourceCounts, mergeSourceCounts, type SourceCounts } from '../domain/counts.js';
 import { addFamily, compactOf, familyOf, sumSourceRows, type Family } from './source-rows.js';
+import * as oracle from '../domain/fold-oracle.test.js';
 
 const KEYS = ['a.com', 'b.org/x', 'b.org/y', 'Z', '__proto__', 'constructor', 'é.net'];
 /** A family as the fold writes it: every key with at least one run and one citation. */
@@ -68,6 +69,41 @@ describe('compact source rows', () => {
         assert.deepEqual({ ...some.rule_citations }, { ...direct.rule_citations });
         assert.equal(Object.keys(some.page_citations).length, 0);
       }),
+    );
+  });
+
+  it('familyOf and compactOf equal the oracle (the code before their fast path) for tallies, stored objects and missing maps', () => {
+    fc.assert(
+      fc.property(mapArb, sourceCountsArb, fc.boolean(), (m, stored, noRuns) => {
+        const { runs, cites } = toMaps(m);
+        assert.deepEqual(familyOf(noRuns ? undefined : runs, cites), oracle.familyOf(noRuns ? undefined : runs, cites));
+        assert.deepEqual(familyOf(stored.page_runs, stored.page_citations), oracle.familyOf(stored.page_runs, stored.page_citations));
+        assert.deepEqual(familyOf(runs, undefined), oracle.familyOf(runs, undefined));
+        assert.deepEqual(compactOf(stored), oracle.compactOf(stored));
+      }),
+    );
+  });
+
+  it('familyOf orders any keys as Array#sort does, below and above the insertion-sort size (fast-check)', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(
+          fc.string({
+            unit: fc.oneof(
+              fc.constantFrom('a', 'A', 'b', 'B', '.', '/', 'é', '\u{1F600}', '\uFF5E'),
+              fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+            ),
+            maxLength: 4,
+          }),
+          { maxLength: 30 },
+        ),
+        (keys) => {
+          const m = new Map(keys.map((k, i) => [k, i + 1]));
+          assert.deepEqual(familyOf(m, m), oracle.familyOf(m, m));
+          const o = Object.fromEntries(m);
+          assert.deepEqual(familyOf(o, o), oracle.familyOf(o, o));
+        },
+      ),
     );
   });
 });
