@@ -13,6 +13,14 @@ import { metadataOf } from './context.js';
 
 export const MAX_IMPORT = 1000;
 
+/** Brand names by key, made once per fold context (a batch shares one) instead of once per answer. */
+const brandNames = new WeakMap<readonly BrandName[], ReadonlyMap<string, string>>();
+function namesOf(names: readonly BrandName[]): ReadonlyMap<string, string> {
+  let m = brandNames.get(names);
+  if (!m) brandNames.set(names, (m = new Map(names.map((n) => [n.key, n.name]))));
+  return m;
+}
+
 export interface ImportItemResult {
   index: number;
   status: 'accepted' | 'rejected';
@@ -60,7 +68,7 @@ export function createAnswersService(deps: AnswersDeps) {
       model: input.model,
       location: input.location,
       run_at: input.run_at,
-      ...eventFacts(facts, new Map(context.names.map((n) => [n.key, n.name]))),
+      ...eventFacts(facts, namesOf(context.names)),
       origin,
       ...(runId !== undefined && { run_id: runId }),
     };
