@@ -320,9 +320,11 @@ async function reports() {
       const writes: [string, AnyDoc][] = [];
       for (const [collection, docs] of memory.docs)
         for (const d of docs.values()) {
-          // A prompt's cells documents: only its (*, *) cell, as for its rows elsewhere.
+          // A prompt's cells documents: every cell of a month (what a prompt-filtered report parses),
+          // only the (*, *) cell of a day, as for the day rows elsewhere.
           const all = collection === PROMPT_COUNTS && (d.cells as Record<string, unknown>)[ALL_CELL];
-          if (all) writes.push([collection, { ...d, cells: { [ALL_CELL]: all } }]);
+          if (all && (d.day as string).length === 7) writes.push([collection, d]);
+          else if (all) writes.push([collection, { ...d, cells: { [ALL_CELL]: all } }]);
           else if (needed(d)) writes.push([collection, d]);
         }
       // Month rows already written on earlier days of the month (and the extent) are merged with what is stored.
