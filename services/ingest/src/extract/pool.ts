@@ -100,7 +100,9 @@ export function createExtractionPool(options: {
     worker.on('message', onMessage);
     worker.on('error', onError);
     worker.on('exit', onExit);
-    worker.postMessage(task.request);
+    // The file goes over by transfer, not by a structured clone of its Buffer, which
+    // copies the whole backing store (often a pool shared with other buffers).
+    worker.postMessage(task.request, [task.request.bytes.buffer]);
   }
 
   function pump() {
@@ -119,7 +121,8 @@ export function createExtractionPool(options: {
       return new Promise((resolve, reject) => {
         const request: ExtractRequest = {
           id: nextId++,
-          bytes: new Uint8Array(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength),
+          // A copy of its own, to transfer: the caller keeps its Buffer.
+          bytes: new Uint8Array(input.bytes),
           filename: input.filename,
           limits: options.limits,
           ...(input.format && { format: input.format }),
