@@ -27,6 +27,8 @@ interface PartitionWorker extends TopicPartition {
   /** Next offset to deliver (the committed offset once the buffer is empty). */
   position: number;
   buffer: ReceivedMessage[];
+  /** The offset after the last message the buffer's read looked at, including those of types nobody here wants. */
+  bufferEnd: number;
   running: Promise<void> | null;
   attempts: number;
   retryAt: number;
@@ -113,6 +115,7 @@ export function startGroupConsumer(settings: GroupConsumerSettings, options: Sub
         key,
         position,
         buffer: [],
+        bufferEnd: position,
         running: null,
         attempts: 0,
         retryAt: 0,
@@ -144,9 +147,17 @@ export function startGroupConsumer(settings: GroupConsumerSettings, options: Sub
     try {
       while (!stopped && !worker.revoked) {
         if (worker.buffer.length === 0) {
+          // Messages of types nobody here wants, after the last handled one, are passed over with it.
+          if (worker.bufferEnd > worker.position) {
+            worker.position = worker.bufferEnd;
+            handled += 1;
+          }
           if (!commitHandled()) return;
-          worker.buffer = log.read(worker.topic, worker.partition, worker.position, settings.batchSize, settings.batchBytes);
-          if (worker.buffer.length === 0) return;
+          const read = log.read(worker.topic, worker.partition, worker.position, settings.batchSize, settings.batchBytes, options.types);
+          if (read.end === undefined) return;
+          worker.buffer = read.messages;
+          worker.bufferEnd = read.end;
+          if (worker.buffer.length === 0) continue;
         } else if (handled > 0 && !membership.holds(groupId, memberId, worker.topic, worker.partition)) {
           logger.warn({ groupId, topic: worker.topic, partition: worker.partition }, 'partition claim lost; another member continues');
           worker.revoked = true;
