@@ -48,8 +48,9 @@ function retryDelay(attempts: number, backoff: { initial: number; max: number })
  * and releases partitions, and starts a drain for each owned partition that has
  * new messages. A drain delivers one message at a time and hands the offset to
  * the poller once per batch read (and when it stops), which writes it right
- * after the current turn of the event loop; a failure leaves the message at the head of its partition until a
- * backoff has passed, while other partitions keep flowing.
+ * after the current turn of the event loop; a failure leaves the message at the
+ * head of its partition until a backoff has passed, while other partitions keep
+ * flowing.
  */
 export function startGroupConsumer(settings: GroupConsumerSettings, options: SubscribeOptions): Subscription {
   const { log, membership, changes, poller, clock, logger, memberId, sessionTimeoutMs } = settings;
