@@ -30,6 +30,13 @@ export interface SubscribeOptions {
   /** Where a group with no committed offset starts (default true: the whole log). */
   fromBeginning?: boolean;
   /**
+   * The message types (header `type`) the handlers want, when they ignore every
+   * other type: an adapter may then pass over the others without reading their
+   * values or calling a handler, as if a handler had resolved for each. Messages
+   * without a `type` header are always delivered. Adapters may ignore it.
+   */
+  types?: readonly string[];
+  /**
    * Called once per message, in order per partition. Resolving commits the
    * offset; throwing makes the bus deliver the same message again after a
    * backoff (the consumer wrapper decides retry vs dead-letter).

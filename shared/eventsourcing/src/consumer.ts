@@ -194,6 +194,8 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
     groupId: options.groupId,
     topics: options.topics,
     fromBeginning: true,
+    // Every other type is acknowledged and ignored anyway (`ignored`); an adapter may pass over them unread.
+    types: Object.keys(options.handlers),
     batchHandler: handleBatch,
     handler: single,
   });

@@ -9,6 +9,7 @@ import { chunkBlocks, type ChunkingOptions } from '../domain/chunking.js';
 import type { ExtractionPool } from '../extract/pool.js';
 import { ExtractionError, FORMAT_NAMES } from '../extract/types.js';
 import { JOBS, type JobDoc } from './jobs.js';
+import { inQueueOrder } from './claim-order.js';
 
 export interface ProcessorOptions {
   store: Store;
@@ -78,38 +79,34 @@ export function createProcessor(options: ProcessorOptions) {
    */
   async function claimWithin(session: CommandSession): Promise<JobDoc | undefined> {
     const now = clock.now().getTime();
-    for (let offset = 0; offset < SCAN; offset += PAGE) {
-      const candidates = await session.tx.find<JobDoc>(JOBS, {
-        where: { status: { $in: ['queued', 'running'] } },
-        sort: [{ field: 'enqueued_at', order: 'asc' }],
-        limit: PAGE,
-        offset,
+    const byEnqueued = [{ field: 'enqueued_at', order: 'asc' as const }];
+    // Running jobs are few (the worker slots of live processes, and any abandoned); due once their lease ran out.
+    const expired = (await session.tx.find<JobDoc>(JOBS, { where: { status: 'running' } })).filter((job) => isDue(job, now));
+    const queuedPage = (offset: number) =>
+      session.tx.find<JobDoc>(JOBS, { where: { status: 'queued' }, sort: byEnqueued, limit: PAGE, offset });
+    for await (const job of inQueueOrder(expired, queuedPage, PAGE, SCAN)) {
+      if (!isDue(job, now)) continue;
+      const attempt = job.attempts + 1;
+      const { events } = await session.withContext(system(job)).execute(contentDecider, contentStream(job.content_id), {
+        type: 'start_processing',
+        version_id: job.version_id,
+        attempt,
+        at: new Date(now).toISOString(),
       });
-      for (const job of candidates) {
-        if (!isDue(job, now)) continue;
-        const attempt = job.attempts + 1;
-        const { events } = await session.withContext(system(job)).execute(contentDecider, contentStream(job.content_id), {
-          type: 'start_processing',
-          version_id: job.version_id,
-          attempt,
-          at: new Date(now).toISOString(),
-        });
-        if (events.length === 0) {
-          // Deleted content, or a version already finished: nothing left to do.
-          await session.tx.delete(JOBS, job.id);
-          continue;
-        }
-        const next: JobDoc = {
-          ...job,
-          status: 'running',
-          attempts: attempt,
-          lease_owner: options.owner,
-          lease_expires_at: now + options.leaseMs,
-        };
-        await session.tx.put(JOBS, next);
-        return next;
+      if (events.length === 0) {
+        // Deleted content, or a version already finished: nothing left to do.
+        await session.tx.delete(JOBS, job.id);
+        continue;
       }
-      if (candidates.length < PAGE) break;
+      const next: JobDoc = {
+        ...job,
+        status: 'running',
+        attempts: attempt,
+        lease_owner: options.owner,
+        lease_expires_at: now + options.leaseMs,
+      };
+      await session.tx.put(JOBS, next);
+      return next;
     }
     return undefined;
   }

@@ -11,6 +11,8 @@ type Reply = { id: number; ok: true; result: ExtractionResult } | { id: number; 
 
 interface Task {
   request: ExtractRequest;
+  /** The request's own copy of the file, moved to the worker. */
+  transfer: ArrayBuffer;
   resolve: (r: ExtractionResult) => void;
   reject: (e: Error) => void;
 }
@@ -100,7 +102,9 @@ export function createExtractionPool(options: {
     worker.on('message', onMessage);
     worker.on('error', onError);
     worker.on('exit', onExit);
-    worker.postMessage(task.request);
+    // The file goes over by transfer, not by a structured clone of its Buffer, which
+    // copies the whole backing store (often a pool shared with other buffers).
+    worker.postMessage(task.request, [task.transfer]);
   }
 
   function pump() {
@@ -117,14 +121,16 @@ export function createExtractionPool(options: {
     extract(input) {
       if (closed) return Promise.reject(new ExtractionError('The extraction pool is closed', false));
       return new Promise((resolve, reject) => {
+        // A copy of its own, to transfer: the caller keeps its Buffer.
+        const bytes = new Uint8Array(input.bytes);
         const request: ExtractRequest = {
           id: nextId++,
-          bytes: new Uint8Array(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength),
+          bytes,
           filename: input.filename,
           limits: options.limits,
           ...(input.format && { format: input.format }),
         };
-        queue.push({ request, resolve, reject });
+        queue.push({ request, transfer: bytes.buffer, resolve, reject });
         pump();
       });
     },

@@ -19,12 +19,31 @@ export function createFsBlobStore(options: { root: string; fsync?: boolean }): B
     checkBlobKey(key);
     return join(options.root, ...key.split('/'));
   };
+  // Folders this store made or found: an organization's files share one, and a
+  // mkdir per write was a syscall (and a thread-pool round trip) per upload.
+  const folders = new Set<string>();
+  /** Opens a new file for writing, making its folder the first time (and again if it was removed since). */
+  async function create(path: string) {
+    const folder = dirname(path);
+    if (!folders.has(folder)) {
+      await mkdir(folder, { recursive: true });
+      if (folders.size >= 10_000) folders.clear();
+      folders.add(folder);
+    }
+    const temp = `${path}.${randomUUID()}.part`;
+    try {
+      return { temp, handle: await open(temp, 'w') };
+    } catch (err) {
+      if (!isMissing(err)) throw err;
+      folders.delete(folder);
+      await mkdir(folder, { recursive: true });
+      return { temp, handle: await open(temp, 'w') };
+    }
+  }
   return {
     async put(key, bytes) {
       const path = pathOf(key);
-      await mkdir(dirname(path), { recursive: true });
-      const temp = `${path}.${randomUUID()}.part`;
-      const handle = await open(temp, 'w');
+      const { temp, handle } = await create(path);
       try {
         await handle.writeFile(bytes);
         if (fsync) await handle.sync();
@@ -36,9 +55,7 @@ export function createFsBlobStore(options: { root: string; fsync?: boolean }): B
     },
     async putStream(key, source) {
       const path = pathOf(key);
-      await mkdir(dirname(path), { recursive: true });
-      const temp = `${path}.${randomUUID()}.part`;
-      const handle = await open(temp, 'w');
+      const { temp, handle } = await create(path);
       let size = 0;
       try {
         for await (const piece of source) {

@@ -4,15 +4,16 @@ import { assignPartitions, type TopicPartition } from './assignment.js';
 import type { ChangeSignal } from './change-signal.js';
 import type { Log } from './log.js';
 import type { Membership } from './membership.js';
+import type { BusPoller, PollView } from './poller.js';
 
 export interface GroupConsumerSettings {
   log: Log;
   membership: Membership;
   changes: ChangeSignal;
+  poller: BusPoller;
   clock: Clock;
   logger: Logger;
   memberId: string;
-  pollIntervalMs: number;
   sessionTimeoutMs: number;
   retryBackoffMs: { initial: number; max: number };
   /** Messages read from the file per query; delivery is still one at a time. */
@@ -26,6 +27,8 @@ interface PartitionWorker extends TopicPartition {
   /** Next offset to deliver (the committed offset once the buffer is empty). */
   position: number;
   buffer: ReceivedMessage[];
+  /** The offset after the last message the buffer's read looked at, including those of types nobody here wants. */
+  bufferEnd: number;
   running: Promise<void> | null;
   attempts: number;
   retryAt: number;
@@ -40,23 +43,29 @@ function retryDelay(attempts: number, backoff: { initial: number; max: number })
 }
 
 /**
- * One member of a consumer group. A poll loop (setTimeout, never a busy loop)
- * heartbeats, recomputes the assignment from the live members, claims and
- * releases partitions, and starts a drain for each owned partition that has new
- * messages. A drain delivers one message at a time and commits the offset once
- * per batch read (and when it stops); a failure leaves the message at the head
- * of its partition until a backoff has passed, while other partitions keep flowing.
+ * One member of a consumer group, polled by the connection's poller: it
+ * heartbeats, recomputes the assignment when the live members changed, claims
+ * and releases partitions, and starts a drain for each owned partition that has
+ * new messages. A drain delivers one message at a time and hands the offset to
+ * the poller once per batch read (and when it stops), which writes it right
+ * after the current turn of the event loop; a failure leaves the message at the
+ * head of its partition until a backoff has passed, while other partitions keep
+ * flowing.
  */
 export function startGroupConsumer(settings: GroupConsumerSettings, options: SubscribeOptions): Subscription {
-  const { log, membership, changes, clock, logger, memberId, sessionTimeoutMs } = settings;
+  const { log, membership, changes, poller, clock, logger, memberId, sessionTimeoutMs } = settings;
   const { groupId, topics, handler, batchHandler } = options;
   const workers = new Map<string, PartitionWorker>();
   const heartbeatEveryMs = Math.max(1, Math.floor(sessionTimeoutMs / 3));
   let lastHeartbeat = Number.NEGATIVE_INFINITY;
-  let seenVersion = '';
+  /** Look at everything at the next poll (a poll failed, or a drain did). */
+  let lookAgain = true;
+  /** The live members (and their topics) the current assignment was computed from. */
+  let assignedFrom = '';
+  /** Partitions assigned to this member whose claim another member still holds. */
+  let unclaimed = 0;
   let stopped = false;
   let stopping: Promise<void> | undefined;
-  let timer: NodeJS.Timeout | undefined;
 
   const now = () => clock.now().getTime();
 
@@ -69,23 +78,37 @@ export function startGroupConsumer(settings: GroupConsumerSettings, options: Sub
     for (const worker of workers.values()) if (!held.has(worker.key)) worker.revoked = true;
   };
 
-  const rebalance = (t: number) => {
-    const live = membership.liveMembers(groupId, t - sessionTimeoutMs);
+  /**
+   * Recomputes the assignment, releases what is no longer ours and claims what
+   * is; skipped while the live members are the ones it was computed from, every
+   * claim is held and nothing is revoked (a publish changes the file, not the group).
+   */
+  const rebalance = (t: number, view: PollView) => {
+    const live = [...view.liveMembers(groupId)];
     if (!live.some((m) => m.memberId === memberId)) live.push({ memberId, topics });
-    const mine = assignPartitions(live, log.allPartitionCounts()).get(memberId) ?? [];
+    const members = live.map((m) => `${m.memberId}:${m.topics.join(',')}`).join('|');
+    const revoked = [...workers.values()].some((w) => w.revoked);
+    if (members === assignedFrom && unclaimed === 0 && !revoked) return;
+    assignedFrom = members;
+    const mine = assignPartitions(live, view.partitionCounts()).get(memberId) ?? [];
     const wanted = new Set(mine.map(keyOf));
     for (const [key, worker] of workers) {
       if (!wanted.has(key)) worker.revoked = true;
       if (worker.revoked && !worker.running) {
         membership.release(groupId, memberId, worker.topic, worker.partition);
-        changes.touch();
+        changes.touch('membership');
         workers.delete(key);
         logger.debug({ memberId, topic: worker.topic, partition: worker.partition }, 'partition released');
       }
     }
+    unclaimed = 0;
     for (const tp of mine) {
       const key = keyOf(tp);
-      if (workers.has(key) || !membership.claim(groupId, memberId, tp.topic, tp.partition, t - sessionTimeoutMs)) continue;
+      if (workers.has(key)) continue;
+      if (!membership.claim(groupId, memberId, tp.topic, tp.partition, t - sessionTimeoutMs)) {
+        unclaimed++;
+        continue;
+      }
       const position = log.committed(groupId, tp.topic, tp.partition) ?? 0;
       logger.debug({ memberId, ...tp, position }, 'partition claimed');
       workers.set(key, {
@@ -93,6 +116,7 @@ export function startGroupConsumer(settings: GroupConsumerSettings, options: Sub
         key,
         position,
         buffer: [],
+        bufferEnd: position,
         running: null,
         attempts: 0,
         retryAt: 0,
@@ -102,26 +126,39 @@ export function startGroupConsumer(settings: GroupConsumerSettings, options: Sub
   };
 
   const drain = async (worker: PartitionWorker) => {
-    // Offsets are committed once per batch read (and whenever the drain stops),
-    // not after every message: a write transaction per message was most of the
-    // bus's cost. A crash redelivers at most the batch's handled messages, which
-    // idempotent consumers absorb; the claim is still checked before each message
-    // (or each part of the batch a batch handler takes).
+    // Offsets are handed to the poller once per batch read (and whenever the drain
+    // stops), which writes those of every group that finished a batch in the same
+    // turn of the event loop in one transaction: a write transaction per message,
+    // and then per batch and group, was most of the bus's cost. A crash redelivers
+    // at most a batch, which idempotent consumers absorb; the claim is still
+    // checked before each message (or each part of the batch a batch handler takes).
     let handled = 0;
+    const lost = () => {
+      logger.warn({ groupId, topic: worker.topic, partition: worker.partition }, 'partition claim lost; another member continues');
+      worker.revoked = true;
+    };
     const commitHandled = (): boolean => {
       if (handled === 0) return true;
       handled = 0;
-      if (membership.commit(groupId, memberId, worker.topic, worker.partition, worker.position)) return true;
-      logger.warn({ groupId, topic: worker.topic, partition: worker.partition }, 'partition claim lost; another member continues');
-      worker.revoked = true;
+      poller.commit({ groupId, memberId, topic: worker.topic, partition: worker.partition, nextOffset: worker.position, onLost: lost });
+      if (membership.holds(groupId, memberId, worker.topic, worker.partition)) return true;
+      lost();
       return false;
     };
     try {
       while (!stopped && !worker.revoked) {
         if (worker.buffer.length === 0) {
+          // Messages of types nobody here wants, after the last handled one, are passed over with it.
+          if (worker.bufferEnd > worker.position) {
+            worker.position = worker.bufferEnd;
+            handled += 1;
+          }
           if (!commitHandled()) return;
-          worker.buffer = log.read(worker.topic, worker.partition, worker.position, settings.batchSize, settings.batchBytes);
-          if (worker.buffer.length === 0) return;
+          const read = log.read(worker.topic, worker.partition, worker.position, settings.batchSize, settings.batchBytes, options.types);
+          if (read.end === undefined) return;
+          worker.buffer = read.messages;
+          worker.bufferEnd = read.end;
+          if (worker.buffer.length === 0) continue;
         } else if (handled > 0 && !membership.holds(groupId, memberId, worker.topic, worker.partition)) {
           logger.warn({ groupId, topic: worker.topic, partition: worker.partition }, 'partition claim lost; another member continues');
           worker.revoked = true;
@@ -184,7 +221,7 @@ export function startGroupConsumer(settings: GroupConsumerSettings, options: Sub
       .catch((err: unknown) => {
         // A database failure (e.g. a lock held past busy_timeout): the message stays at the head.
         worker.retryAt = now() + retryDelay(Math.max(1, worker.attempts), settings.retryBackoffMs);
-        seenVersion = ''; // look again even if nothing else changes
+        lookAgain = true; // look again even if nothing else changes
         logger.error({ err, groupId, topic: worker.topic, partition: worker.partition }, 'bus consumer failed; retrying');
       })
       .finally(() => {
@@ -192,57 +229,61 @@ export function startGroupConsumer(settings: GroupConsumerSettings, options: Sub
       });
   };
 
-  /** Starts drains; partitions with nothing buffered are only looked at when the file changed. */
-  const dispatch = (t: number, fileChanged: boolean) => {
-    const ready = [...workers.values()].filter((w) => !w.revoked && !w.running && w.retryAt <= t && (fileChanged || w.buffer.length > 0));
+  /** Starts drains; partitions with nothing buffered are only looked at when messages may have been appended. */
+  const dispatch = (t: number, look: boolean, view: PollView) => {
+    const ready = [...workers.values()].filter((w) => !w.revoked && !w.running && w.retryAt <= t && (look || w.buffer.length > 0));
     if (ready.length === 0) return;
-    const needHeads = ready.some((w) => w.buffer.length === 0);
-    const heads = new Map(needHeads ? log.heads(topics).map((h) => [keyOf(h), h.nextOffset]) : []);
+    const heads = ready.some((w) => w.buffer.length === 0) ? view.heads() : new Map<string, number>();
     for (const worker of ready) {
       if (worker.buffer.length === 0 && (heads.get(worker.key) ?? 0) <= worker.position) continue;
       start(worker);
     }
   };
 
-  const tick = () => {
-    timer = undefined;
-    if (stopped) return;
-    try {
-      const t = now();
-      // Read before looking, so a change made while we look is seen next tick.
-      const version = changes.version();
-      const heartbeatDue = t - lastHeartbeat >= heartbeatEveryMs;
-      const fileChanged = version !== seenVersion;
-      seenVersion = version;
-      // Idle and unchanged: no query at all. Deaths of members are time-based,
-      // so the assignment is also recomputed at every heartbeat.
-      if (fileChanged || heartbeatDue || [...workers.values()].some((w) => w.revoked)) {
-        heartbeatIfDue(t);
-        rebalance(t);
+  const participant = {
+    topics,
+    poll(view: PollView) {
+      if (stopped) return;
+      try {
+        const t = view.now;
+        const heartbeatDue = t - lastHeartbeat >= heartbeatEveryMs;
+        const again = lookAgain;
+        lookAgain = false;
+        // Deaths of members are time-based, so the members are also looked at every heartbeat.
+        // A partition whose holder is finishing is claimed once the holder released it (a change of membership).
+        if (view.membershipChanged || heartbeatDue || again || [...workers.values()].some((w) => w.revoked)) {
+          heartbeatIfDue(t);
+          rebalance(t, view);
+        }
+        dispatch(t, view.messagesChanged || heartbeatDue || again, view);
+      } catch (err) {
+        lookAgain = true; // the change was not fully handled: look again next poll
+        assignedFrom = '';
+        logger.error({ err, groupId }, 'bus poll failed; retrying');
       }
-      dispatch(t, fileChanged || heartbeatDue);
-    } catch (err) {
-      seenVersion = ''; // the change was not fully handled: look again next tick
-      logger.error({ err, groupId }, 'bus poll failed; retrying');
-    }
-    if (!stopped) timer = setTimeout(tick, settings.pollIntervalMs);
+    },
   };
 
   // Join synchronously so a failure reaches subscribe() and the group sees us at once.
   heartbeatIfDue(now());
-  changes.touch();
-  tick();
+  changes.touch('membership');
+  poller.add(participant);
 
   return {
     stop() {
       stopping ??= (async () => {
         stopped = true;
-        if (timer) clearTimeout(timer);
+        poller.remove(participant);
         await Promise.all([...workers.values()].map((w) => w.running));
+        try {
+          poller.flush();
+        } catch (err) {
+          logger.warn({ err, groupId }, 'offsets not written on stop; their messages are delivered again');
+        }
         workers.clear();
         try {
           membership.leave(groupId, memberId);
-          changes.touch();
+          changes.touch('membership');
         } catch (err) {
           logger.warn({ err, groupId }, 'could not leave the consumer group; it expires after the session timeout');
         }

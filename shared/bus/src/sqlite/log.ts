@@ -6,7 +6,8 @@ interface MessageRow {
   partition: number;
   offset: number;
   key: string;
-  value: string;
+  /** null: a type the reader does not want. */
+  value: string | null;
   headers: string;
   timestamp: string;
 }
@@ -40,8 +41,13 @@ export function createLog(db: BusDatabase) {
   const insertMessage = db.prepare(
     'INSERT INTO bus_messages (topic, partition, offset, key, value, headers, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
-  const selectMessages = db.prepare<[string, number, number, number], MessageRow>(
-    `SELECT topic, partition, offset, key, value, headers, timestamp FROM bus_messages
+  // With a type filter, the value of a message of another type is not read (NULL):
+  // content events carry up to a megabyte of chunk text, which most groups skip.
+  const selectMessages = db.prepare<[string | null, string | null, string, number, number, number], MessageRow>(
+    `SELECT topic, partition, offset, key,
+       CASE WHEN ? IS NULL OR json_extract(headers, '$.type') IS NULL
+              OR json_extract(headers, '$.type') IN (SELECT value FROM json_each(?)) THEN value END AS value,
+       headers, timestamp FROM bus_messages
      WHERE topic = ? AND partition = ? AND offset >= ? ORDER BY offset LIMIT ?`,
   );
   const selectCommitted = db.prepare<[string, string, number], { next_offset: number }>(
@@ -105,13 +111,26 @@ export function createLog(db: BusDatabase) {
      * Up to `limit` messages from `fromOffset`, stopping once their values reach `maxBytes`
      * (always at least one). Every consumer group holds its batch in memory until it is
      * handled, and content events carry up to a megabyte of chunk text each: a count alone
-     * let five groups hold hundreds of megabytes during an upload flood.
+     * let five groups hold hundreds of megabytes during an upload flood. With `types`,
+     * messages of other types (by the `type` header) are passed over unread; `end` is the
+     * offset after the last message looked at, wanted or not (undefined: none).
      */
-    read(topic: string, partition: number, fromOffset: number, limit: number, maxBytes = Infinity): ReceivedMessage[] {
-      const batch: ReceivedMessage[] = [];
+    read(
+      topic: string,
+      partition: number,
+      fromOffset: number,
+      limit: number,
+      maxBytes = Infinity,
+      types?: readonly string[],
+    ): { messages: ReceivedMessage[]; end: number | undefined } {
+      const messages: ReceivedMessage[] = [];
+      let end: number | undefined;
       let bytes = 0;
-      for (const r of selectMessages.iterate(topic, partition, fromOffset, limit)) {
-        batch.push({
+      const filter = types ? JSON.stringify(types) : null;
+      for (const r of selectMessages.iterate(filter, filter, topic, partition, fromOffset, limit)) {
+        end = r.offset + 1;
+        if (r.value === null) continue;
+        messages.push({
           topic: r.topic,
           partition: r.partition,
           offset: String(r.offset),
@@ -123,7 +142,7 @@ export function createLog(db: BusDatabase) {
         bytes += r.value.length;
         if (bytes >= maxBytes) break;
       }
-      return batch;
+      return { messages, end };
     },
 
     committed(groupId: string, topic: string, partition: number): number | undefined {

@@ -2,6 +2,14 @@ import type { BusDatabase } from './database.js';
 import type { GroupMember } from './assignment.js';
 import type { Log } from './log.js';
 
+export interface OffsetCommit {
+  groupId: string;
+  memberId: string;
+  topic: string;
+  partition: number;
+  nextOffset: number;
+}
+
 /**
  * Consumer-group coordination through the shared file: members heartbeat, a
  * member whose heartbeat is older than the session timeout counts as dead, and
@@ -13,8 +21,8 @@ export function createMembership(db: BusDatabase, log: Log) {
     `INSERT INTO bus_members (group_id, member_id, topics, heartbeat_at) VALUES (?, ?, ?, ?)
      ON CONFLICT (group_id, member_id) DO UPDATE SET topics = excluded.topics, heartbeat_at = excluded.heartbeat_at`,
   );
-  const selectLive = db.prepare<[string, number], { member_id: string; topics: string }>(
-    'SELECT member_id, topics FROM bus_members WHERE group_id = ? AND heartbeat_at >= ? ORDER BY member_id',
+  const selectAllLive = db.prepare<[number], { group_id: string; member_id: string; topics: string }>(
+    'SELECT group_id, member_id, topics FROM bus_members WHERE heartbeat_at >= ? ORDER BY group_id, member_id',
   );
   const deleteDeadClaims = db.prepare(
     `DELETE FROM bus_claims WHERE group_id = ? AND member_id IN
@@ -58,11 +66,13 @@ export function createMembership(db: BusDatabase, log: Log) {
     deleteMember.run(groupId, memberId);
   });
 
-  const commit = db.transaction((groupId: string, memberId: string, topic: string, partition: number, nextOffset: number) => {
-    if (selectClaimOwner.get(groupId, topic, partition)?.member_id !== memberId) return false;
-    log.writeCommitted(groupId, topic, partition, nextOffset);
-    return true;
-  });
+  const commitMany = db.transaction((commits: readonly OffsetCommit[]) =>
+    commits.filter((c) => {
+      if (selectClaimOwner.get(c.groupId, c.topic, c.partition)?.member_id !== c.memberId) return true;
+      log.writeCommitted(c.groupId, c.topic, c.partition, c.nextOffset);
+      return false;
+    }),
+  );
 
   return {
     /** Marks the member alive (re-registering it if it had been declared dead) and purges dead members. */
@@ -70,8 +80,15 @@ export function createMembership(db: BusDatabase, log: Log) {
       heartbeat.immediate(groupId, memberId, topics, now, cutoff);
     },
 
-    liveMembers(groupId: string, cutoff: number): GroupMember[] {
-      return selectLive.all(groupId, cutoff).map((r) => ({ memberId: r.member_id, topics: JSON.parse(r.topics) as string[] }));
+    /** The live members of every group, by group (one query for all the consumer groups of a connection). */
+    liveMembersByGroup(cutoff: number): Map<string, GroupMember[]> {
+      const byGroup = new Map<string, GroupMember[]>();
+      for (const r of selectAllLive.all(cutoff)) {
+        const members = byGroup.get(r.group_id) ?? [];
+        members.push({ memberId: r.member_id, topics: JSON.parse(r.topics) as string[] });
+        byGroup.set(r.group_id, members);
+      }
+      return byGroup;
     },
 
     /** Takes the partition if nobody alive holds it; false means wait for the holder to release it. */
@@ -92,9 +109,12 @@ export function createMembership(db: BusDatabase, log: Log) {
       return selectClaimOwner.get(groupId, topic, partition)?.member_id === memberId;
     },
 
-    /** Commits only while the member still holds the claim; false means the partition moved on. */
-    commit(groupId: string, memberId: string, topic: string, partition: number, nextOffset: number): boolean {
-      return commit.immediate(groupId, memberId, topic, partition, nextOffset);
+    /**
+     * Commits several offsets in one transaction, each only while its member still
+     * holds the claim; answers the commits that were not written (the partition moved on).
+     */
+    commitMany(commits: readonly OffsetCommit[]): OffsetCommit[] {
+      return commits.length === 0 ? [] : commitMany.immediate(commits);
     },
 
     leave(groupId: string, memberId: string): void {

@@ -1,11 +1,7 @@
-import { registerForCheckpoints } from '@kb/store/sqlite';
 import { errors, randomIds, silentLogger, systemClock, type Clock, type IdGenerator, type Logger } from '@kb/platform';
 import type { EventBus, OutgoingMessage, SubscribeOptions, Subscription } from '../port.js';
-import { createChangeSignal } from './change-signal.js';
-import { openBusDatabase } from './database.js';
+import { acquireBusConnection } from './connection.js';
 import { startGroupConsumer } from './group-consumer.js';
-import { createLog } from './log.js';
-import { createMembership } from './membership.js';
 
 export interface SqliteEventBusOptions {
   /** The bus file; every process that opens the same path shares topics, offsets and groups. */
@@ -32,12 +28,16 @@ export function createSqliteEventBus(options: SqliteEventBusOptions): EventBus {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger();
   const ids = options.ids ?? randomIds;
-  const db = openBusDatabase(options.path, { synchronous: options.synchronous ?? 'NORMAL' });
-  // Publishes carry up to a megabyte of chunk text: checkpointing them inside a COMMIT stalled the event loop.
-  const checkpoints = registerForCheckpoints(options.path, (pragma) => db.pragma(pragma));
-  const log = createLog(db);
-  const membership = createMembership(db, log);
-  const changes = createChangeSignal(db);
+  const sessionTimeoutMs = options.sessionTimeoutMs ?? 10_000;
+  const connection = acquireBusConnection({
+    path: options.path,
+    synchronous: options.synchronous ?? 'NORMAL',
+    pollIntervalMs: options.pollIntervalMs ?? 25,
+    sessionTimeoutMs,
+    clock,
+    logger,
+  });
+  const { db, log, membership, changes, poller } = connection;
   const subscriptions = new Set<Subscription>();
   let closed = false;
 
@@ -64,7 +64,7 @@ export function createSqliteEventBus(options: SqliteEventBusOptions): EventBus {
       if (messages.length === 0) return;
       log.ensureTopics([topic], partitions);
       log.append(topic, messages, clock.now().toISOString());
-      changes.touch();
+      changes.touch('messages');
     },
 
     async subscribe(subscribeOptions: SubscribeOptions) {
@@ -79,11 +79,11 @@ export function createSqliteEventBus(options: SqliteEventBusOptions): EventBus {
           log,
           membership,
           changes,
+          poller,
           clock,
           logger: logger.child({ component: 'sqlite-bus', groupId: subscribeOptions.groupId }),
           memberId: ids.uuid(),
-          pollIntervalMs: options.pollIntervalMs ?? 25,
-          sessionTimeoutMs: options.sessionTimeoutMs ?? 10_000,
+          sessionTimeoutMs,
           retryBackoffMs: options.retryBackoffMs ?? { initial: 100, max: 30_000 },
           batchSize: 100,
           batchBytes: 1_048_576,
@@ -104,8 +104,7 @@ export function createSqliteEventBus(options: SqliteEventBusOptions): EventBus {
       if (closed) return;
       closed = true;
       await Promise.all([...subscriptions].map((s) => s.stop()));
-      await checkpoints.unregister();
-      db.close();
+      await connection.release();
     },
   };
 }

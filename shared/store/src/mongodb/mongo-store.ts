@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { transactionScope } from '../transaction-scope.js';
 import { MongoClient, type ClientSession, type TransactionOptions } from 'mongodb';
 import { systemClock, type Clock, type Logger } from '@kb/platform';
 import { NestedTransactionError, type DocLike, type Query, type Store, type StoreTransaction } from '../port.js';
@@ -60,7 +60,7 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
   const docs = documentOps(db);
   const events = eventOps(db, now);
   const inbox = inboxOps(db, now);
-  const inTransaction = new AsyncLocalStorage<true>();
+  const inTransaction = transactionScope();
 
   /** A StoreTransaction bound to one attempt of a session's transaction. */
   function transactionFor(session: ClientSession): StoreTransaction {
@@ -83,8 +83,8 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
       // A nested call would be a second, independent transaction: it would commit
       // even if the outer one rolled back, and a write to a document the outer one
       // wrote would conflict and retry until withTransaction's 120 s deadline.
-      if (inTransaction.getStore()) throw new NestedTransactionError();
-      return inTransaction.run(true, () =>
+      if (inTransaction.active()) throw new NestedTransactionError();
+      return inTransaction.run(() =>
         client.withSession((session) => {
           let attempt = 0;
           // withTransaction re-runs fn on TransientTransactionError (write

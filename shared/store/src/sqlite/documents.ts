@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { DuplicateKeyError, type DocLike, type Query, type Where } from '../port.js';
+import { statementCache } from './statements.js';
 
 const FIELD_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -44,6 +45,7 @@ export function documentOps(db: Database.Database) {
     'INSERT INTO documents (collection, id, data) VALUES (?, ?, ?) ON CONFLICT (collection, id) DO UPDATE SET data = excluded.data',
   );
   const deleteStmt = db.prepare('DELETE FROM documents WHERE collection = ? AND id = ?');
+  const prepared = statementCache(db);
 
   return {
     get<T extends DocLike>(collection: string, id: string): T | undefined {
@@ -62,14 +64,14 @@ export function documentOps(db: Database.Database) {
         .join(', ');
       const limit = query.limit ?? -1;
       const offset = query.offset ?? 0;
-      const rows = db
-        .prepare(`SELECT data FROM documents WHERE ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`)
-        .all(...params, limit, offset) as { data: string }[];
+      const rows = prepared(`SELECT data FROM documents WHERE ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, limit, offset) as {
+        data: string;
+      }[];
       return rows.map((r) => JSON.parse(r.data) as T);
     },
     count(collection: string, where?: Where): number {
       const { sql, params } = whereSql(collection, where);
-      const row = db.prepare(`SELECT count(*) AS n FROM documents WHERE ${sql}`).get(...params) as { n: number };
+      const row = prepared(`SELECT count(*) AS n FROM documents WHERE ${sql}`).get(...params) as { n: number };
       return row.n;
     },
     insert(collection: string, doc: DocLike): void {

@@ -1,9 +1,9 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { systemClock, type Clock } from '@kb/platform';
 import { NestedTransactionError, type DocLike, type Query, type Store, type StoreTransaction } from '../port.js';
+import { transactionScope } from '../transaction-scope.js';
 import { createMutex } from './mutex.js';
 import { migrate } from './schema.js';
 import { registerForCheckpoints } from './checkpointer.js';
@@ -45,7 +45,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   const r = { docs: documentOps(reader), events: eventOps(reader, now) };
   const markStmt = writer.prepare('INSERT OR IGNORE INTO inbox (consumer, event_id) VALUES (?, ?)');
   const mutex = createMutex();
-  const inTransaction = new AsyncLocalStorage<boolean>();
+  const inTransaction = transactionScope();
   let closed = false;
 
   const tx: StoreTransaction = {
@@ -62,9 +62,9 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 
   return {
     transaction<T>(fn: (tx: StoreTransaction) => Promise<T>): Promise<T> {
-      if (inTransaction.getStore()) return Promise.reject(new NestedTransactionError());
+      if (inTransaction.active()) return Promise.reject(new NestedTransactionError());
       return mutex.run(() =>
-        inTransaction.run(true, async () => {
+        inTransaction.run(async () => {
           if (closed) throw new Error('store is closed');
           writer.exec('BEGIN IMMEDIATE');
           try {
