@@ -102,7 +102,9 @@ async function writeBatch(tx: RowStore, days: CountBatch, legacy: (orgId: string
       await tx.put(COUNT_EXTENTS, next);
   }
   const counts = countRowStore(tx, (orgId) => cells.has(orgId));
-  for (const [id, d] of batch.counts) await counts.put(d.key, mergeCountDoc(id, await counts.get(d.key), d));
+  for (const [id, d] of batch.counts)
+    if (counts.holdsCell(d.key)) await counts.addToCell(d.key, d.counts);
+    else await counts.put(d.key, mergeCountDoc(id, await counts.get(d.key), d));
   await counts.flush();
   for (const [id, d] of batch.sources) await tx.put(DAILY_SOURCES, mergeSourceDoc(id, await tx.get<SourceDoc>(DAILY_SOURCES, id), d));
   for (const [id, d] of batch.outcomes)

@@ -1,5 +1,5 @@
 import type { StoreTransaction } from '@kb/store';
-import type { Counts } from '../domain/counts.js';
+import { emptyCounts, mergeCounts, type Counts } from '../domain/counts.js';
 import {
   ALL,
   DAILY_COUNTS,
@@ -66,6 +66,22 @@ export function countRowStore(tx: Tx, usesCells: (orgId: string) => boolean) {
     async get(key: CountRowKey): Promise<CountDoc | undefined> {
       if (!cellsFor(key)) return tx.get<CountDoc>(DAILY_COUNTS, countRowId(key));
       return cellRow((await cellsDoc(key)) ?? undefined, key);
+    },
+    /** Whether the row of this key is a cell (see addToCell). */
+    holdsCell: cellsFor,
+    /**
+     * Adds a delta to a cell in place (a new cell starts from zero): what
+     * mergeCountDoc does to a row, without making the cell a row and back. A
+     * cell never keeps per-day maps (keepsDays is false for a prompt's rows).
+     */
+    async addToCell(key: CountRowKey, delta: Counts): Promise<void> {
+      const id = cellsDocId(key);
+      let doc = await cellsDoc(key);
+      if (!doc) docs.set(id, (doc = { id, org_id: key.org_id, day: key.day, prompt_id: key.prompt_id, cells: {} }));
+      const name = cellName(key);
+      const cell = doc.cells[name];
+      doc.cells[name] = cell ? mergeCounts(cell, delta) : mergeCounts(emptyCounts(), delta);
+      dirty.add(id);
     },
     async put(key: CountRowKey, row: CountDoc): Promise<void> {
       if (!cellsFor(key)) return tx.put(DAILY_COUNTS, row);
