@@ -9,7 +9,7 @@
  * Rounds alternate old and new; the figure is the median CPU time per answer,
  * and the first round checks both give equal results.
  *
- *   node --conditions=source --import tsx test/bench/answer-facts.bench.ts   (ANSWERS, ROUNDS to scale)
+ *   npm run bench:answer-facts   (ANSWERS, ROUNDS to scale)
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
