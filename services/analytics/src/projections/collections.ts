@@ -300,7 +300,21 @@ export interface PromptRunDoc {
   finished_at: string | null;
 }
 
-export const countRowId = (k: CountRowKey): string => JSON.stringify([k.org_id, k.day, k.prompt_id, k.model, k.location]);
+/** What JSON.stringify escapes in a string: quotes, backslashes, control characters and (unpaired) surrogates. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * JSON text of an array of strings, as JSON.stringify writes it: joined by
+ * hand when no string needs escaping (ids, days, model and location names),
+ * which the fold does for every row of a batch.
+ */
+export function jsonStrings(parts: readonly string[]): string {
+  if (parts.length === 0) return '[]';
+  for (const p of parts) if (NEEDS_ESCAPE.test(p)) return JSON.stringify(parts);
+  return `["${parts.join('","')}"]`;
+}
+
+export const countRowId = (k: CountRowKey): string => jsonStrings([k.org_id, k.day, k.prompt_id, k.model, k.location]);
 
 /** A stable uuid derived from text (rules made from the organization's websites). */
 export function derivedUuid(text: string): string {

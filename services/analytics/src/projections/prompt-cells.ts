@@ -6,6 +6,7 @@ import {
   PROMPT_COUNTS,
   TAG_ROW_PREFIX,
   countRowId,
+  jsonStrings,
   type CountDoc,
   type CountRowKey,
   type PromptCountsDoc,
@@ -26,9 +27,9 @@ import {
 export const inCells = (key: Pick<CountRowKey, 'prompt_id'>): boolean => key.prompt_id !== ALL && !key.prompt_id.startsWith(TAG_ROW_PREFIX);
 
 export const cellsDocId = (key: Pick<CountRowKey, 'org_id' | 'day' | 'prompt_id'>): string =>
-  JSON.stringify([key.org_id, key.day, key.prompt_id]);
+  jsonStrings([key.org_id, key.day, key.prompt_id]);
 
-export const cellName = (key: Pick<CountRowKey, 'model' | 'location'>): string => JSON.stringify([key.model, key.location]);
+export const cellName = (key: Pick<CountRowKey, 'model' | 'location'>): string => jsonStrings([key.model, key.location]);
 
 /** The row a cell holds, with its id and key as a DAILY_COUNTS row carries them. */
 export const rowOfCell = (key: CountRowKey, cell: Counts): CountDoc => ({ id: countRowId(key), ...key, ...cell });
