@@ -300,8 +300,14 @@ export interface PromptRunDoc {
   finished_at: string | null;
 }
 
-/** What JSON.stringify escapes in a string: quotes, backslashes, control characters and (unpaired) surrogates. */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+/** Whether JSON.stringify escapes anything in the string: quotes, backslashes, control characters, surrogates. */
+function needsEscape(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return true;
+  }
+  return false;
+}
 
 /**
  * JSON text of an array of strings, as JSON.stringify writes it: joined by
@@ -310,7 +316,7 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
  */
 export function jsonStrings(parts: readonly string[]): string {
   if (parts.length === 0) return '[]';
-  for (const p of parts) if (NEEDS_ESCAPE.test(p)) return JSON.stringify(parts);
+  for (const p of parts) if (needsEscape(p)) return JSON.stringify(parts);
   return `["${parts.join('","')}"]`;
 }
 
