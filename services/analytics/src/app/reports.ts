@@ -31,6 +31,7 @@ import {
   countRowId,
   countsFromDayTotals,
   countsFromFigures,
+  keepsDays,
   keepsMonthSources,
   monthOf,
   type PromptOutcomeDoc,
@@ -46,6 +47,7 @@ import { tagRowPrompt } from '../projections/tag-rows.js';
 import { cellRow, cellsDocId, inCells } from '../projections/prompt-cells.js';
 import { sumSourceRows } from '../projections/source-rows.js';
 import { sumOutcomeRows } from '../projections/outcome-rows.js';
+import { withOpenDay } from '../projections/open-day.js';
 import type { Page } from './context.js';
 import { daysBetween, periodsOf } from '../domain/periods.js';
 
@@ -209,9 +211,17 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
       return found.filter((r): r is CountDoc => r !== undefined) as T[];
     }
     if (!(options.scalar && collection === DAILY_COUNTS)) {
+      // The roll-up source month rows leave out the open day (open-day.ts): its row is read beside them.
+      const rollUpPeriods = collection === DAILY_SOURCES ? withOpenDay(periods, await get<CountExtentDoc>(COUNT_EXTENTS, orgId)) : periods;
       // A prompt's source rows by model or location have no month twin: their day rows, every day of the window.
       const periodsFor = (prompt_id: string) =>
-        collection === DAILY_SOURCES && !keepsMonthSources({ prompt_id, model, location }) ? daysBetween(w.from, w.to) : periods;
+        collection !== DAILY_SOURCES
+          ? periods
+          : keepsDays({ prompt_id })
+            ? rollUpPeriods
+            : keepsMonthSources({ prompt_id, model, location })
+              ? periods
+              : daysBetween(w.from, w.to);
       const found = await Promise.all(prompts.flatMap((p) => periodsFor(p).map((day) => get<T>(collection, id(p, day)))));
       return found.filter((r): r is Awaited<T> => r !== undefined) as T[];
     }
@@ -288,7 +298,8 @@ export function createReportsService(deps: { store: Store; clock: Clock }) {
   async function outcomesByPrompt(orgId: string, w: ReportWindow): Promise<Map<string, [number, number, number]>> {
     const model = w.filters.model ?? ALL;
     const location = w.filters.location ?? ALL;
-    const periods = periodsOf(w.from, w.to);
+    // Outcome month rows leave out the open day (open-day.ts): its row is read beside them.
+    const periods = withOpenDay(periodsOf(w.from, w.to), await store.get<CountExtentDoc>(COUNT_EXTENTS, orgId));
     const docs = await Promise.all(
       periods.map((day) =>
         store.get<PromptOutcomeDoc>(PROMPT_OUTCOMES, countRowId({ org_id: orgId, day, prompt_id: ALL, model, location })),

@@ -17,6 +17,7 @@ import {
 } from './count-rows.js';
 import { addCountRow, addSourceRow, memberTags, tagChanges, tagRowPrompt } from './tag-rows.js';
 import { countRowStore } from './prompt-cells.js';
+import { foldOpenDay, leavesOutOpenDay, sealOpenDay } from './open-day.js';
 import {
   ALL,
   ANSWER_BODIES,
@@ -77,7 +78,7 @@ function pendingOf(tx: StoreTransaction): Pending {
  */
 async function writeBatch(tx: RowStore, days: CountBatch, legacy: (orgId: string) => boolean = () => false): Promise<void> {
   const batch = rowDeltas(days);
-  const cells = new Set<string>();
+  const extents = new Map<string, { doc: CountExtentDoc; changed: boolean }>();
   for (const [orgId, e] of batch.extents) {
     const stored = await tx.get<CountExtentDoc>(COUNT_EXTENTS, orgId);
     const doc: CountExtentDoc = stored ?? {
@@ -87,9 +88,8 @@ async function writeBatch(tx: RowStore, days: CountBatch, legacy: (orgId: string
       models: [],
       locations: [],
       tag_rows: !legacy(orgId),
-      ...(!legacy(orgId) && { prompt_cells: true }),
+      ...(!legacy(orgId) && { prompt_cells: true, open_days: true }),
     };
-    if (doc.prompt_cells) cells.add(orgId);
     const union = (have: string[], add: Set<string>) =>
       add.size && [...add].some((x) => !have.includes(x)) ? [...new Set([...have, ...add])].sort() : have;
     const next = {
@@ -98,17 +98,30 @@ async function writeBatch(tx: RowStore, days: CountBatch, legacy: (orgId: string
       models: union(doc.models, e.models),
       locations: union(doc.locations, e.locations),
     };
-    if (!stored || next.months !== doc.months || next.models !== doc.models || next.locations !== doc.locations)
-      await tx.put(COUNT_EXTENTS, next);
+    extents.set(orgId, {
+      doc: next,
+      changed: !stored || next.months !== doc.months || next.models !== doc.models || next.locations !== doc.locations,
+    });
   }
-  const counts = countRowStore(tx, (orgId) => cells.has(orgId));
+  const extentOf = (orgId: string) => extents.get(orgId)?.doc;
+  const counts = countRowStore(tx, (orgId) => extentOf(orgId)?.prompt_cells === true);
   for (const [id, d] of batch.counts)
     if (counts.holdsCell(d.key)) await counts.addToCell(d.key, d.counts);
     else await counts.put(d.key, mergeCountDoc(id, await counts.get(d.key), d));
   await counts.flush();
-  for (const [id, d] of batch.sources) await tx.put(DAILY_SOURCES, mergeSourceDoc(id, await tx.get<SourceDoc>(DAILY_SOURCES, id), d));
+  // Roll-up month rows that leave out the open day are added to by foldOpenDay, after the day rows.
+  for (const [id, d] of batch.sources)
+    if (!leavesOutOpenDay(d.key, extentOf(d.key.org_id)))
+      await tx.put(DAILY_SOURCES, mergeSourceDoc(id, await tx.get<SourceDoc>(DAILY_SOURCES, id), d));
   for (const [id, d] of batch.outcomes)
-    await tx.put(PROMPT_OUTCOMES, mergeOutcomeDoc(id, await tx.get<PromptOutcomeDoc>(PROMPT_OUTCOMES, id), d));
+    if (!leavesOutOpenDay(d.key, extentOf(d.key.org_id)))
+      await tx.put(PROMPT_OUTCOMES, mergeOutcomeDoc(id, await tx.get<PromptOutcomeDoc>(PROMPT_OUTCOMES, id), d));
+  for (const x of extents.values()) {
+    if (!x.doc.open_days) continue;
+    const next = await foldOpenDay(tx, x.doc, batch.sources.values(), batch.outcomes.values());
+    if (next !== x.doc) Object.assign(x, { doc: next, changed: true });
+  }
+  for (const x of extents.values()) if (x.changed) await tx.put(COUNT_EXTENTS, x.doc);
 }
 
 async function flushRows(tx: StoreTransaction): Promise<void> {
@@ -219,8 +232,11 @@ export async function retagRows(
 ): Promise<void> {
   const { added, removed } = tagChanges(memberTags(before), memberTags(after));
   if (added.length === 0 && removed.length === 0) return;
-  const extent = await tx.get<CountExtentDoc>(COUNT_EXTENTS, orgId);
-  if (!extent?.tag_rows) return;
+  const stored = await tx.get<CountExtentDoc>(COUNT_EXTENTS, orgId);
+  if (!stored?.tag_rows) return;
+  // The arithmetic below needs whole month rows: the open day goes into them first.
+  const extent = await sealOpenDay(tx, stored);
+  if (extent !== stored) await tx.put(COUNT_EXTENTS, extent);
   const changes = [...added.map((t) => [t, 1] as const), ...removed.map((t) => [t, -1] as const)];
   const rows = countRowStore(tx, () => extent.prompt_cells === true);
   const read = (key: CountRowKey) => Promise.all([rows.get(key), tx.get<SourceDoc>(DAILY_SOURCES, countRowId(key))]);

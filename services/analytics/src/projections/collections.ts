@@ -225,6 +225,14 @@ export interface CountExtentDoc {
    * prompt rows stay in DAILY_COUNTS until `rebuild-read-models analytics`.
    */
   prompt_cells?: boolean;
+  /**
+   * The source and outcome month rows over every prompt and per tag leave out
+   * the open day (open-day.ts); absent on extents created before, whose month
+   * rows stay whole until `rebuild-read-models analytics`.
+   */
+  open_days?: boolean;
+  /** The open day and the tag rows (their prompt_id) it has source rows for. */
+  open?: { day: string; prompts: string[] };
 }
 
 /** The month a day belongs to: rows keyed by month hold the sum of the month's days. */

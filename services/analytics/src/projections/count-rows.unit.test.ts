@@ -32,14 +32,17 @@ import {
   monthOf,
   seriesFigures,
   type CountDoc,
+  type CountExtentDoc,
   type CountRowKey,
   type PromptOutcomeDoc,
   type PromptCountsDoc,
+  type SourceDoc,
   type PromptDoc,
 } from './collections.js';
 import { cellRow, cellsDocId, inCells } from './prompt-cells.js';
 import { addToRows, retagRows } from './answers.js';
-import { memberTags } from './tag-rows.js';
+import { sealOpenDay, withOpenDay } from './open-day.js';
+import { addSourceRow, memberTags } from './tag-rows.js';
 
 type Docs = Map<string, Record<string, unknown>>;
 /** An outcome row as a map per prompt: what the oracle folds (compared as columns, see asStored). */
@@ -298,6 +301,12 @@ function memoryStore(docs: Docs) {
   };
 }
 
+/** The open day added to the month rows and closed, the extent written back (what retagging does first). */
+async function sealed(docs: Docs): Promise<void> {
+  const extent = docs.get(`${COUNT_EXTENTS}|${ORG}`) as CountExtentDoc | undefined;
+  if (extent) await memoryStore(docs).put(COUNT_EXTENTS, await sealOpenDay(memoryStore(docs), extent));
+}
+
 const PROMPT_IDS = ['p1', 'p2', 'p3'] as const;
 const promptArb = fc.record({ tags: fc.subarray(['t1', 't2', 't3']), deleted: fc.boolean() });
 const promptsArb = fc
@@ -323,6 +332,8 @@ describe('tag rows', () => {
             await addToRows(memoryStore(direct), ORG, batch, (p) => memberTags(after[p]));
           }
           for (const p of PROMPT_IDS) await retagRows(memoryStore(retagged), ORG, p, before[p], after[p]);
+          // Retagging seals the open day (open-day.ts): compared with whole month rows on both sides.
+          for (const docs of [retagged, direct]) await sealed(docs);
           assert.deepEqual(asStored(retagged), asStored(direct));
         },
       ),
@@ -394,6 +405,67 @@ describe('prompt cells', () => {
         },
       ),
       { numRuns: 150 },
+    );
+  });
+});
+
+describe('the open day', () => {
+  /** The roll-up source and outcome rows (over every prompt and per tag), as stored. */
+  const rollUps = (docs: Docs) =>
+    Object.fromEntries(
+      Object.entries(asStored(docs)).filter(([k, v]) => {
+        if (!k.startsWith(`${DAILY_SOURCES}|`) && !k.startsWith(`${PROMPT_OUTCOMES}|`)) return false;
+        return keepsDays(v as CountRowKey);
+      }),
+    );
+
+  it('a month row and the open day’s row hold what a whole month row holds, and equal it once sealed', async () => {
+    // Days over two months, in any order (a backfill brings earlier days after later ones).
+    const days = ['2026-01-30', '2026-01-31', '2026-02-01', '2026-02-02'];
+    const dayFactsArb = fc.tuple(factsArb, fc.constantFrom(...days)).map(([f, day]) => ({ ...f, day }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(dayFactsArb, { maxLength: 8 }), { maxLength: 6 }), promptsArb, async (batches, prompts) => {
+        const open = new Map() as Docs;
+        const whole = new Map() as Docs;
+        // An extent from before the open day existed: that organization keeps whole month rows.
+        whole.set(`${COUNT_EXTENTS}|${ORG}`, {
+          id: ORG,
+          org_id: ORG,
+          months: [],
+          models: [],
+          locations: [],
+          tag_rows: true,
+          prompt_cells: true,
+        });
+        for (const batch of batches)
+          for (const docs of [open, whole]) await addToRows(memoryStore(docs), ORG, batch, (p) => memberTags(prompts[p]));
+        const extent = open.get(`${COUNT_EXTENTS}|${ORG}`) as CountExtentDoc | undefined;
+        if (batches.some((b) => b.length > 0)) assert.equal(extent?.open_days, true);
+        // What a report reads for a whole month: its row plus the open day's row (withOpenDay).
+        const stored = asStored(open) as Record<string, Record<string, unknown>>;
+        const expected = rollUps(whole) as Record<string, Record<string, unknown>>;
+        for (const [k, want] of Object.entries(expected)) {
+          const key = want as unknown as CountRowKey;
+          if (key.day.length !== 7) {
+            assert.deepEqual(stored[k], want, 'a day row differs');
+            continue;
+          }
+          const collection = k.slice(0, k.indexOf('|'));
+          const parts = withOpenDay([key.day], extent)
+            .map((day) => stored[`${collection}|${countRowId({ ...key, day })}`])
+            .filter((d) => d !== undefined);
+          if (collection === PROMPT_OUTCOMES) {
+            const sum = sumOutcomeRows(parts as never);
+            assert.deepEqual([...sum].sort(), [...sumOutcomeRows([want as never])].sort(), 'an outcome month differs');
+          } else {
+            const sum = parts.reduce<SourceDoc | undefined>((acc, p) => addSourceRow(acc, key.day, key, p as never, 1), undefined);
+            assert.deepEqual(sum && compactOf(sum), compactOf(want as never), 'a source month differs');
+          }
+        }
+        await sealed(open);
+        assert.deepEqual(rollUps(open), expected);
+      }),
+      { numRuns: 200 },
     );
   });
 });
