@@ -36,6 +36,15 @@ export interface EventSourcingDeps {
 export function createCommandBus(deps: EventSourcingDeps) {
   const clock = deps.clock ?? systemClock;
 
+  /**
+   * A stream's history as `load` read it in this transaction, taken by the
+   * `execute` that usually follows (an import loads each answer's stream to
+   * reject a repeat, then appends to it), so the stream is read once. Only
+   * the command bus appends, and an append drops the entry; the store still
+   * checks the expected version.
+   */
+  const loaded = new WeakMap<StoreTransaction, Map<string, StoredEvent[]>>();
+
   /** A session on an open transaction; `onAppended` counts what it appended. */
   function openSession(tx: StoreTransaction, context: CommandContext, onAppended: (n: number) => void): CommandSession {
     return {
@@ -43,10 +52,16 @@ export function createCommandBus(deps: EventSourcingDeps) {
       withContext: (other) => openSession(tx, other, onAppended),
       async load(decider, streamId) {
         const events = await tx.readStream(streamId);
+        let streams = loaded.get(tx);
+        if (!streams) loaded.set(tx, (streams = new Map()));
+        streams.set(streamId, events);
         return { state: fold(decider, events), version: events.length };
       },
       async execute(decider, streamId, command) {
-        const history = await tx.readStream(streamId);
+        const streams = loaded.get(tx);
+        const cached = streams?.get(streamId);
+        if (cached) streams!.delete(streamId);
+        const history = cached ?? (await tx.readStream(streamId));
         const state = fold(decider, history);
         const decided = decider.decide(command, state);
         if (decided.length === 0) return { state, events: [] };
@@ -72,6 +87,7 @@ export function createCommandBus(deps: EventSourcingDeps) {
     let appended = 0;
     const result = await deps.store.transaction(async (tx) => {
       appended = 0;
+      loaded.delete(tx);
       const out = await fn(openSession(tx, context, (n) => (appended += n)));
       await flushProjections(deps.projections, tx);
       return out;
