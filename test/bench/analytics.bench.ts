@@ -56,6 +56,9 @@ const {
   PROMPTS: PROMPTS_COLLECTION,
   mergeCounts,
   countsOf,
+  packCell,
+  unpackCell,
+  sealOpenDay,
 } = analyticsBench;
 
 type AnyDoc = { id: string } & Record<string, unknown>;
@@ -225,7 +228,7 @@ function mergeMonth(collection: string, stored: AnyDoc, day: AnyDoc): AnyDoc {
   if (collection === PROMPT_COUNTS) {
     const cells = { ...(stored.cells as Record<string, never>) };
     for (const [name, cell] of Object.entries(day.cells as Record<string, never>))
-      cells[name] = (cells[name] ? mergeCounts(countsOf(cells[name]), cell) : cell) as never;
+      cells[name] = (cells[name] ? packCell(mergeCounts(unpackCell(cells[name]), unpackCell(cell))) : cell) as never;
     return { ...stored, cells };
   }
   if (collection === DAILY_COUNTS) {
@@ -314,6 +317,9 @@ async function reports() {
           }
       // Each answer also goes to its prompt's tag rows, as the projection folds it.
       await addToRows(memory, w.ctx.org_id, dayFacts, (p) => tagsOf.get(p) ?? []);
+      // The day's roll-up source and outcome rows go into their month rows too (open-day.ts), as the fold does once a later day comes.
+      const extent = await memory.get<Parameters<typeof sealOpenDay>[1]>(COUNT_EXTENTS, w.ctx.org_id);
+      if (extent) await memory.put(COUNT_EXTENTS, await sealOpenDay(memory, extent));
       // The rows the reports below read: every roll-up and month row (tags' included), without the per-prompt x model / location
       // detail rows; and the organization's extent, which says its tag rows are complete.
       const needed = (d: AnyDoc) => d.prompt_id === '*' || (d.model === '*' && d.location === '*') || d.tag_rows !== undefined;

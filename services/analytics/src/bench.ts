@@ -9,6 +9,8 @@ import { answerFacts } from './domain/facts.js';
 import { addToRows } from './projections/answers.js';
 import { addCompact, compactOf } from './projections/source-rows.js';
 import { addOutcomeColumns } from './projections/outcome-rows.js';
+import { packCell, unpackCell } from './projections/prompt-cells.js';
+import { sealOpenDay } from './projections/open-day.js';
 import { COUNT_EXTENTS, DAILY_COUNTS, DAILY_SOURCES, PROMPTS, PROMPT_COUNTS, PROMPT_OUTCOMES } from './projections/collections.js';
 
 export const analyticsBench = {
@@ -28,6 +30,9 @@ export const analyticsBench = {
   addCompact,
   compactOf,
   addOutcomeColumns,
+  packCell,
+  unpackCell,
+  sealOpenDay,
   COUNT_EXTENTS,
   DAILY_COUNTS,
   DAILY_SOURCES,

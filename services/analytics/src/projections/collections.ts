@@ -3,6 +3,7 @@ import type { Counts, SourceCounts } from '../domain/counts.js';
 import type { MatchType, TierName } from '../domain/sources.js';
 import type { CompactSources } from './source-rows.js';
 import type { StoredOutcomes } from './outcome-rows.js';
+import type { PackedCell } from './prompt-cells.js';
 
 /** Read-model collections of the analytics service and their documents. */
 export const TRACKED_SOURCES = 'tracked_sources';
@@ -200,7 +201,8 @@ export interface PromptCountsDoc {
   org_id: string;
   day: string;
   prompt_id: string;
-  cells: Record<string, Counts>;
+  /** Packed (prompt-cells.ts); cells stored before are Counts objects. */
+  cells: Record<string, PackedCell | Counts>;
 }
 /** A source row: compact (see source-rows.ts), or as SourceCounts maps when folded before that form. */
 export type SourceDoc = CountRowKey & { id: string } & (SourceCounts | CompactSources);

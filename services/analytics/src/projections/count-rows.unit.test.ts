@@ -39,7 +39,7 @@ import {
   type SourceDoc,
   type PromptDoc,
 } from './collections.js';
-import { cellRow, cellsDocId, inCells } from './prompt-cells.js';
+import { cellRow, cellsDocId, inCells, packCell, unpackCell } from './prompt-cells.js';
 import { addToRows, retagRows } from './answers.js';
 import { sealOpenDay, withOpenDay } from './open-day.js';
 import { addSourceRow, memberTags } from './tag-rows.js';
@@ -380,6 +380,21 @@ describe('prompt cells', () => {
     }
     return out;
   };
+
+  it('are stored packed and read back as the counts they were, as are cells stored as objects before', () => {
+    fc.assert(
+      fc.property(fc.array(factsArb, { maxLength: 6 }), (facts) => {
+        const counts = facts.reduce((c, f) => addFacts(c, f), emptyCounts());
+        const packed = packCell(counts);
+        assert.ok(Array.isArray(packed));
+        assert.ok(JSON.stringify(packed).length < JSON.stringify(counts).length / 2);
+        // Through JSON, as stored.
+        const json = <T>(x: T) => JSON.parse(JSON.stringify(x)) as T;
+        assert.deepEqual(json(unpackCell(json(packed))), json(counts));
+        assert.equal(unpackCell(counts), counts);
+      }),
+    );
+  });
 
   it('hold the rows an organization without cells keeps in DAILY_COUNTS, also after retagging', async () => {
     await fc.assert(

@@ -1,5 +1,6 @@
 import type { StoreTransaction } from '@kb/store';
-import { emptyCounts, mergeCounts, type Counts } from '../domain/counts.js';
+import { dict, emptyCounts, mergeCounts, type Counts } from '../domain/counts.js';
+import { TIERS } from '../domain/sources.js';
 import {
   ALL,
   DAILY_COUNTS,
@@ -31,6 +32,57 @@ export const cellsDocId = (key: Pick<CountRowKey, 'org_id' | 'day' | 'prompt_id'
 
 export const cellName = (key: Pick<CountRowKey, 'model' | 'location'>): string => jsonStrings([key.model, key.location]);
 
+/**
+ * A cell as stored: the scalar counts in CELL_FIGURES order, then the
+ * per-brand mentions. As a Counts object every cell named its fifteen fields
+ * (about 400 bytes; a cells document holds up to 24 cells and is read and
+ * written once a day per prompt, the month's every day), packed about 80.
+ * Cells stored as objects before are still read (unpackCell).
+ */
+export type PackedCell = [...figures: number[], brands: Record<string, number>];
+
+const CELL_FIGURES: ((c: Counts) => number)[] = [
+  (c) => c.answer_count,
+  (c) => c.cited_run_count,
+  (c) => c.cited_total,
+  (c) => c.mentioned_run_count,
+  ...TIERS.map((t) => (c: Counts) => c.tier_runs[t]),
+  ...TIERS.map((t) => (c: Counts) => c.tier_citations[t]),
+  (c) => c.mention_total,
+  (c) => c.brand_mention_total,
+  (c) => c.tracked_mention_total,
+  (c) => c.won_count,
+  (c) => c.lost_count,
+];
+
+export function packCell(c: Counts): PackedCell {
+  const out: PackedCell = CELL_FIGURES.map((f) => f(c)) as unknown as PackedCell;
+  out.push(c.brand_mentions);
+  return out;
+}
+
+/** A stored cell as Counts (a new object for a packed cell; an object cell as it is). */
+export function unpackCell(cell: PackedCell | Counts): Counts {
+  if (!Array.isArray(cell)) return cell;
+  const n = (i: number) => cell[i] as number;
+  const tiers = (from: number) => Object.fromEntries(TIERS.map((t, i) => [t, n(from + i)])) as Counts['tier_runs'];
+  const at = 4 + 2 * TIERS.length;
+  return {
+    answer_count: n(0),
+    cited_run_count: n(1),
+    cited_total: n(2),
+    mentioned_run_count: n(3),
+    tier_runs: tiers(4),
+    tier_citations: tiers(4 + TIERS.length),
+    mention_total: n(at),
+    brand_mention_total: n(at + 1),
+    tracked_mention_total: n(at + 2),
+    won_count: n(at + 3),
+    lost_count: n(at + 4),
+    brand_mentions: Object.assign(dict<number>(), cell[cell.length - 1] as Record<string, number>),
+  };
+}
+
 /** The row a cell holds, with its id and key as a DAILY_COUNTS row carries them. */
 export const rowOfCell = (key: CountRowKey, cell: Counts): CountDoc => ({ id: countRowId(key), ...key, ...cell });
 
@@ -43,7 +95,7 @@ export function cellOfRow(row: CountDoc): Counts {
 /** A cell of a cells document (read by a report), as a row. */
 export function cellRow(doc: PromptCountsDoc | undefined, key: CountRowKey): CountDoc | undefined {
   const cell = doc?.cells[cellName(key)];
-  return cell && rowOfCell(key, cell);
+  return cell && rowOfCell(key, unpackCell(cell));
 }
 
 type Tx = Pick<StoreTransaction, 'get' | 'put' | 'delete'>;
@@ -81,7 +133,7 @@ export function countRowStore(tx: Tx, usesCells: (orgId: string) => boolean) {
       if (!doc) docs.set(id, (doc = { id, org_id: key.org_id, day: key.day, prompt_id: key.prompt_id, cells: {} }));
       const name = cellName(key);
       const cell = doc.cells[name];
-      doc.cells[name] = cell ? mergeCounts(cell, delta) : mergeCounts(emptyCounts(), delta);
+      doc.cells[name] = packCell(mergeCounts(cell ? unpackCell(cell) : emptyCounts(), delta));
       dirty.add(id);
     },
     async put(key: CountRowKey, row: CountDoc): Promise<void> {
@@ -89,7 +141,7 @@ export function countRowStore(tx: Tx, usesCells: (orgId: string) => boolean) {
       const id = cellsDocId(key);
       let doc = await cellsDoc(key);
       if (!doc) docs.set(id, (doc = { id, org_id: key.org_id, day: key.day, prompt_id: key.prompt_id, cells: {} }));
-      doc.cells[cellName(key)] = cellOfRow(row);
+      doc.cells[cellName(key)] = packCell(cellOfRow(row));
       dirty.add(id);
     },
     async delete(key: CountRowKey): Promise<void> {
