@@ -36,6 +36,7 @@ import { createCommandBus } from '@kb/eventsourcing';
 import { createSqliteStore } from '@kb/store/sqlite';
 import type { CallContext } from '@kb/rpc';
 import { analyticsBench } from '@kb/analytics/bench';
+import { BRANDS, DOMAINS, prng } from './synthetic.js';
 
 const {
   analyticsProjections,
@@ -86,19 +87,6 @@ const DAYS = Number(process.env.DAYS ?? 365);
 const FOLD_ANSWERS = Number(process.env.FOLD_ANSWERS ?? 2000);
 const DAY0 = Date.parse('2025-01-01T00:00:00Z');
 const DAY_MS = 86_400_000;
-
-/** Deterministic PRNG (mulberry32) so every run builds the same year. */
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const DOMAINS = Array.from({ length: 200 }, (_, i) => (i < 10 ? `acme${i}.com` : i < 30 ? `globex${i}.com` : `site${i}.org`));
-const BRANDS = ['Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli', 'Vandelay'];
 
 function syntheticAnswer(rand: () => number, orgId: string, promptIds: string[], p: number, m: number, l: number, day: number) {
   const words: string[] = [];

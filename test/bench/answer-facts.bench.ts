@@ -19,22 +19,11 @@ import { answerFacts, eventFacts, type AnswerFacts, type FoldContext } from '../
 import { addFacts, emptyCounts, emptySourceTally, mergeSourceTally, tallySourceFacts } from '../../services/analytics/src/domain/counts.js';
 import { compactOf } from '../../services/analytics/src/projections/source-rows.js';
 import * as oracle from '../../services/analytics/src/domain/fold-oracle.test.js';
+import { BRANDS, DOMAINS, prng } from './synthetic.js';
 
 const ANSWERS = Number(process.env.ANSWERS ?? 20_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 7);
 
-/** Deterministic PRNG (mulberry32), as in analytics.bench.ts. */
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const DOMAINS = Array.from({ length: 200 }, (_, i) => (i < 10 ? `acme${i}.com` : i < 30 ? `globex${i}.com` : `site${i}.org`));
-const BRANDS = ['Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli', 'Vandelay'];
 const rand = prng(3);
 const promptIds = Array.from({ length: 200 }, () => randomUUID());
 const items = Array.from({ length: ANSWERS }, (_, i) => {

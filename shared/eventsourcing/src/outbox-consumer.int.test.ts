@@ -14,6 +14,7 @@ import { createCommandBus, type CommandBus } from './command-bus.js';
 import { createOutboxRelay, type OutboxRelay } from './outbox-relay.js';
 import { startEventConsumer } from './consumer.js';
 import type { Decider } from './decider.js';
+import { waitFor } from '@kb/testing';
 
 /** The outbox relay (publish after commit) and idempotent consumers (inbox, retry vs dead letter) on the embedded adapters. */
 
@@ -46,13 +47,6 @@ let tap: Subscription;
 const subscriptions: Subscription[] = [];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    assert.ok(Date.now() - start < timeoutMs, `timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 const texts = () => received.map((m) => (JSON.parse(m.value) as EventEnvelope).data.name as string);
 const add = (org: string, text: string) =>
   commands.transaction({ metadata: { org_id: org } }, (s) => s.execute(notes, `note-${org}`, { type: 'add', org, text }));
@@ -87,7 +81,7 @@ describe('outbox relay', () => {
       await sleep(150); // several relay polls while the transaction is open
       assert.deepEqual(texts(), [], 'nothing is published before the commit');
     });
-    await eventually(() => received.length === 1, 'the committed event');
+    await waitFor(() => received.length === 1, 'the committed event');
     const [message] = received;
     assert.equal(message!.key, org);
     assert.equal(message!.headers.type, 'note.added');
@@ -110,7 +104,7 @@ describe('outbox relay', () => {
     );
     await add(org, 'after');
     await relay.flush();
-    await eventually(() => texts().includes('after'), 'the later event');
+    await waitFor(() => texts().includes('after'), 'the later event');
     assert.ok(!texts().includes('rolled back'));
     assert.ok(received.every((m) => m.headers.type === 'note.added'));
   });
@@ -122,7 +116,7 @@ describe('outbox relay', () => {
         for (let i = 0; i < 15; i++) await add(org, `${org}:${i}`);
       }),
     );
-    await eventually(() => orgs.every((org) => texts().includes(`${org}:14`)), 'every event');
+    await waitFor(() => orgs.every((org) => texts().includes(`${org}:14`)), 'every event');
     for (const org of orgs) {
       const mine = received.filter((m) => m.key === org).map((m) => JSON.parse(m.value) as EventEnvelope);
       assert.deepEqual(
@@ -173,7 +167,7 @@ describe('outbox relay checkpoint', () => {
         await writer.transaction({ metadata: { org_id: org } }, (s) =>
           s.execute(notes, `note-${org}`, { type: 'add', org, text: `n${i}` }),
         );
-        await eventually(() => mine().length === i + 1, `event ${i} published`);
+        await waitFor(() => mine().length === i + 1, `event ${i} published`);
       }
       assert.equal(checkpointWrites, 2, 'after the 4th and the 8th event, not after each pass');
 
@@ -216,7 +210,7 @@ describe('outbox relay replicas', () => {
       await sleep(100);
       assert.ok(!texts().includes('first'), 'the replica without the lease publishes nothing');
       await a.flush();
-      await eventually(() => texts().includes('first'), 'the holder publishes');
+      await waitFor(() => texts().includes('first'), 'the holder publishes');
 
       now = t0 + 2000;
       await note('second');
@@ -226,7 +220,7 @@ describe('outbox relay replicas', () => {
       await note('third');
       await a.flush();
       assert.equal((await lease()).expires_at, t0 + 3500 + 9000, 'under two thirds left: renewed');
-      await eventually(() => texts().includes('third'), 'the holder keeps publishing');
+      await waitFor(() => texts().includes('third'), 'the holder keeps publishing');
 
       await a.stop();
       await note('fourth');
@@ -236,7 +230,7 @@ describe('outbox relay replicas', () => {
       assert.ok(!texts().includes('fourth'), 'not before the lease ends');
       now = t0 + 3500 + 9001;
       await b.flush();
-      await eventually(() => texts().includes('fourth'), 'the other replica takes over');
+      await waitFor(() => texts().includes('fourth'), 'the other replica takes over');
       assert.equal((await lease()).owner, 'b');
       assert.equal(texts().filter((t) => t === 'third').length, 1, 'nothing published twice');
     } finally {
@@ -284,7 +278,7 @@ describe('idempotent event consumer', () => {
     await bus.publish(topic, [{ key: 'org', value: JSON.stringify(once) }]);
     await bus.publish(topic, [{ key: 'org', value: JSON.stringify(once) }]);
     await bus.publish(topic, [{ key: 'org', value: JSON.stringify(envelope('note.added', 'other')) }]);
-    await eventually(() => attempts === 3, 'two successful attempts after one failure');
+    await waitFor(() => attempts === 3, 'two successful attempts after one failure');
     await sleep(150);
     assert.equal(attempts, 3, 'the duplicate was skipped');
     assert.deepEqual(await store.get('counts', 'all'), { id: 'all', n: 2, last: 'other' });
@@ -323,7 +317,7 @@ describe('idempotent event consumer', () => {
     const retriable = kinds.filter((k) => errorKinds[k].retriable);
     const terminal = kinds.filter((k) => !errorKinds[k].retriable);
     assert.deepEqual(retriable.map((k) => errorKinds[k].http).sort(), [429, 500, 502, 503]);
-    await eventually(() => retriable.every((k) => handled.has(k)) && dead.length === terminal.length + 1, 'retries and dead letters');
+    await waitFor(() => retriable.every((k) => handled.has(k)) && dead.length === terminal.length + 1, 'retries and dead letters');
     assert.deepEqual([...handled].sort(), [...retriable].sort());
     const reasons = dead.map((m) => m.headers['x-dead-letter-reason'] ?? '');
     for (const kind of terminal)
@@ -406,7 +400,7 @@ describe('idempotent event consumer, batches', () => {
     const counted = counting();
     const c = counter(topic);
     subscriptions.push(await startEventConsumer({ bus, store: counted, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }));
-    await eventually(() => c.attempts.size === 20, 'every event');
+    await waitFor(() => c.attempts.size === 20, 'every event');
     await sleep(150);
     for (let i = 0; i < 20; i++) assert.equal(await c.count(`n${i}`), 1);
     assert.ok(
@@ -441,7 +435,7 @@ describe('idempotent event consumer, batches', () => {
         big('kept'),
       ]);
       subscriptions.push(await startEventConsumer({ bus, store, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }));
-      await eventually(() => c.attempts.has('kept'), 'the handled event');
+      await waitFor(() => c.attempts.has('kept'), 'the handled event');
       await sleep(100);
       assert.equal(await c.count('kept'), 1);
       assert.equal(dead.length, 0);
@@ -457,7 +451,7 @@ describe('idempotent event consumer, batches', () => {
     const counted = counting(1);
     const c = counter(topic);
     subscriptions.push(await startEventConsumer({ bus, store: counted, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }));
-    await eventually(() => [...c.attempts.values()].filter((n) => n === 2).length === 8, 'the batch delivered again');
+    await waitFor(() => [...c.attempts.values()].filter((n) => n === 2).length === 8, 'the batch delivered again');
     // The relay re-publishes after a crash of its own: the same events again.
     await bus.publish(
       topic,
@@ -484,7 +478,7 @@ describe('idempotent event consumer, batches', () => {
       return undefined;
     });
     subscriptions.push(await startEventConsumer({ bus, store, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }));
-    await eventually(() => c.attempts.has('d') && dead.length === 1, 'the last event and the dead letter');
+    await waitFor(() => c.attempts.has('d') && dead.length === 1, 'the last event and the dead letter');
     await sleep(150);
     for (const text of ['a', 'b', 'retry', 'c', 'd']) assert.equal(await c.count(text), 1, `${text} committed once`);
     assert.equal(await c.count('terminal'), undefined, 'the dead-lettered event wrote nothing');

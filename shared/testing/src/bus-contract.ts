@@ -3,6 +3,7 @@ import { describeOrSkip } from './skip.js';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { waitFor as waitForCondition } from './wait.js';
 import type { EventBus, OutgoingMessage, ReceivedMessage, SubscribeOptions, Subscription } from '@kb/bus';
 
 export interface EventBusUnderTest {
@@ -22,13 +23,7 @@ const TEST_TIMEOUT = { timeout: 90_000 };
 
 const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 
-async function waitFor(condition: () => boolean, what: string, timeoutMs = WAIT_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(10);
-  }
-}
+const waitFor = (condition: () => boolean, what: string, timeoutMs = WAIT_MS) => waitForCondition(condition, what, timeoutMs);
 
 /** Collects deliveries; `values` is the delivery order. */
 function recorder() {

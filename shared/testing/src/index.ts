@@ -5,3 +5,4 @@ export * from './mongo.js';
 export * from './blob-contract.js';
 export * from './search-contract.js';
 export * from './skip.js';
+export * from './wait.js';

@@ -6,19 +6,13 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { BatchOutcome, EventBus, ReceivedMessage } from '../port.js';
 import { createSqliteEventBus } from './index.js';
+import { waitFor } from '@kb/testing';
 
 /** The embedded bus's batch handler: batches of a partition in order, partial progress, failures as for `handler`. */
 
 let dir: string;
 let bus: EventBus;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    assert.ok(Date.now() - start < timeoutMs, `timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'kb-bus-batch-'));
@@ -56,7 +50,7 @@ describe('sqlite bus batch delivery', () => {
       },
     });
     try {
-      await eventually(() => [...batches.flatMap((b) => b.slice(0, 3)), ...singles].length >= 10, 'every message');
+      await waitFor(() => [...batches.flatMap((b) => b.slice(0, 3)), ...singles].length >= 10, 'every message');
       await sleep(100);
       const handled = [...batches.flatMap((b) => b.slice(0, 3)), ...singles];
       assert.deepEqual(
@@ -102,7 +96,7 @@ describe('sqlite bus batch delivery', () => {
       },
     });
     try {
-      await eventually(() => handled.length >= 6, 'every message');
+      await waitFor(() => handled.length >= 6, 'every message');
       await sleep(100);
       assert.deepEqual(handled, ['0', '1', '2', '3', '4', '5'], 'each handled once, in order');
       assert.deepEqual(

@@ -5,19 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventBus } from '../port.js';
 import { createSqliteEventBus } from './index.js';
+import { waitFor } from '@kb/testing';
 
 /** The embedded bus passes over the messages of types a group does not want (SubscribeOptions.types). */
 
 let dir: string;
 let bus: EventBus;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function eventually(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    assert.ok(Date.now() - start < timeoutMs, `timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'kb-bus-types-'));
@@ -47,7 +41,7 @@ describe('sqlite bus type filter', () => {
         return { handled: messages.length };
       },
     });
-    await eventually(() => seen.length >= 3, 'the wanted messages');
+    await waitFor(() => seen.length >= 3, 'the wanted messages');
     await bus.publish('typed', [typed('b', 'b5')]);
     await sleep(100);
     await first.stop();
@@ -58,7 +52,7 @@ describe('sqlite bus type filter', () => {
     const later: string[] = [];
     const second = await bus.subscribe({ groupId: 'g', topics: ['typed'], handler: async (m) => void later.push(m.value) });
     await bus.publish('typed', [typed('b', 'b6')]);
-    await eventually(() => later.length >= 1, 'the next message');
+    await waitFor(() => later.length >= 1, 'the next message');
     await sleep(50);
     await second.stop();
     assert.deepEqual(later, ['b6']);
