@@ -41,6 +41,7 @@ import { BRANDS, DOMAINS, prng } from './synthetic.js';
 const {
   analyticsProjections,
   createAnswersService,
+  createCountRowThread,
   createReportsService,
   createSettingsService,
   createCompetitorsService,
@@ -473,7 +474,10 @@ async function importYear() {
   const dir = mkdtempSync(join(tmpdir(), 'kb-bench-import-'));
   try {
     const w = await world(dir);
-    const answers = createAnswersService(w.deps);
+    // As the service runs it: imports of COUNT_THREAD_MIN_ANSWERS or more merge their count rows on a second thread (0: never).
+    const minAnswers = Number(process.env.COUNT_THREAD_MIN_ANSWERS ?? 100);
+    const thread = minAnswers > 0 ? createCountRowThread() : undefined;
+    const answers = createAnswersService({ ...w.deps, ...(thread && { countRows: { thread, minAnswers } }) });
     const reportsSvc = createReportsService({ store: w.store, clock: w.clock });
     const rand = prng(3);
     const promptIds = Array.from({ length: PROMPTS }, () => randomUUID());
@@ -579,6 +583,7 @@ async function importYear() {
       `        reports over the imported days: overview ${fmt(overviewMs)}, pages ${fmt(pagesMs)}, prompts ${fmt(promptsMs)}; totals against a direct scan of the answers: ${same ? 'equal' : 'DIFFER'}`,
     );
     if (!same) process.exitCode = 1;
+    await thread?.close();
     await w.store.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

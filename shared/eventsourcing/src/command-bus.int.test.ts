@@ -10,6 +10,7 @@ import type { Store } from '@kb/store';
 import { createSqliteStore } from '@kb/store/sqlite';
 import { createCommandBus } from './command-bus.js';
 import type { Decider } from './decider.js';
+import type { Projection } from './projection.js';
 
 /** A stream loaded and then appended to in one transaction is read once; what execute decides on is never stale. */
 
@@ -99,5 +100,36 @@ describe('command sessions', () => {
       (err: unknown) => err instanceof ConcurrencyError,
     );
     assert.equal((await store.readStream(stream)).length, 0);
+  });
+
+  it('let projections forget what they kept for a transaction that failed before its flush', async () => {
+    // The SQLite store hands every transaction the same StoreTransaction object, so a projection
+    // keeping state by transaction would carry a failed one's into the next without discard.
+    const kept = new WeakMap<object, number>();
+    const counter: Projection = {
+      name: 'counter',
+      collections: ['note_counts'],
+      async apply(tx) {
+        kept.set(tx, (kept.get(tx) ?? 0) + 1);
+      },
+      async flush(tx) {
+        await tx.put('note_counts', { id: 'last', n: kept.get(tx) ?? 0 });
+        kept.delete(tx);
+      },
+      discard(tx) {
+        kept.delete(tx);
+      },
+    };
+    const commands = createCommandBus({ store: inner, catalog, projections: [counter], ids: randomIds });
+    await assert.rejects(
+      commands.transaction({ metadata }, async (session) => {
+        await session.execute(notes, `note-${randomUUID()}`, { org: ORG });
+        await session.execute(notes, `note-${randomUUID()}`, { org: ORG });
+        throw new Error('failed after two appends');
+      }),
+      /failed after two appends/,
+    );
+    await commands.transaction({ metadata }, (session) => session.execute(notes, `note-${randomUUID()}`, { org: ORG }));
+    assert.deepEqual(await inner.get('note_counts', 'last'), { id: 'last', n: 1 });
   });
 });

@@ -2,7 +2,7 @@ import { systemClock, traceparentOf, type Clock, type IdGenerator } from '@kb/pl
 import type { EventCatalog } from '@kb/events';
 import type { EventMetadata, Store, StoreTransaction, StoredEvent } from '@kb/store';
 import { fold, type Decider } from './decider.js';
-import { applyProjections, flushProjections, type Projection } from './projection.js';
+import { applyProjections, discardProjections, flushProjections, type Projection } from './projection.js';
 
 export interface CommandContext {
   metadata: EventMetadata;
@@ -88,9 +88,14 @@ export function createCommandBus(deps: EventSourcingDeps) {
     const result = await deps.store.transaction(async (tx) => {
       appended = 0;
       loaded.delete(tx);
-      const out = await fn(openSession(tx, context, (n) => (appended += n)));
-      await flushProjections(deps.projections, tx);
-      return out;
+      try {
+        const out = await fn(openSession(tx, context, (n) => (appended += n)));
+        await flushProjections(deps.projections, tx);
+        return out;
+      } catch (err) {
+        discardProjections(deps.projections, tx);
+        throw err;
+      }
     });
     if (appended > 0) deps.onCommitted?.();
     return result;
@@ -102,9 +107,14 @@ export function createCommandBus(deps: EventSourcingDeps) {
    * woken here (the caller has not committed yet); its poll picks the events up.
    */
   async function within<T>(tx: StoreTransaction, context: CommandContext, fn: (session: CommandSession) => Promise<T>): Promise<T> {
-    const out = await fn(openSession(tx, context, () => undefined));
-    await flushProjections(deps.projections, tx);
-    return out;
+    try {
+      const out = await fn(openSession(tx, context, () => undefined));
+      await flushProjections(deps.projections, tx);
+      return out;
+    } catch (err) {
+      discardProjections(deps.projections, tx);
+      throw err;
+    }
   }
 
   return { transaction, within, clock };

@@ -18,6 +18,11 @@ export interface Projection {
    * at the end of a command transaction and of each rebuild page.
    */
   flush?(tx: StoreTransaction): Promise<void>;
+  /**
+   * Forgets what `apply` kept for a transaction that failed before its flush:
+   * an adapter may hand the next transaction the same StoreTransaction object.
+   */
+  discard?(tx: StoreTransaction): void;
 }
 
 export async function applyProjections(projections: Projection[], tx: StoreTransaction, events: StoredEvent[]): Promise<void> {
@@ -29,4 +34,9 @@ export async function applyProjections(projections: Projection[], tx: StoreTrans
 /** Lets every projection write what it batched in this transaction (see Projection.flush). */
 export async function flushProjections(projections: Projection[], tx: StoreTransaction): Promise<void> {
   for (const projection of projections) await projection.flush?.(tx);
+}
+
+/** Lets every projection drop what it kept for a transaction that failed (see Projection.discard). */
+export function discardProjections(projections: Projection[], tx: StoreTransaction): void {
+  for (const projection of projections) projection.discard?.(tx);
 }

@@ -1,5 +1,5 @@
 import type { Store } from '@kb/store';
-import { applyProjections, flushProjections, type Projection } from './projection.js';
+import { applyProjections, discardProjections, flushProjections, type Projection } from './projection.js';
 
 export interface RebuildProgress {
   events: number;
@@ -23,8 +23,13 @@ export async function rebuildReadModels(
     const page = await store.readAll(progress.position, pageSize);
     if (page.length === 0) break;
     await store.transaction(async (tx) => {
-      await applyProjections(projections, tx, page);
-      await flushProjections(projections, tx);
+      try {
+        await applyProjections(projections, tx, page);
+        await flushProjections(projections, tx);
+      } catch (err) {
+        discardProjections(projections, tx);
+        throw err;
+      }
     });
     progress.events += page.length;
     progress.position = page[page.length - 1]!.position;

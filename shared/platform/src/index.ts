@@ -7,3 +7,4 @@ export * from './telemetry.js';
 export * from './tracing.js';
 export * from './shutdown.js';
 export * from './heap.js';
+export * from './worker.js';

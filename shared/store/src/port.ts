@@ -70,6 +70,19 @@ export interface DocumentWriter extends DocumentReader {
 }
 
 export interface StoreTransaction extends DocumentWriter {
+  /**
+   * Insert or replace a document given as its JSON text (an object with a string
+   * `id` equal to `id`), as put would store it: for documents serialised
+   * elsewhere, such as in a worker thread, so this thread neither parses nor
+   * stringifies them again.
+   */
+  putJson(collection: string, id: string, json: string): Promise<void>;
+  /**
+   * Embedded stores: the database file. Another connection to it (a worker
+   * thread's) reads the state this transaction started from: it holds the write
+   * lock, so nothing else commits before it does, and its own writes stay unseen.
+   */
+  readonly file?: string;
   readStream(streamId: string): Promise<StoredEvent[]>;
   /**
    * Append events to a stream whose current version must equal expectedVersion

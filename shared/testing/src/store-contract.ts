@@ -155,6 +155,20 @@ export function describeStoreContract(name: string, factory: StoreFactory): void
       assert.equal(await store.get('things', 'd1'), undefined);
     });
 
+    it('writes a document given as its JSON text as put would, and finds it by its fields', async () => {
+      await store.transaction(async (tx) => {
+        await tx.put('things', { id: 'j1', v: 1, kind: 'a' });
+        await tx.putJson('things', 'j1', JSON.stringify({ id: 'j1', v: 2, kind: 'b', nested: { n: [1, 2] } }));
+        await tx.putJson('things', 'j2', JSON.stringify({ id: 'j2', v: 3, kind: 'b' }));
+        assert.deepEqual(await tx.get('things', 'j1'), { id: 'j1', v: 2, kind: 'b', nested: { n: [1, 2] } });
+      });
+      assert.deepEqual(await store.get('things', 'j2'), { id: 'j2', v: 3, kind: 'b' });
+      assert.deepEqual(
+        (await store.find('things', { where: { kind: 'b' } })).map((d) => d.id),
+        ['j1', 'j2'],
+      );
+    });
+
     it('keeps collections apart', async () => {
       await store.transaction(async (tx) => {
         await tx.put('a', { id: 'x', from: 'a' });

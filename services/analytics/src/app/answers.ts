@@ -7,7 +7,8 @@ import { validateAnswerInput, type AnswerInput } from '../domain/answer-input.js
 import { answerFacts, eventFacts, type FoldContext } from '../domain/facts.js';
 import type { BrandName } from '../domain/reports.js';
 import { loadFoldContext } from '../projections/fold-context.js';
-import { bodyWritten } from '../projections/answers.js';
+import { bodyWritten, prefoldAnswers, takeBackPrefold } from '../projections/answers.js';
+import type { CountRowThread } from '../projections/count-row-thread.js';
 import { ANSWER_BODIES, type AnswerBodyDoc } from '../projections/collections.js';
 import { metadataOf } from './context.js';
 
@@ -32,27 +33,32 @@ export interface AnswersDeps {
   commands: CommandBus;
   ids: IdGenerator;
   clock: Clock;
+  /**
+   * Where an import of at least `minAnswers` answers merges its count rows
+   * while it appends them (embedded store only; see prefoldAnswers). Without
+   * it, every answer folds on this thread.
+   */
+  countRows?: { thread: CountRowThread; minAnswers: number };
 }
 
 /** The answer stream's producers: import (here) and scheduled runs (via collect). */
 export function createAnswersService(deps: AnswersDeps) {
-  const { commands, ids, clock } = deps;
+  const { commands, ids, clock, countRows } = deps;
 
   /**
-   * Appends one answer: its counted facts (tiers, rules and brands as they are
-   * in force now, in this transaction) go into the event; its text, URLs as
-   * cited and brand list go into ANSWER_BODIES, which keeps them only while the
-   * answer is the latest of its combination (rule 6).
+   * One answer as it is appended: its counted facts (tiers, rules and brands as
+   * they are in force now, in this transaction) go into the event; its text,
+   * URLs as cited and brand list go into ANSWER_BODIES, which keeps them only
+   * while the answer is the latest of its combination (rule 6).
    */
-  async function append(
-    session: CommandSession,
+  function record(
     orgId: string,
     context: FoldContext & { names: BrandName[] },
     input: AnswerInput,
     answerId: string,
     origin: AnswerCollected['origin'],
     runId?: string,
-  ): Promise<void> {
+  ): { body: AnswerBodyDoc; data: AnswerCollected } {
     const body: AnswerBodyDoc = {
       id: answerId,
       org_id: orgId,
@@ -72,9 +78,14 @@ export function createAnswersService(deps: AnswersDeps) {
       origin,
       ...(runId !== undefined && { run_id: runId }),
     };
+    return { body, data };
+  }
+
+  /** Writes the body and appends the event (its projections fold it in this transaction). */
+  async function append(session: CommandSession, { body, data }: { body: AnswerBodyDoc; data: AnswerCollected }): Promise<void> {
     await session.tx.put(ANSWER_BODIES, body);
     bodyWritten(session.tx, body);
-    await session.execute(answerDecider, answerStream(answerId), { type: 'collect', data });
+    await session.execute(answerDecider, answerStream(data.answer_id), { type: 'collect', data });
   }
 
   return {
@@ -109,14 +120,28 @@ export function createAnswersService(deps: AnswersDeps) {
       await commands.transaction(metadataOf(ctx), async (session) => {
         // Rules and brands do not change inside the batch's transaction: read them once.
         const context = valid.length > 0 ? await loadFoldContext(session.tx, ctx.org_id) : undefined;
-        for (const v of valid) {
-          const { version } = await session.load(answerDecider, answerStream(v.answer_id));
-          if (version > 0) {
-            results.push({ index: v.index, status: 'rejected', errors: ['answer_id was already imported'] });
-            continue;
-          }
-          await append(session, ctx.org_id, context!, v.input, v.answer_id, 'import');
-          results.push({ index: v.index, status: 'accepted', answer_id: v.answer_id, errors: [] });
+        const recorded = valid.map((v) => ({ index: v.index, answer: record(ctx.org_id, context!, v.input, v.answer_id, 'import') }));
+        // Handed over before the duplicates are known (a batch rarely has any), so the thread's work
+        // overlaps the reads below as well as the appends; a batch that has one takes its answers back.
+        const handedOver =
+          countRows !== undefined &&
+          recorded.length >= countRows.minAnswers &&
+          (await prefoldAnswers(
+            session.tx,
+            countRows.thread,
+            recorded.map((r) => r.answer.data),
+          ));
+        const fresh: typeof recorded = [];
+        for (const r of recorded) {
+          const { version } = await session.load(answerDecider, answerStream(r.answer.data.answer_id));
+          if (version > 0) results.push({ index: r.index, status: 'rejected', errors: ['answer_id was already imported'] });
+          else fresh.push(r);
+        }
+        if (handedOver && fresh.length < recorded.length) takeBackPrefold(session.tx);
+        // Every answer handed over is appended here (or the transaction fails), as prefoldAnswers requires.
+        for (const { index, answer } of fresh) {
+          await append(session, answer);
+          results.push({ index, status: 'accepted', answer_id: answer.data.answer_id, errors: [] });
         }
       });
       results.sort((a, b) => a.index - b.index);
@@ -136,7 +161,7 @@ export function createAnswersService(deps: AnswersDeps) {
       return commands.transaction({ metadata: { org_id: orgId, actor: 'system:scheduler' } }, async (session) => {
         const { version } = await session.load(answerDecider, answerStream(input.answer_id));
         if (version > 0) return false;
-        await append(session, orgId, await loadFoldContext(session.tx, orgId), input, input.answer_id, 'scheduled', runId);
+        await append(session, record(orgId, await loadFoldContext(session.tx, orgId), input, input.answer_id, 'scheduled', runId));
         return true;
       });
     },

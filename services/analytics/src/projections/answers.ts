@@ -5,19 +5,13 @@ import { answerFacts, factsOfEvent, type AnswerBody, type AnswerFacts } from '..
 import { normalizeUrl } from '../domain/urls.js';
 import { daysOfMonth } from '../domain/periods.js';
 import { loadFoldContext } from './fold-context.js';
-import {
-  addToBatch,
-  emptyCountBatch,
-  mergeCountDoc,
-  mergeOutcomeDoc,
-  mergeSourceDoc,
-  rowKeys,
-  rowDeltas,
-  type CountBatch,
-} from './count-rows.js';
+import { addToBatch, emptyCountBatch, rowKeys, type CountBatch } from './count-rows.js';
 import { addCountRow, addSourceRow, memberTags, tagChanges, tagRowPrompt } from './tag-rows.js';
 import { countRowStore } from './prompt-cells.js';
-import { foldOpenDay, leavesOutOpenDay, sealOpenDay } from './open-day.js';
+import { writeBatch, type RowStore } from './write-batch.js';
+import type { RowWrite } from './row-overlay.js';
+import type { CountRowThread } from './count-row-thread.js';
+import { sealOpenDay } from './open-day.js';
 import {
   ALL,
   ANSWER_BODIES,
@@ -36,7 +30,6 @@ import {
   PROMPT_COUNTS,
   LATEST_ANSWERS,
   PROMPT_OUTCOMES,
-  type PromptOutcomeDoc,
   PROMPT_RUNS,
   type BrandTallyDoc,
   type CountDoc,
@@ -45,8 +38,6 @@ import {
   type PromptRunDoc,
   type SourceDoc,
 } from './collections.js';
-
-type RowStore = Pick<StoreTransaction, 'get' | 'put' | 'delete'>;
 
 /**
  * What one transaction adds to the count rows and brand tallies, summed in
@@ -61,6 +52,12 @@ interface Pending {
   tags: Map<string, string[]>;
   /** Per organization: whether it had answers before its extent (and so its tag rows) existed. */
   legacy: Map<string, boolean>;
+  /** Answers whose source and outcome rows the count-row thread is merging (prefoldAnswers), until each one's event is folded. */
+  prefolded?: Set<string>;
+  /** Answers folded in this transaction that were not handed over (none may be when some were). */
+  strays?: number;
+  /** What the count-row thread will have the transaction write for them. */
+  merged?: Promise<RowWrite[]>;
 }
 const pendingByTx = new WeakMap<StoreTransaction, Pending>();
 
@@ -71,64 +68,67 @@ function pendingOf(tx: StoreTransaction): Pending {
 }
 
 /**
- * Reads each row the batch touches once, adds the batch to it and writes it
- * once; widens each organization's extent (written only when it grows). An
- * extent created now marks the tag rows complete unless `legacy` says the
- * organization had answers before.
+ * Hands the answers this transaction is about to append to the count-row
+ * thread, which merges them into the source and outcome rows while the
+ * transaction appends them; flush then adds them to the count rows here and
+ * writes what the thread sends back (the same documents writeBatch would write
+ * here). The thread reads the rows from the store's file as this transaction
+ * started, so this works only on an embedded store (`tx.file`) and only before
+ * the transaction folded anything: otherwise it returns false and the answers
+ * fold here as usual. The transaction must then append every answer handed
+ * over and no other (flush checks).
  */
-async function writeBatch(tx: RowStore, days: CountBatch, legacy: (orgId: string) => boolean = () => false): Promise<void> {
-  const batch = rowDeltas(days);
-  const extents = new Map<string, { doc: CountExtentDoc; changed: boolean }>();
-  for (const [orgId, e] of batch.extents) {
-    const stored = await tx.get<CountExtentDoc>(COUNT_EXTENTS, orgId);
-    const doc: CountExtentDoc = stored ?? {
-      id: orgId,
-      org_id: orgId,
-      months: [],
-      models: [],
-      locations: [],
-      tag_rows: !legacy(orgId),
-      ...(!legacy(orgId) && { prompt_cells: true, open_days: true }),
-    };
-    const union = (have: string[], add: Set<string>) =>
-      add.size && [...add].some((x) => !have.includes(x)) ? [...new Set([...have, ...add])].sort() : have;
-    const next = {
-      ...doc,
-      months: union(doc.months, e.months),
-      models: union(doc.models, e.models),
-      locations: union(doc.locations, e.locations),
-    };
-    extents.set(orgId, {
-      doc: next,
-      changed: !stored || next.months !== doc.months || next.models !== doc.models || next.locations !== doc.locations,
-    });
+export async function prefoldAnswers(tx: StoreTransaction, thread: CountRowThread, answers: readonly AnswerCollected[]): Promise<boolean> {
+  if (!tx.file || answers.length === 0) return false;
+  const pending = pendingOf(tx);
+  if (pending.merged || pending.batch.leaves.size > 0) return false;
+  const ids = new Set<string>();
+  const tags: Record<string, string[]> = {};
+  for (const a of answers) {
+    await noteLegacy(tx, pending, a.org_id);
+    tags[a.prompt_id] ??= await tagsOf(tx, pending, a.org_id, a.prompt_id);
+    ids.add(a.answer_id);
   }
-  const extentOf = (orgId: string) => extents.get(orgId)?.doc;
-  const counts = countRowStore(tx, (orgId) => extentOf(orgId)?.prompt_cells === true);
-  for (const [id, d] of batch.counts)
-    if (counts.holdsCell(d.key)) await counts.addToCell(d.key, d.counts);
-    else await counts.put(d.key, mergeCountDoc(id, await counts.get(d.key), d));
-  await counts.flush();
-  // Roll-up month rows that leave out the open day are added to by foldOpenDay, after the day rows.
-  for (const [id, d] of batch.sources)
-    if (!leavesOutOpenDay(d.key, extentOf(d.key.org_id)))
-      await tx.put(DAILY_SOURCES, mergeSourceDoc(id, await tx.get<SourceDoc>(DAILY_SOURCES, id), d));
-  for (const [id, d] of batch.outcomes)
-    if (!leavesOutOpenDay(d.key, extentOf(d.key.org_id)))
-      await tx.put(PROMPT_OUTCOMES, mergeOutcomeDoc(id, await tx.get<PromptOutcomeDoc>(PROMPT_OUTCOMES, id), d));
-  for (const x of extents.values()) {
-    if (!x.doc.open_days) continue;
-    const next = await foldOpenDay(tx, x.doc, batch.sources.values(), batch.outcomes.values());
-    if (next !== x.doc) Object.assign(x, { doc: next, changed: true });
-  }
-  for (const x of extents.values()) if (x.changed) await tx.put(COUNT_EXTENTS, x.doc);
+  const legacy = [...pending.legacy].filter(([, old]) => old).map(([orgId]) => orgId);
+  pending.prefolded = ids;
+  pending.merged = thread.merge(tx.file, answers, tags, legacy);
+  // Awaited by flush; a transaction that fails before it drops the result (discardPending).
+  pending.merged.catch(() => undefined);
+  return true;
+}
+
+/**
+ * Takes back the answers handed to the count-row thread before any of them was
+ * appended (some turned out to be imported already): they fold here, and what
+ * the thread sends back is dropped.
+ */
+export function takeBackPrefold(tx: StoreTransaction): void {
+  const pending = pendingByTx.get(tx);
+  if (!pending?.merged) return;
+  pending.prefolded = undefined;
+  pending.strays = undefined;
+  pending.merged = undefined;
+}
+
+/** A transaction that did not reach flush (it failed) leaves nothing for the next one on the same store. */
+function discardPending(tx: StoreTransaction): void {
+  pendingByTx.delete(tx);
+  writtenBodies.delete(tx);
 }
 
 async function flushRows(tx: StoreTransaction): Promise<void> {
   const p = pendingByTx.get(tx);
   if (!p) return;
   pendingByTx.delete(tx);
-  await writeBatch(tx, p.batch, (orgId) => p.legacy.get(orgId) ?? false);
+  const legacy = (orgId: string) => p.legacy.get(orgId) ?? false;
+  if (p.merged) {
+    if (p.prefolded!.size > 0 || p.strays)
+      throw new Error('the answers handed to the count-row thread are not the ones this transaction appended');
+    // The count rows here while the thread finishes the rest; neither part reads what the other writes.
+    await writeBatch(tx, p.batch, legacy, { counts: true, sources: false });
+    for (const [collection, id, json] of await p.merged)
+      await (json === null ? tx.delete(collection, id) : tx.putJson(collection, id, json));
+  } else if (p.batch.leaves.size > 0) await writeBatch(tx, p.batch, legacy);
   for (const [id, t] of p.tallies) {
     const stored = await tx.get<BrandTallyDoc>(BRAND_TALLIES, id);
     await tx.put(
@@ -310,6 +310,7 @@ async function foldAnswer(tx: StoreTransaction, event: StoredEvent): Promise<voi
   const { answer, facts, names, body } = await factsOf(tx, event);
 
   const pending = pendingOf(tx);
+  if (pending.prefolded && !pending.prefolded.delete(answer.answer_id)) pending.strays = (pending.strays ?? 0) + 1;
   await noteLegacy(tx, pending, answer.org_id);
   addToBatch(pending.batch, answer.org_id, facts, await tagsOf(tx, pending, answer.org_id, answer.prompt_id));
 
@@ -389,6 +390,7 @@ export const answersProjection: Projection = {
     { collection: PROMPT_RUNS, fields: ['org_id', 'slot'] },
   ],
   flush: flushRows,
+  discard: discardPending,
   async apply(tx, event: StoredEvent) {
     switch (event.type) {
       case 'answer.collected':

@@ -92,6 +92,17 @@ export interface RowDeltas {
 export const emptyCountBatch = (): CountBatch => ({ leaves: new Map(), extents: new Map() });
 
 /**
+ * Which rows of a batch to derive and write: the count rows, and the source and
+ * outcome rows (with the extents and the open day). They share no document, so
+ * two threads can each take one (see prefoldAnswers).
+ */
+export interface BatchParts {
+  counts: boolean;
+  sources: boolean;
+}
+export const ALL_PARTS: BatchParts = { counts: true, sources: true };
+
+/**
  * The rows an answer adds to: its own (prompt, model, location), every roll-up
  * of them (eight in all), and the four (model and location roll-ups) of each
  * tag of its prompt (see tag-rows.ts).
@@ -177,13 +188,13 @@ function rollUp<T>(
 }
 
 /**
- * Every row of the batch from its leaves: the (prompt, model, location) rows
+ * Every row of the batch (of the parts asked for) from its leaves: the (prompt, model, location) rows
  * are the leaves; the roll-up over every prompt and each tag's rows sum them;
  * each of those is rolled up over models and locations (see rowKeys). The
  * outcome rows (per prompt, over every prompt) take each leaf's answer, won
  * and lost counts. Pure; equal to adding each answer to each of its rows.
  */
-function dayRows(batch: CountBatch) {
+function dayRows(batch: CountBatch, parts: BatchParts) {
   const bases = <T>(value: (leaf: LeafDelta) => T | null, merge: (into: T, from: T) => T, empty: () => T) => {
     const rows = new Map<string, Sum<T>>();
     for (const [id, leaf] of batch.leaves) {
@@ -203,20 +214,22 @@ function dayRows(batch: CountBatch) {
     return [base, byModel, byLocation, both];
   };
   const counts = new Map<string, CountDelta>();
-  for (const level of levels(
-    bases((l) => l.counts, mergeCounts, emptyCounts),
-    mergeCounts,
-    emptyCounts,
-  ))
-    for (const [id, row] of level) counts.set(id, { key: row.key, month: false, counts: row.value, series: dict(), dayTotals: dict() });
   const sources = new Map<string, SourceDelta>();
+  const outcomes = new Map<string, OutcomeDelta>();
+  if (parts.counts)
+    for (const level of levels(
+      bases((l) => l.counts, mergeCounts, emptyCounts),
+      mergeCounts,
+      emptyCounts,
+    ))
+      for (const [id, row] of level) counts.set(id, { key: row.key, month: false, counts: row.value, series: dict(), dayTotals: dict() });
+  if (!parts.sources) return { counts, sources, outcomes };
   for (const level of levels(
     bases((l) => l.sources, mergeSourceTally, emptySourceTally),
     mergeSourceTally,
     emptySourceTally,
   ))
     for (const [id, row] of level) sources.set(id, { key: row.key, sources: row.value });
-  const outcomes = new Map<string, OutcomeDelta>();
   for (const leaf of batch.leaves.values()) {
     const figures = [leaf.counts.answer_count, leaf.counts.won_count, leaf.counts.lost_count];
     for (const model of [leaf.key.model, ALL])
@@ -239,8 +252,8 @@ function dayRows(batch: CountBatch) {
  * shares that day's sums, read only from here on; a second day copies them
  * before adding.
  */
-export function rowDeltas(batch: CountBatch): RowDeltas {
-  const days = dayRows(batch);
+export function rowDeltas(batch: CountBatch, parts: BatchParts = ALL_PARTS): RowDeltas {
+  const days = dayRows(batch, parts);
   const out: RowDeltas = { counts: new Map(), sources: new Map(), outcomes: new Map(), extents: batch.extents };
   const monthKey = (key: CountRowKey) => {
     const month = { ...key, day: monthOf(key.day) };

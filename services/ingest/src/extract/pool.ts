@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '@kb/platform';
 import { ExtractionError, type ExtractionLimits, type ExtractionResult, type Format } from './types.js';
 import type { ExtractRequest } from './worker.js';
 
@@ -17,17 +18,8 @@ interface Task {
   reject: (e: Error) => void;
 }
 
-// Under tsx (sources) the worker is the .ts file, loaded through tsx's loader
-// (module hooks are per thread); in a build it is the emitted .js.
-const fromSources = import.meta.url.endsWith('.ts');
-const workerUrl = new URL(fromSources ? './worker.ts' : './worker.js', import.meta.url);
-const spawnWorker = (options: { resourceLimits: { maxOldGenerationSizeMb: number } }): Worker =>
-  fromSources
-    ? new Worker(
-        `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl.href)}); });`,
-        { ...options, eval: true },
-      )
-    : new Worker(workerUrl, options);
+const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
+const spawnWorker = (options: { resourceLimits: { maxOldGenerationSizeMb: number } }): Worker => startModuleWorker(workerUrl, options);
 
 /**
  * Extraction in worker threads with a time and memory limit per file: a file

@@ -7,6 +7,7 @@ import { eventOps } from './events.js';
 import { inboxOps } from './inbox.js';
 import { ensureSchema } from './schema.js';
 import { createSerialQueue } from './serial.js';
+import { docOfJson } from '../json-doc.js';
 
 export interface MongoStoreOptions {
   /** A replica set (transactions need one), e.g. mongodb://mongo:27017/?replicaSet=rs0 */
@@ -71,6 +72,7 @@ export async function createMongoStore(options: MongoStoreOptions): Promise<Stor
       count: (c, where) => serial(() => docs.count(c, where, session)),
       insert: (c, doc) => serial(() => docs.insert(c, doc, session)),
       put: (c, doc) => serial(() => docs.put(c, doc, session)),
+      putJson: (c, id, json) => serial(() => docs.put(c, docOfJson(id, json), session)),
       delete: (c, id) => serial(() => docs.delete(c, id, session)),
       readStream: (streamId) => serial(() => events.readStream(streamId, session)),
       append: (streamId, expected, newEvents) => serial(() => events.append(streamId, expected, newEvents, session)),

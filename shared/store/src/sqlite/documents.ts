@@ -86,6 +86,9 @@ export function documentOps(db: Database.Database) {
     put(collection: string, doc: DocLike): void {
       putStmt.run(collection, doc.id, JSON.stringify(doc));
     },
+    putJson(collection: string, id: string, json: string): void {
+      putStmt.run(collection, id, json);
+    },
     delete(collection: string, id: string): boolean {
       return deleteStmt.run(collection, id).changes > 0;
     },

@@ -54,6 +54,8 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     count: async (c, where) => w.docs.count(c, where),
     insert: async (c, doc) => w.docs.insert(c, doc),
     put: async (c, doc) => w.docs.put(c, doc),
+    putJson: async (c, id, json) => w.docs.putJson(c, id, json),
+    file: options.path,
     delete: async (c, id) => w.docs.delete(c, id),
     readStream: async (id) => w.events.readStream(id),
     append: async (id, expected, events) => w.events.append(id, expected, events),

@@ -1,0 +1,144 @@
+import { describe, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { fixedClock, randomIds } from '@kb/platform';
+import { eventCatalog, type EventEnvelope } from '@kb/events';
+import { createCommandBus, rebuildReadModels, snapshotReadModels } from '@kb/eventsourcing';
+import { createSqliteStore } from '@kb/store/sqlite';
+import type { Store } from '@kb/store';
+import type { CallContext } from '@kb/rpc';
+import { createAnswersService } from './app/answers.js';
+import { createCompetitorsService } from './app/competitors.js';
+import { createSettingsService } from './app/settings.js';
+import { createTrackedSourcesService } from './app/tracked-sources.js';
+import { analyticsProjections } from './projections/index.js';
+import { createCountRowThread, type CountRowThread } from './projections/count-row-thread.js';
+import { ANSWER_BODIES, COUNT_EXTENTS, LATEST_ANSWERS } from './projections/collections.js';
+import { putPrompt } from './transport/consumers.js';
+
+const PROMPTS = [randomUUID(), randomUUID(), randomUUID()];
+const CITED = [
+  'https://acme.com/a',
+  'https://docs.acme.com/guide',
+  'https://acme.com/careers',
+  'https://news.example.org/x',
+  'https://globex.com/compare/1',
+  'https://blog.example.co.uk/p',
+];
+const TEXTS = ['Acme is best', 'Globex beats Acme', 'Initech, Umbrella and Acme', 'nothing named'];
+
+/** Answers of the given days for every prompt, model and location, varied deterministically. */
+function answersOf(days: string[], seed: number) {
+  let n = seed;
+  return days.flatMap((day) =>
+    PROMPTS.flatMap((prompt_id) =>
+      ['gpt', 'sonar'].flatMap((model) =>
+        ['us', 'de'].map((location) => {
+          n++;
+          return {
+            answer_id: randomUUID(),
+            prompt_id,
+            model,
+            location,
+            run_at: `${day}T${String(n % 24).padStart(2, '0')}:00:00Z`,
+            text: TEXTS[n % TEXTS.length]!,
+            citations: CITED.filter((_, i) => (n + i) % 3 === 0),
+          };
+        }),
+      ),
+    ),
+  );
+}
+
+async function world(store: Store) {
+  const clock = fixedClock(new Date('2026-04-01T00:00:00Z'), 1000);
+  const commands = createCommandBus({ store, catalog: eventCatalog, projections: analyticsProjections, ids: randomIds, clock });
+  const deps = { store, commands, ids: randomIds, clock };
+  const org = randomUUID();
+  const ctx: CallContext = { org_id: org, principal: { type: 'api_key', id: 'k' }, permissions: [], folder_scope: null, request_id: 'r' };
+  await createSettingsService(deps).setBrand(ctx, { brand_name: 'Acme', websites: ['acme.com'] });
+  await createCompetitorsService(deps).create(ctx, { name: 'Globex' });
+  await createCompetitorsService(deps).create(ctx, { name: 'Initech' });
+  const rules = createTrackedSourcesService(deps);
+  await rules.create(ctx, { match_type: 'path_prefix', pattern: 'https://acme.com/careers', tier: 'secondary' });
+  await rules.create(ctx, { match_type: 'host', pattern: 'news.example.org', tier: 'tracked' });
+  const tag = (prompt_id: string, tags: string[]) =>
+    store.transaction((tx) => putPrompt(tx, { data: { prompt_id, org_id: org, name: 'n', text: 'q', tags } } as unknown as EventEnvelope));
+  await tag(PROMPTS[0]!, ['t1']);
+  await tag(PROMPTS[1]!, ['t1', 't2']);
+  return { deps, ctx, tag };
+}
+
+/** A thread that counts the batches handed to it. */
+function counting(thread: CountRowThread) {
+  const counted = {
+    calls: 0,
+    thread: { ...thread, merge: (...args: Parameters<CountRowThread['merge']>) => (counted.calls++, thread.merge(...args)) },
+  };
+  return counted;
+}
+
+describe('count rows merged on a second thread', () => {
+  it('equal what folding the same answers on the request thread gives (a rebuild), across days, backfill, duplicates and retags', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kb-count-thread-'));
+    const store = createSqliteStore({ path: join(dir, 'a.db') });
+    const thread = createCountRowThread();
+    try {
+      const { deps, ctx, tag } = await world(store);
+      const counted = counting(thread);
+      const threaded = createAnswersService({ ...deps, countRows: { thread: counted.thread, minAnswers: 10 } });
+      const inline = createAnswersService(deps);
+
+      const first = answersOf(['2026-01-30', '2026-01-31'], 0);
+      assert.equal((await threaded.importAnswers(ctx, first)).accepted, first.length);
+      // A batch with an answer imported before: the thread's work is taken back and the batch folds here.
+      const second = [...answersOf(['2026-02-01'], 100), first[3]!];
+      const res = await threaded.importAnswers(ctx, second);
+      assert.deepEqual([res.accepted, res.rejected], [second.length - 1, 1]);
+      await tag(PROMPTS[2]!, ['t2']);
+      await tag(PROMPTS[0]!, []);
+      // A later day and a backfilled one in one batch; then a small batch that stays on this thread.
+      await threaded.importAnswers(ctx, answersOf(['2026-02-03', '2026-01-15'], 200));
+      await threaded.importAnswers(ctx, answersOf(['2026-02-03'], 300).slice(0, 5));
+      await inline.importAnswers(ctx, answersOf(['2026-02-04'], 400));
+      await threaded.importAnswers(ctx, answersOf(['2026-03-01', '2026-02-04'], 500));
+      assert.equal(counted.calls, 4);
+
+      const folded = await snapshotReadModels(store, analyticsProjections);
+      assert.ok(folded[COUNT_EXTENTS]!.length === 1 && folded[LATEST_ANSWERS]!.length === 12);
+      await rebuildReadModels(store, analyticsProjections);
+      assert.deepEqual(await snapshotReadModels(store, analyticsProjections), folded);
+    } finally {
+      await thread.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a merge that fails rolls the whole import back, and leaves nothing behind for the next one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kb-count-thread-'));
+    const store = createSqliteStore({ path: join(dir, 'a.db') });
+    try {
+      const { deps, ctx } = await world(store);
+      const failing: CountRowThread = { merge: async () => Promise.reject(new Error('the thread died')), close: async () => undefined };
+      const broken = createAnswersService({ ...deps, countRows: { thread: failing, minAnswers: 1 } });
+      const batch = answersOf(['2026-01-30'], 0);
+      await assert.rejects(broken.importAnswers(ctx, batch), /the thread died/);
+      assert.equal((await store.find(LATEST_ANSWERS)).length, 0);
+      assert.equal((await store.find(ANSWER_BODIES)).length, 0);
+      assert.equal((await store.find(COUNT_EXTENTS)).length, 0);
+
+      // The same answers again, folded here: counted once, as a rebuild counts them.
+      assert.equal((await createAnswersService(deps).importAnswers(ctx, batch)).accepted, batch.length);
+      const folded = await snapshotReadModels(store, analyticsProjections);
+      await rebuildReadModels(store, analyticsProjections);
+      assert.deepEqual(await snapshotReadModels(store, analyticsProjections), folded);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,37 @@
+import { describe, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSqliteStore } from './sqlite-store.js';
+import { openSnapshot } from './snapshot.js';
+
+describe('sqlite snapshot reader', () => {
+  it('sees what a running transaction started from, and keeps that state after it commits', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kb-snapshot-'));
+    const store = createSqliteStore({ path: join(dir, 's.db') });
+    try {
+      await store.transaction((tx) => tx.put('rows', { id: 'r', v: 1 }));
+      let during: unknown;
+      const snapshot = await store.transaction(async (tx) => {
+        await tx.put('rows', { id: 'r', v: 2 });
+        assert.ok(tx.file);
+        const s = openSnapshot(tx.file);
+        during = s.get('rows', 'r');
+        return s;
+      });
+      assert.deepEqual(during, { id: 'r', v: 1 });
+      // Committed since its first read: the snapshot still sees the state it began with.
+      assert.deepEqual(snapshot.get('rows', 'r'), { id: 'r', v: 1 });
+      assert.equal(snapshot.get('rows', 'missing'), undefined);
+      snapshot.close();
+      const next = openSnapshot(join(dir, 's.db'));
+      assert.deepEqual(next.get('rows', 'r'), { id: 'r', v: 2 });
+      next.close();
+      assert.throws(() => openSnapshot(join(dir, 'absent.db')));
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
