@@ -16,7 +16,7 @@ import { createSettingsService } from './app/settings.js';
 import { createTrackedSourcesService } from './app/tracked-sources.js';
 import { analyticsProjections } from './projections/index.js';
 import { createCountRowThread, type CountRowThread } from './projections/count-row-thread.js';
-import { ANSWER_BODIES, COUNT_EXTENTS, LATEST_ANSWERS } from './projections/collections.js';
+import { ANSWER_BODIES, COUNT_EXTENTS, LATEST_ANSWERS, type LatestAnswerDoc } from './projections/collections.js';
 import { putPrompt } from './transport/consumers.js';
 
 const PROMPTS = [randomUUID(), randomUUID(), randomUUID()];
@@ -109,6 +109,10 @@ describe('count rows merged on a second thread', () => {
 
       const folded = await snapshotReadModels(store, analyticsProjections);
       assert.ok(folded[COUNT_EXTENTS]!.length === 1 && folded[LATEST_ANSWERS]!.length === 12);
+      // Rule 6: only the latest answer of each combination keeps its body (the thread deleted the rest).
+      const latest = (folded[LATEST_ANSWERS] as LatestAnswerDoc[]).map((d) => d.answer_id).sort();
+      assert.deepEqual((await store.find(ANSWER_BODIES)).map((b) => b.id).sort(), latest);
+      assert.ok((folded[LATEST_ANSWERS] as LatestAnswerDoc[]).every((d) => d.run_at.startsWith('2026-03-01') && d.text !== ''));
       await rebuildReadModels(store, analyticsProjections);
       assert.deepEqual(await snapshotReadModels(store, analyticsProjections), folded);
     } finally {

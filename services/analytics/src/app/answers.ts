@@ -129,7 +129,7 @@ export function createAnswersService(deps: AnswersDeps) {
           (await prefoldAnswers(
             session.tx,
             countRows.thread,
-            recorded.map((r) => r.answer.data),
+            recorded.map(({ answer: { data, body } }) => ({ data, body: { text: body.text, citations: body.citations } })),
           ));
         const fresh: typeof recorded = [];
         for (const r of recorded) {

@@ -2,7 +2,6 @@ import type { StoreTransaction, StoredEvent } from '@kb/store';
 import type { Projection } from '@kb/eventsourcing';
 import type { AnswerCollected, PromptRunItemFailed, PromptRunStarted } from '@kb/events';
 import { answerFacts, factsOfEvent, type AnswerBody, type AnswerFacts } from '../domain/facts.js';
-import { normalizeUrl } from '../domain/urls.js';
 import { daysOfMonth } from '../domain/periods.js';
 import { loadFoldContext } from './fold-context.js';
 import { addToBatch, emptyCountBatch, rowKeys, type CountBatch } from './count-rows.js';
@@ -11,7 +10,9 @@ import { countRowStore } from './prompt-cells.js';
 import { writeBatch, type RowStore } from './write-batch.js';
 import type { RowWrite } from './row-overlay.js';
 import type { CountRowThread } from './count-row-thread.js';
+import type { HandedAnswer } from './count-row-worker.js';
 import { sealOpenDay } from './open-day.js';
+import { foldLatest } from './latest.js';
 import {
   ALL,
   ANSWER_BODIES,
@@ -34,7 +35,6 @@ import {
   type BrandTallyDoc,
   type CountDoc,
   type AnswerBodyDoc,
-  type LatestAnswerDoc,
   type PromptRunDoc,
   type SourceDoc,
 } from './collections.js';
@@ -69,22 +69,22 @@ function pendingOf(tx: StoreTransaction): Pending {
 
 /**
  * Hands the answers this transaction is about to append to the count-row
- * thread, which merges them into the source and outcome rows while the
- * transaction appends them; flush then adds them to the count rows here and
- * writes what the thread sends back (the same documents writeBatch would write
- * here). The thread reads the rows from the store's file as this transaction
+ * thread, which folds them into the source and outcome rows and the latest
+ * answers while the transaction appends them; flush then adds them to the
+ * count rows here and writes what the thread sends back (the same documents
+ * writeBatch and foldLatest would write here). The thread reads the rows from the store's file as this transaction
  * started, so this works only on an embedded store (`tx.file`) and only before
  * the transaction folded anything: otherwise it returns false and the answers
  * fold here as usual. The transaction must then append every answer handed
  * over and no other (flush checks).
  */
-export async function prefoldAnswers(tx: StoreTransaction, thread: CountRowThread, answers: readonly AnswerCollected[]): Promise<boolean> {
+export async function prefoldAnswers(tx: StoreTransaction, thread: CountRowThread, answers: readonly HandedAnswer[]): Promise<boolean> {
   if (!tx.file || answers.length === 0) return false;
   const pending = pendingOf(tx);
   if (pending.merged || pending.batch.leaves.size > 0) return false;
   const ids = new Set<string>();
   const tags: Record<string, string[]> = {};
-  for (const a of answers) {
+  for (const { data: a } of answers) {
     await noteLegacy(tx, pending, a.org_id);
     tags[a.prompt_id] ??= await tagsOf(tx, pending, a.org_id, a.prompt_id);
     ids.add(a.answer_id);
@@ -160,16 +160,6 @@ async function bodyOf(tx: StoreTransaction, answerId: string): Promise<AnswerBod
   m!.delete(answerId);
   return body;
 }
-
-const latestId = (a: { org_id: string; prompt_id: string; model: string; location: string }) =>
-  JSON.stringify([a.org_id, a.prompt_id, a.model, a.location]);
-
-/** Newer wins; equal run_at: the greater answer id, so the outcome never depends on arrival order. */
-const isNewer = (a: { run_at: string; answer_id: string }, b: { run_at: string; answer_id: string }) => {
-  const ta = Date.parse(a.run_at);
-  const tb = Date.parse(b.run_at);
-  return ta > tb || (ta === tb && a.answer_id > b.answer_id);
-};
 
 /**
  * Adds one answer's facts to every count row it belongs to: its eight daily
@@ -310,52 +300,13 @@ async function foldAnswer(tx: StoreTransaction, event: StoredEvent): Promise<voi
   const { answer, facts, names, body } = await factsOf(tx, event);
 
   const pending = pendingOf(tx);
-  if (pending.prefolded && !pending.prefolded.delete(answer.answer_id)) pending.strays = (pending.strays ?? 0) + 1;
+  const prefolded = pending.prefolded?.delete(answer.answer_id) ?? false;
+  if (pending.prefolded && !prefolded) pending.strays = (pending.strays ?? 0) + 1;
   await noteLegacy(tx, pending, answer.org_id);
   addToBatch(pending.batch, answer.org_id, facts, await tagsOf(tx, pending, answer.org_id, answer.prompt_id));
 
-  // Rule 6: text, citations and mentions only for the latest answer per prompt, model and location.
-  const lid = latestId(answer);
-  const current = await tx.get<LatestAnswerDoc>(LATEST_ANSWERS, lid);
-  if (!current || isNewer(answer, current)) {
-    const citations: LatestAnswerDoc['citations'] = [];
-    if (body) {
-      for (const raw of body.citations) {
-        const n = normalizeUrl(raw);
-        const fact = n && facts.citations.find((c) => c.page === n.key);
-        if (n && fact) citations.push({ url: raw, normalized_url: n.key, domain: n.host, tier: fact.tier });
-      }
-    } else {
-      for (const c of facts.citations) citations.push({ url: c.page, normalized_url: c.page, domain: c.domain, tier: c.tier });
-    }
-    const doc: LatestAnswerDoc = {
-      id: lid,
-      answer_id: answer.answer_id,
-      org_id: answer.org_id,
-      prompt_id: answer.prompt_id,
-      model: answer.model,
-      location: answer.location,
-      run_at: answer.run_at,
-      text: body?.text ?? '',
-      citations,
-      mentions: Object.entries(facts.tracked_mentions).map(([key, count]) => ({
-        brand_id: key === 'org' ? null : key,
-        name: names.get(key) ?? key,
-        is_organization: key === 'org',
-        count,
-      })),
-      other_brand_mention_count: facts.other_mentions.reduce((s, o) => s + o.count, 0),
-      won: facts.won,
-      lost: facts.lost,
-      origin: answer.origin,
-    };
-    await tx.put(LATEST_ANSWERS, doc);
-    // The answer it supersedes keeps no text anywhere (its counts stay in the rows).
-    if (current && current.answer_id !== answer.answer_id) await tx.delete(ANSWER_BODIES, current.answer_id);
-  } else if (current.answer_id !== answer.answer_id) {
-    // Older than the latest answer: counted, never shown, its body not kept.
-    await tx.delete(ANSWER_BODIES, answer.answer_id);
-  }
+  // Rule 6 (latest.ts); for answers handed over, the count-row thread decides it.
+  if (!prefolded) await foldLatest(tx, answer, facts, names, body);
 
   // Candidates for competitor suggestions: brands named that are not tracked.
   for (const other of facts.other_mentions) {

@@ -1,23 +1,22 @@
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '@kb/platform';
-import type { AnswerCollected } from '@kb/events';
-import type { CountRowJob, CountRowReply } from './count-row-worker.js';
+import type { CountRowJob, CountRowReply, HandedAnswer } from './count-row-worker.js';
 import type { RowWrite } from './row-overlay.js';
 
 /**
- * Merges batches into the source and outcome rows (the larger part of the count
- * rows' work) on another core (count-row-worker.ts) while the asking
- * transaction goes on with its other writes; the transaction then writes what
- * it gets back. One thread per process, started on first use and shared by
+ * Folds batches of answers into the source and outcome rows (the larger part
+ * of the count rows' work) and the latest answers on another core
+ * (count-row-worker.ts) while the asking transaction goes on with its other
+ * writes; the transaction then writes what it gets back. One thread per process, started on first use and shared by
  * every store of the process: it holds no state between jobs.
  */
 export interface CountRowThread {
   /**
-   * The source and outcome documents writeBatch would write for these answers
-   * (each with its prompt's tags), read from `file` as the calling transaction
-   * started from.
+   * The source, outcome and latest-answer documents (and the bodies to delete)
+   * the transaction would write for these answers (each with its prompt's tags),
+   * read from `file` as the calling transaction started from.
    */
-  merge(file: string, answers: readonly AnswerCollected[], tags: Record<string, string[]>, legacy: string[]): Promise<RowWrite[]>;
+  merge(file: string, answers: readonly HandedAnswer[], tags: Record<string, string[]>, legacy: string[]): Promise<RowWrite[]>;
   close(): Promise<void>;
 }
 
