@@ -41,7 +41,7 @@ import { BRANDS, DOMAINS, prng } from './synthetic.js';
 const {
   analyticsProjections,
   createAnswersService,
-  createCountRowThread,
+  createFoldThread,
   createReportsService,
   createSettingsService,
   createCompetitorsService,
@@ -474,10 +474,10 @@ async function importYear() {
   const dir = mkdtempSync(join(tmpdir(), 'kb-bench-import-'));
   try {
     const w = await world(dir);
-    // As the service runs it: imports of COUNT_THREAD_MIN_ANSWERS or more merge their count rows on a second thread (0: never).
-    const minAnswers = Number(process.env.COUNT_THREAD_MIN_ANSWERS ?? 100);
-    const thread = minAnswers > 0 ? createCountRowThread() : undefined;
-    const answers = createAnswersService({ ...w.deps, ...(thread && { countRows: { thread, minAnswers } }) });
+    // As the service runs it: imports of FOLD_THREAD_MIN_ANSWERS or more merge their count rows on a second thread (0: never).
+    const minAnswers = Number(process.env.FOLD_THREAD_MIN_ANSWERS ?? 100);
+    const thread = minAnswers > 0 ? createFoldThread() : undefined;
+    const answers = createAnswersService({ ...w.deps, ...(thread && { foldThread: { thread, minAnswers } }) });
     const reportsSvc = createReportsService({ store: w.store, clock: w.clock });
     const rand = prng(3);
     const promptIds = Array.from({ length: PROMPTS }, () => randomUUID());

@@ -12,7 +12,7 @@ let t: TestSystem;
 beforeAll(async () => {
   // Imports of two or more answers merge their count rows on the second thread, as large imports do by
   // default (100): every report below is then computed from rows that thread wrote.
-  t = await startTestSystem({ COUNT_THREAD_MIN_ANSWERS: '2' });
+  t = await startTestSystem({ FOLD_THREAD_MIN_ANSWERS: '2' });
 });
 afterAll(async () => t?.stop());
 

@@ -7,7 +7,7 @@ import { createCompetitorsService } from './app/competitors.js';
 import { addFacts, addSourceFacts, countsOf, emptyCounts, emptySourceCounts, mergeCounts } from './domain/counts.js';
 import { answerFacts } from './domain/facts.js';
 import { addToRows } from './projections/answers.js';
-import { createCountRowThread } from './projections/count-row-thread.js';
+import { createFoldThread } from './projections/fold-thread.js';
 import { addCompact, compactOf } from './projections/source-rows.js';
 import { addOutcomeColumns } from './projections/outcome-rows.js';
 import { packCell, unpackCell } from './projections/prompt-cells.js';
@@ -17,7 +17,7 @@ import { COUNT_EXTENTS, DAILY_COUNTS, DAILY_SOURCES, PROMPTS, PROMPT_COUNTS, PRO
 export const analyticsBench = {
   analyticsProjections,
   createAnswersService,
-  createCountRowThread,
+  createFoldThread,
   createReportsService,
   createSettingsService,
   createCompetitorsService,

@@ -27,7 +27,7 @@ export const analyticsConfigSpec = defineConfig(
     ANSWER_ENGINE_API_KEY: Type.Optional(Type.String({ minLength: 1, description: 'bearer token for the answer engine' })),
     ANSWER_ENGINE_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 60000, description: 'deadline of one answer engine call' }),
     SCHEDULER_TICK_MS: Type.Integer({ minimum: 1000, default: 60000, description: 'how often the scheduler looks for due runs' }),
-    COUNT_THREAD_MIN_ANSWERS: Type.Integer({
+    FOLD_THREAD_MIN_ANSWERS: Type.Integer({
       minimum: 0,
       default: 100,
       description:

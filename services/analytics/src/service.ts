@@ -15,7 +15,7 @@ import { createSettingsService } from './app/settings.js';
 import { createOpenAiChatEngine } from './engines/openai-chat.js';
 import type { AnswerEngine } from './engines/port.js';
 import { analyticsProjections } from './projections/index.js';
-import { createCountRowThread } from './projections/count-row-thread.js';
+import { createFoldThread } from './projections/fold-thread.js';
 import { createScheduler } from './scheduler/scheduler.js';
 import { startAnalyticsConsumers } from './transport/consumers.js';
 import { answerHandlers, competitorHandlers, reportHandlers, runConfigurationHandlers, trackedSourceHandlers } from './transport/grpc.js';
@@ -81,10 +81,10 @@ export async function startAnalytics(options: {
 
   const deps = { store, commands: core.commands, ids, clock };
   // The embedded store's import merges count rows on a second core (the thread reads the store file).
-  const countThread = config.STORE === 'sqlite' && config.COUNT_THREAD_MIN_ANSWERS > 0 ? createCountRowThread() : undefined;
+  const foldThread = config.STORE === 'sqlite' && config.FOLD_THREAD_MIN_ANSWERS > 0 ? createFoldThread({ logger }) : undefined;
   const answers = createAnswersService({
     ...deps,
-    ...(countThread && { countRows: { thread: countThread, minAnswers: config.COUNT_THREAD_MIN_ANSWERS } }),
+    ...(foldThread && { foldThread: { thread: foldThread, minAnswers: config.FOLD_THREAD_MIN_ANSWERS } }),
   });
   const reports = createReportsService({ store, clock });
   const sources = createTrackedSourcesService(deps);
@@ -123,7 +123,7 @@ export async function startAnalytics(options: {
       await server.shutdown();
       for (const c of consumers) await c.stop();
       await core.stop();
-      await countThread?.close();
+      await foldThread?.close();
       await leases.close();
       await bus.close();
       await store.close();

@@ -7,8 +7,8 @@ import { validateAnswerInput, type AnswerInput } from '../domain/answer-input.js
 import { answerFacts, eventFacts, type FoldContext } from '../domain/facts.js';
 import type { BrandName } from '../domain/reports.js';
 import { loadFoldContext } from '../projections/fold-context.js';
-import { bodyWritten, prefoldAnswers, takeBackPrefold } from '../projections/answers.js';
-import type { CountRowThread } from '../projections/count-row-thread.js';
+import { bodyWritten, handOverAnswers, takeBackAnswers } from '../projections/answers.js';
+import type { FoldThread } from '../projections/fold-thread.js';
 import { ANSWER_BODIES, type AnswerBodyDoc } from '../projections/collections.js';
 import { metadataOf } from './context.js';
 
@@ -35,15 +35,15 @@ export interface AnswersDeps {
   clock: Clock;
   /**
    * Where an import of at least `minAnswers` answers merges its count rows
-   * while it appends them (embedded store only; see prefoldAnswers). Without
+   * while it appends them (embedded store only; see handOverAnswers). Without
    * it, every answer folds on this thread.
    */
-  countRows?: { thread: CountRowThread; minAnswers: number };
+  foldThread?: { thread: FoldThread; minAnswers: number };
 }
 
 /** The answer stream's producers: import (here) and scheduled runs (via collect). */
 export function createAnswersService(deps: AnswersDeps) {
-  const { commands, ids, clock, countRows } = deps;
+  const { commands, ids, clock, foldThread } = deps;
 
   /**
    * One answer as it is appended: its counted facts (tiers, rules and brands as
@@ -124,11 +124,11 @@ export function createAnswersService(deps: AnswersDeps) {
         // Handed over before the duplicates are known (a batch rarely has any), so the thread's work
         // overlaps the reads below as well as the appends; a batch that has one takes its answers back.
         const handedOver =
-          countRows !== undefined &&
-          recorded.length >= countRows.minAnswers &&
-          (await prefoldAnswers(
+          foldThread !== undefined &&
+          recorded.length >= foldThread.minAnswers &&
+          (await handOverAnswers(
             session.tx,
-            countRows.thread,
+            foldThread.thread,
             recorded.map(({ answer: { data, body } }) => ({ data, body: { text: body.text, citations: body.citations } })),
           ));
         const fresh: typeof recorded = [];
@@ -137,8 +137,8 @@ export function createAnswersService(deps: AnswersDeps) {
           if (version > 0) results.push({ index: r.index, status: 'rejected', errors: ['answer_id was already imported'] });
           else fresh.push(r);
         }
-        if (handedOver && fresh.length < recorded.length) takeBackPrefold(session.tx);
-        // Every answer handed over is appended here (or the transaction fails), as prefoldAnswers requires.
+        if (handedOver && fresh.length < recorded.length) takeBackAnswers(session.tx);
+        // Every answer handed over is appended here (or the transaction fails), as handOverAnswers requires.
         for (const { index, answer } of fresh) {
           await append(session, answer);
           results.push({ index, status: 'accepted', answer_id: answer.data.answer_id, errors: [] });

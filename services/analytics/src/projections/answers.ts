@@ -9,8 +9,8 @@ import { addCountRow, addSourceRow, memberTags, tagChanges, tagRowPrompt } from 
 import { countRowStore } from './prompt-cells.js';
 import { writeBatch, type RowStore } from './write-batch.js';
 import type { RowWrite } from './row-overlay.js';
-import type { CountRowThread } from './count-row-thread.js';
-import type { HandedAnswer } from './count-row-worker.js';
+import type { FoldThread } from './fold-thread.js';
+import type { HandedAnswer } from './fold-worker.js';
 import { sealOpenDay } from './open-day.js';
 import { foldLatest } from './latest.js';
 import {
@@ -52,14 +52,18 @@ interface Pending {
   tags: Map<string, string[]>;
   /** Per organization: whether it had answers before its extent (and so its tag rows) existed. */
   legacy: Map<string, boolean>;
-  /** Answers whose source and outcome rows the count-row thread is merging (prefoldAnswers), until each one's event is folded. */
-  prefolded?: Set<string>;
+  /** Answers handed to the fold thread (handOverAnswers), until each one's event is folded here. */
+  handedOver?: Set<string>;
   /** Answers folded in this transaction that were not handed over (none may be when some were). */
   strays?: number;
-  /** What the count-row thread will have the transaction write for them. */
+  /** What the fold thread will have the transaction write for them. */
   merged?: Promise<RowWrite[]>;
+  /** The handed-over answers' foldLatest arguments, in append order: folded here should the thread fail. */
+  latest?: LatestArgs[];
 }
 const pendingByTx = new WeakMap<StoreTransaction, Pending>();
+/** foldLatest's arguments after the row store. */
+type LatestArgs = Parameters<typeof foldLatest> extends [unknown, ...infer Rest] ? Rest : never;
 
 function pendingOf(tx: StoreTransaction): Pending {
   let p = pendingByTx.get(tx);
@@ -78,7 +82,7 @@ function pendingOf(tx: StoreTransaction): Pending {
  * fold here as usual. The transaction must then append every answer handed
  * over and no other (flush checks).
  */
-export async function prefoldAnswers(tx: StoreTransaction, thread: CountRowThread, answers: readonly HandedAnswer[]): Promise<boolean> {
+export async function handOverAnswers(tx: StoreTransaction, thread: FoldThread, answers: readonly HandedAnswer[]): Promise<boolean> {
   if (!tx.file || answers.length === 0) return false;
   const pending = pendingOf(tx);
   if (pending.merged || pending.batch.leaves.size > 0) return false;
@@ -90,7 +94,8 @@ export async function prefoldAnswers(tx: StoreTransaction, thread: CountRowThrea
     ids.add(a.answer_id);
   }
   const legacy = [...pending.legacy].filter(([, old]) => old).map(([orgId]) => orgId);
-  pending.prefolded = ids;
+  pending.handedOver = ids;
+  pending.latest = [];
   pending.merged = thread.merge(tx.file, answers, tags, legacy);
   // Awaited by flush; a transaction that fails before it drops the result (discardPending).
   pending.merged.catch(() => undefined);
@@ -98,14 +103,15 @@ export async function prefoldAnswers(tx: StoreTransaction, thread: CountRowThrea
 }
 
 /**
- * Takes back the answers handed to the count-row thread before any of them was
+ * Takes back the answers handed to the fold thread before any of them was
  * appended (some turned out to be imported already): they fold here, and what
  * the thread sends back is dropped.
  */
-export function takeBackPrefold(tx: StoreTransaction): void {
+export function takeBackAnswers(tx: StoreTransaction): void {
   const pending = pendingByTx.get(tx);
   if (!pending?.merged) return;
-  pending.prefolded = undefined;
+  pending.handedOver = undefined;
+  pending.latest = undefined;
   pending.strays = undefined;
   pending.merged = undefined;
 }
@@ -122,12 +128,18 @@ async function flushRows(tx: StoreTransaction): Promise<void> {
   pendingByTx.delete(tx);
   const legacy = (orgId: string) => p.legacy.get(orgId) ?? false;
   if (p.merged) {
-    if (p.prefolded!.size > 0 || p.strays)
-      throw new Error('the answers handed to the count-row thread are not the ones this transaction appended');
+    if (p.handedOver!.size > 0 || p.strays)
+      throw new Error('the answers handed to the fold thread are not the ones this transaction appended');
     // The count rows here while the thread finishes the rest; neither part reads what the other writes.
     await writeBatch(tx, p.batch, legacy, { counts: true, sources: false });
-    for (const [collection, id, json] of await p.merged)
-      await (json === null ? tx.delete(collection, id) : tx.putJson(collection, id, json));
+    const writes = await p.merged.catch(() => undefined);
+    if (writes)
+      for (const [collection, id, json] of writes) await (json === null ? tx.delete(collection, id) : tx.putJson(collection, id, json));
+    else {
+      // The thread failed (it logged why): its part is done here, in the same order, as if never handed over.
+      await writeBatch(tx, p.batch, legacy, { counts: false, sources: true });
+      for (const l of p.latest!) await foldLatest(tx, ...l);
+    }
   } else if (p.batch.leaves.size > 0) await writeBatch(tx, p.batch, legacy);
   for (const [id, t] of p.tallies) {
     const stored = await tx.get<BrandTallyDoc>(BRAND_TALLIES, id);
@@ -300,13 +312,14 @@ async function foldAnswer(tx: StoreTransaction, event: StoredEvent): Promise<voi
   const { answer, facts, names, body } = await factsOf(tx, event);
 
   const pending = pendingOf(tx);
-  const prefolded = pending.prefolded?.delete(answer.answer_id) ?? false;
-  if (pending.prefolded && !prefolded) pending.strays = (pending.strays ?? 0) + 1;
+  const handedOver = pending.handedOver?.delete(answer.answer_id) ?? false;
+  if (pending.handedOver && !handedOver) pending.strays = (pending.strays ?? 0) + 1;
   await noteLegacy(tx, pending, answer.org_id);
   addToBatch(pending.batch, answer.org_id, facts, await tagsOf(tx, pending, answer.org_id, answer.prompt_id));
 
-  // Rule 6 (latest.ts); for answers handed over, the count-row thread decides it.
-  if (!prefolded) await foldLatest(tx, answer, facts, names, body);
+  // Rule 6 (latest.ts); for answers handed over, the fold thread decides it (kept here in case it fails).
+  if (handedOver) pending.latest!.push([answer, facts, names, body]);
+  else await foldLatest(tx, answer, facts, names, body);
 
   // Candidates for competitor suggestions: brands named that are not tracked.
   for (const other of facts.other_mentions) {

@@ -94,7 +94,7 @@ export const emptyCountBatch = (): CountBatch => ({ leaves: new Map(), extents: 
 /**
  * Which rows of a batch to derive and write: the count rows, and the source and
  * outcome rows (with the extents and the open day). They share no document, so
- * two threads can each take one (see prefoldAnswers).
+ * two threads can each take one (see handOverAnswers).
  */
 export interface BatchParts {
   counts: boolean;

@@ -18,7 +18,7 @@ const isNewer = (a: { run_at: string; answer_id: string }, b: { run_at: string; 
  * Rule 6: text, citations and mentions only for the latest answer per prompt,
  * model and location. An answer newer than the latest becomes it (the body it
  * supersedes is deleted); an older one is counted, never shown, and its body is
- * deleted. Run on the transaction, or on the count-row thread's overlay for the
+ * deleted. Run on the transaction, or on the fold thread's overlay for the
  * answers handed to it, in the order they are appended.
  */
 export async function foldLatest(

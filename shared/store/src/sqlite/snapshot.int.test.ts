@@ -28,7 +28,7 @@ describe('sqlite snapshot reader', () => {
       const next = openSnapshot(join(dir, 's.db'));
       assert.deepEqual(next.get('rows', 'r'), { id: 'r', v: 2 });
       next.close();
-      assert.throws(() => openSnapshot(join(dir, 'absent.db')));
+      assert.throws(() => openSnapshot(join(dir, 'absent.db')), /cannot open the store file .*absent\.db/);
     } finally {
       await store.close();
       rmSync(dir, { recursive: true, force: true });

@@ -15,7 +15,12 @@ export interface SnapshotReader {
  * transaction started from (see StoreTransaction.file).
  */
 export function openSnapshot(file: string): SnapshotReader {
-  const db = new Database(file, { fileMustExist: true });
+  let db: Database.Database;
+  try {
+    db = new Database(file, { fileMustExist: true });
+  } catch (err) {
+    throw new Error(`cannot open the store file ${file}: ${(err as Error).message}`, { cause: err });
+  }
   try {
     db.pragma('busy_timeout = 5000');
     db.pragma('query_only = ON');

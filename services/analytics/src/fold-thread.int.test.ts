@@ -15,7 +15,7 @@ import { createCompetitorsService } from './app/competitors.js';
 import { createSettingsService } from './app/settings.js';
 import { createTrackedSourcesService } from './app/tracked-sources.js';
 import { analyticsProjections } from './projections/index.js';
-import { createCountRowThread, type CountRowThread } from './projections/count-row-thread.js';
+import { createFoldThread, type FoldThread } from './projections/fold-thread.js';
 import { ANSWER_BODIES, COUNT_EXTENTS, LATEST_ANSWERS, type LatestAnswerDoc } from './projections/collections.js';
 import { putPrompt } from './transport/consumers.js';
 
@@ -73,10 +73,10 @@ async function world(store: Store) {
 }
 
 /** A thread that counts the batches handed to it. */
-function counting(thread: CountRowThread) {
+function counting(thread: FoldThread) {
   const counted = {
     calls: 0,
-    thread: { ...thread, merge: (...args: Parameters<CountRowThread['merge']>) => (counted.calls++, thread.merge(...args)) },
+    thread: { ...thread, merge: (...args: Parameters<FoldThread['merge']>) => (counted.calls++, thread.merge(...args)) },
   };
   return counted;
 }
@@ -85,11 +85,11 @@ describe('count rows merged on a second thread', () => {
   it('equal what folding the same answers on the request thread gives (a rebuild), across days, backfill, duplicates and retags', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kb-count-thread-'));
     const store = createSqliteStore({ path: join(dir, 'a.db') });
-    const thread = createCountRowThread();
+    const thread = createFoldThread();
     try {
       const { deps, ctx, tag } = await world(store);
       const counted = counting(thread);
-      const threaded = createAnswersService({ ...deps, countRows: { thread: counted.thread, minAnswers: 10 } });
+      const threaded = createAnswersService({ ...deps, foldThread: { thread: counted.thread, minAnswers: 10 } });
       const inline = createAnswersService(deps);
 
       const first = answersOf(['2026-01-30', '2026-01-31'], 0);
@@ -122,25 +122,40 @@ describe('count rows merged on a second thread', () => {
     }
   });
 
-  it('a merge that fails rolls the whole import back, and leaves nothing behind for the next one', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kb-count-thread-'));
+  it('a thread that fails leaves the import to fold here: same rows, bodies and latest answers as a rebuild', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kb-fold-thread-'));
     const store = createSqliteStore({ path: join(dir, 'a.db') });
     try {
       const { deps, ctx } = await world(store);
-      const failing: CountRowThread = { merge: async () => Promise.reject(new Error('the thread died')), close: async () => undefined };
-      const broken = createAnswersService({ ...deps, countRows: { thread: failing, minAnswers: 1 } });
-      const batch = answersOf(['2026-01-30'], 0);
-      await assert.rejects(broken.importAnswers(ctx, batch), /the thread died/);
-      assert.equal((await store.find(LATEST_ANSWERS)).length, 0);
-      assert.equal((await store.find(ANSWER_BODIES)).length, 0);
-      assert.equal((await store.find(COUNT_EXTENTS)).length, 0);
-
-      // The same answers again, folded here: counted once, as a rebuild counts them.
-      assert.equal((await createAnswersService(deps).importAnswers(ctx, batch)).accepted, batch.length);
+      const failing: FoldThread = { merge: async () => Promise.reject(new Error('the thread died')), close: async () => undefined };
+      const answers = createAnswersService({ ...deps, foldThread: { thread: failing, minAnswers: 1 } });
+      await answers.importAnswers(ctx, answersOf(['2026-01-30', '2026-01-31'], 0));
+      const res = await answers.importAnswers(ctx, answersOf(['2026-02-02', '2026-01-20'], 50));
+      assert.equal(res.accepted, 24);
       const folded = await snapshotReadModels(store, analyticsProjections);
+      const latest = (folded[LATEST_ANSWERS] as LatestAnswerDoc[]).map((d) => d.answer_id).sort();
+      assert.equal(latest.length, 12);
+      assert.deepEqual((await store.find(ANSWER_BODIES)).map((b) => b.id).sort(), latest);
       await rebuildReadModels(store, analyticsProjections);
       assert.deepEqual(await snapshotReadModels(store, analyticsProjections), folded);
     } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('answers a job it cannot do with an error (and says why), and takes the next one', async () => {
+    const warnings: unknown[] = [];
+    const thread = createFoldThread({ logger: { warn: (o: unknown) => void warnings.push(o) } });
+    const dir = mkdtempSync(join(tmpdir(), 'kb-fold-thread-'));
+    const store = createSqliteStore({ path: join(dir, 'a.db') });
+    try {
+      await assert.rejects(thread.merge(join(dir, 'absent.db'), [], {}, []), /fold thread: .*absent\.db/s);
+      assert.equal(warnings.length, 1);
+      const writes = await store.transaction((tx) => thread.merge(tx.file!, [], {}, []));
+      assert.deepEqual(writes, []);
+    } finally {
+      await thread.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,6 +1,6 @@
 /**
  * The worker thread that folds a batch of answers into the source and outcome
- * rows and the latest answers (see count-row-thread.ts): it reads them from a
+ * rows and the latest answers (see fold-thread.ts): it reads them from a
  * snapshot of the store file (the state the asking transaction started from),
  * runs the same code as the transaction would for those parts (writeBatch,
  * foldLatest), and answers with the documents to write.
@@ -20,7 +20,7 @@ export interface HandedAnswer {
   body: { text: string; citations: string[] };
 }
 
-export interface CountRowJob {
+export interface FoldJob {
   id: number;
   file: string;
   /** In the order the transaction appends them. */
@@ -30,9 +30,9 @@ export interface CountRowJob {
   /** Organizations whose answers predate their extent (writeBatch's legacy). */
   legacy: string[];
 }
-export type CountRowReply = { id: number; ok: true; writes: RowWrite[] } | { id: number; ok: false; message: string };
+export type FoldReply = { id: number; ok: true; writes: RowWrite[] } | { id: number; ok: false; message: string };
 
-async function run(job: CountRowJob): Promise<CountRowReply> {
+async function run(job: FoldJob): Promise<FoldReply> {
   // The batch is summed here, from the events: objects made by this thread's own code keep the
   // shapes the fold is tuned for (copies made by a structured clone slowed it about twofold).
   const batch = emptyCountBatch();
@@ -54,7 +54,7 @@ async function run(job: CountRowJob): Promise<CountRowReply> {
   }
 }
 
-parentPort!.on('message', (job: CountRowJob) => {
+parentPort!.on('message', (job: FoldJob) => {
   run(job).then(
     (reply) => parentPort!.postMessage(reply),
     (err: unknown) =>
