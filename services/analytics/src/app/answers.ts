@@ -34,9 +34,9 @@ export interface AnswersDeps {
   ids: IdGenerator;
   clock: Clock;
   /**
-   * Where an import of at least `minAnswers` answers merges its count rows
-   * while it appends them (embedded store only; see handOverAnswers). Without
-   * it, every answer folds on this thread.
+   * Where an import of at least `minAnswers` answers folds its source and
+   * outcome rows and latest answers while it appends them (embedded store only;
+   * see handOverAnswers). Without it, every answer folds on this thread.
    */
   foldThread?: { thread: FoldThread; minAnswers: number };
 }

@@ -72,15 +72,15 @@ function pendingOf(tx: StoreTransaction): Pending {
 }
 
 /**
- * Hands the answers this transaction is about to append to the count-row
- * thread, which folds them into the source and outcome rows and the latest
- * answers while the transaction appends them; flush then adds them to the
- * count rows here and writes what the thread sends back (the same documents
- * writeBatch and foldLatest would write here). The thread reads the rows from the store's file as this transaction
- * started, so this works only on an embedded store (`tx.file`) and only before
- * the transaction folded anything: otherwise it returns false and the answers
- * fold here as usual. The transaction must then append every answer handed
- * over and no other (flush checks).
+ * Hands the answers this transaction is about to append to the fold thread,
+ * which folds them into the source and outcome rows and the latest answers
+ * while the transaction appends them; flush then adds them to the count rows
+ * here and writes what the thread sends back (the same documents writeBatch and
+ * foldLatest would write here). The thread reads the rows from the store's file
+ * as this transaction started, so this works only on an embedded store
+ * (`tx.file`) and only before the transaction folded anything: otherwise it
+ * returns false and the answers fold here as usual. The transaction must then
+ * append every answer handed over and no other (flush checks).
  */
 export async function handOverAnswers(tx: StoreTransaction, thread: FoldThread, answers: readonly HandedAnswer[]): Promise<boolean> {
   if (!tx.file || answers.length === 0) return false;
