@@ -23,7 +23,8 @@
  *                                       ONLY=fold|reports|import to run one part; PROFILE=dir
  *                                       [PROFILE_REPORT=name] writes CPU profiles of the reports;
  *                                       IMPORTER_IDS=v4: the importer's answer ids are random
- *                                       v4 uuids instead of time-ordered ones like the service's)
+ *                                       v4 uuids instead of time-ordered ones like the service's;
+ *                                       FOLD_THREAD_MIN_ANSWERS=0: the import folds on one thread)
  */
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -474,7 +475,7 @@ async function importYear() {
   const dir = mkdtempSync(join(tmpdir(), 'kb-bench-import-'));
   try {
     const w = await world(dir);
-    // As the service runs it: imports of FOLD_THREAD_MIN_ANSWERS or more merge their count rows on a second thread (0: never).
+    // As the service runs it: imports of FOLD_THREAD_MIN_ANSWERS or more fold part of their work on a second thread (0: never).
     const minAnswers = Number(process.env.FOLD_THREAD_MIN_ANSWERS ?? 100);
     const thread = minAnswers > 0 ? createFoldThread() : undefined;
     const answers = createAnswersService({ ...w.deps, ...(thread && { foldThread: { thread, minAnswers } }) });

@@ -81,7 +81,7 @@ function counting(thread: FoldThread) {
   return counted;
 }
 
-describe('count rows merged on a second thread', () => {
+describe('the fold thread', () => {
   it('equal what folding the same answers on the request thread gives (a rebuild), across days, backfill, duplicates and retags', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kb-count-thread-'));
     const store = createSqliteStore({ path: join(dir, 'a.db') });

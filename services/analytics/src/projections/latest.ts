@@ -5,7 +5,7 @@ import { ANSWER_BODIES, LATEST_ANSWERS, type LatestAnswerDoc } from './collectio
 import type { RowStore } from './write-batch.js';
 
 type LatestKey = Pick<AnswerCollected, 'org_id' | 'prompt_id' | 'model' | 'location'>;
-export const latestId = (a: LatestKey) => JSON.stringify([a.org_id, a.prompt_id, a.model, a.location]);
+const latestId = (a: LatestKey) => JSON.stringify([a.org_id, a.prompt_id, a.model, a.location]);
 
 /** Newer wins; equal run_at: the greater answer id, so the outcome never depends on arrival order. */
 const isNewer = (a: { run_at: string; answer_id: string }, b: { run_at: string; answer_id: string }) => {
