@@ -16,6 +16,7 @@ import { createSettingsService } from './app/settings.js';
 import { createTrackedSourcesService } from './app/tracked-sources.js';
 import { analyticsProjections } from './projections/index.js';
 import { createFoldThread, type FoldThread } from './projections/fold-thread.js';
+import type { RowWrite } from './projections/row-overlay.js';
 import { ANSWER_BODIES, COUNT_EXTENTS, LATEST_ANSWERS, type LatestAnswerDoc } from './projections/collections.js';
 import { putPrompt } from './transport/consumers.js';
 
@@ -70,6 +71,13 @@ async function world(store: Store) {
   await tag(PROMPTS[0]!, ['t1']);
   await tag(PROMPTS[1]!, ['t1', 't2']);
   return { deps, ctx, tag };
+}
+
+/** Every piece of a job, in order. */
+async function allPieces(job: AsyncIterable<RowWrite[]>): Promise<RowWrite[][]> {
+  const out: RowWrite[][] = [];
+  for await (const piece of job) out.push(piece);
+  return out;
 }
 
 /** A thread that counts the batches handed to it. */
@@ -127,7 +135,13 @@ describe('the fold thread', () => {
     const store = createSqliteStore({ path: join(dir, 'a.db') });
     try {
       const { deps, ctx } = await world(store);
-      const failing: FoldThread = { merge: async () => Promise.reject(new Error('the thread died')), close: async () => undefined };
+      const failing: FoldThread = {
+        // eslint-disable-next-line require-yield
+        merge: async function* () {
+          throw new Error('the thread died');
+        },
+        close: async () => undefined,
+      };
       const answers = createAnswersService({ ...deps, foldThread: { thread: failing, minAnswers: 1 } });
       await answers.importAnswers(ctx, answersOf(['2026-01-30', '2026-01-31'], 0));
       const res = await answers.importAnswers(ctx, answersOf(['2026-02-02', '2026-01-20'], 50));
@@ -144,16 +158,52 @@ describe('the fold thread', () => {
     }
   });
 
+  it('a thread that fails after the transaction wrote part of its work: the import runs again without it, same rows as a rebuild', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kb-fold-thread-'));
+    const store = createSqliteStore({ path: join(dir, 'a.db') });
+    const thread = createFoldThread();
+    try {
+      const { deps, ctx } = await world(store);
+      let jobs = 0;
+      const interrupted: FoldThread = {
+        // The real thread's first piece (a write of every kind it makes, in small pieces), then a failure.
+        merge: async function* (...args) {
+          jobs++;
+          for await (const piece of thread.merge(...args)) {
+            yield piece;
+            if (piece.length > 0) throw new Error('the thread died part way');
+          }
+        },
+        close: async () => undefined,
+      };
+      const answers = createAnswersService({ ...deps, foldThread: { thread: interrupted, minAnswers: 1 } });
+      await answers.importAnswers(ctx, answersOf(['2026-01-30', '2026-01-31'], 0));
+      const res = await answers.importAnswers(ctx, answersOf(['2026-02-02', '2026-01-20'], 50));
+      assert.equal(res.accepted, 24);
+      assert.equal(jobs, 2);
+      const folded = await snapshotReadModels(store, analyticsProjections);
+      const latest = (folded[LATEST_ANSWERS] as LatestAnswerDoc[]).map((d) => d.answer_id).sort();
+      assert.equal(latest.length, 12);
+      assert.deepEqual((await store.find(ANSWER_BODIES)).map((b) => b.id).sort(), latest);
+      await rebuildReadModels(store, analyticsProjections);
+      assert.deepEqual(await snapshotReadModels(store, analyticsProjections), folded);
+    } finally {
+      await thread.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('answers a job it cannot do with an error (and says why), and takes the next one', async () => {
     const warnings: unknown[] = [];
     const thread = createFoldThread({ logger: { warn: (o: unknown) => void warnings.push(o) } });
     const dir = mkdtempSync(join(tmpdir(), 'kb-fold-thread-'));
     const store = createSqliteStore({ path: join(dir, 'a.db') });
     try {
-      await assert.rejects(thread.merge(join(dir, 'absent.db'), [], {}, []), /fold thread: .*absent\.db/s);
+      await assert.rejects(allPieces(thread.merge(join(dir, 'absent.db'), [], {}, [])), /fold thread: .*absent\.db/s);
       assert.equal(warnings.length, 1);
-      const writes = await store.transaction((tx) => thread.merge(tx.file!, [], {}, []));
-      assert.deepEqual(writes, []);
+      const pieces = await store.transaction((tx) => allPieces(thread.merge(tx.file!, [], {}, [])));
+      assert.deepEqual(pieces, [[]]);
     } finally {
       await thread.close();
       await store.close();

@@ -8,7 +8,7 @@ import { answerFacts, eventFacts, type FoldContext } from '../domain/facts.js';
 import type { BrandName } from '../domain/reports.js';
 import { loadFoldContext } from '../projections/fold-context.js';
 import { bodyWritten, handOverAnswers, takeBackAnswers } from '../projections/answers.js';
-import type { FoldThread } from '../projections/fold-thread.js';
+import { FoldThreadInterrupted, type FoldThread } from '../projections/fold-thread.js';
 import { ANSWER_BODIES, type AnswerBodyDoc } from '../projections/collections.js';
 import { metadataOf } from './context.js';
 
@@ -117,33 +117,44 @@ export function createAnswersService(deps: AnswersDeps) {
         valid.push({ index, input: checked.value, answer_id });
       });
 
-      await commands.transaction(metadataOf(ctx), async (session) => {
-        // Rules and brands do not change inside the batch's transaction: read them once.
-        const context = valid.length > 0 ? await loadFoldContext(session.tx, ctx.org_id) : undefined;
-        const recorded = valid.map((v) => ({ index: v.index, answer: record(ctx.org_id, context!, v.input, v.answer_id, 'import') }));
-        // Handed over before the duplicates are known (a batch rarely has any), so the thread's work
-        // overlaps the reads below as well as the appends; a batch that has one takes its answers back.
-        const handedOver =
-          foldThread !== undefined &&
-          recorded.length >= foldThread.minAnswers &&
-          (await handOverAnswers(
-            session.tx,
-            foldThread.thread,
-            recorded.map(({ answer: { data, body } }) => ({ data, body: { text: body.text, citations: body.citations } })),
-          ));
-        const fresh: typeof recorded = [];
-        for (const r of recorded) {
-          const { version } = await session.load(answerDecider, answerStream(r.answer.data.answer_id));
-          if (version > 0) results.push({ index: r.index, status: 'rejected', errors: ['answer_id was already imported'] });
-          else fresh.push(r);
-        }
-        if (handedOver && fresh.length < recorded.length) takeBackAnswers(session.tx);
-        // Every answer handed over is appended here (or the transaction fails), as handOverAnswers requires.
-        for (const { index, answer } of fresh) {
-          await append(session, answer);
-          results.push({ index, status: 'accepted', answer_id: answer.data.answer_id, errors: [] });
-        }
-      });
+      /** Appends the fresh answers in one transaction; their results, and those of answers imported before. */
+      const appendFresh = (useThread: boolean) =>
+        commands.transaction(metadataOf(ctx), async (session) => {
+          const appended: ImportItemResult[] = [];
+          // Rules and brands do not change inside the batch's transaction: read them once.
+          const context = valid.length > 0 ? await loadFoldContext(session.tx, ctx.org_id) : undefined;
+          const recorded = valid.map((v) => ({ index: v.index, answer: record(ctx.org_id, context!, v.input, v.answer_id, 'import') }));
+          // Handed over before the duplicates are known (a batch rarely has any), so the thread's work
+          // overlaps the reads below as well as the appends; a batch that has one takes its answers back.
+          const handedOver =
+            useThread &&
+            foldThread !== undefined &&
+            recorded.length >= foldThread.minAnswers &&
+            (await handOverAnswers(
+              session.tx,
+              foldThread.thread,
+              recorded.map(({ answer: { data, body } }) => ({ data, body: { text: body.text, citations: body.citations } })),
+            ));
+          const fresh: typeof recorded = [];
+          for (const r of recorded) {
+            const { version } = await session.load(answerDecider, answerStream(r.answer.data.answer_id));
+            if (version > 0) appended.push({ index: r.index, status: 'rejected', errors: ['answer_id was already imported'] });
+            else fresh.push(r);
+          }
+          if (handedOver && fresh.length < recorded.length) takeBackAnswers(session.tx);
+          // Every answer handed over is appended here (or the transaction fails), as handOverAnswers requires.
+          for (const { index, answer } of fresh) {
+            await append(session, answer);
+            appended.push({ index, status: 'accepted', answer_id: answer.data.answer_id, errors: [] });
+          }
+          return appended;
+        });
+      // A thread that failed after the transaction wrote part of its work leaves it unable to finish: once more, here.
+      results.push(
+        ...(await appendFresh(true).catch((err: unknown) =>
+          err instanceof FoldThreadInterrupted ? appendFresh(false) : Promise.reject(err),
+        )),
+      );
       results.sort((a, b) => a.index - b.index);
       const accepted = results.filter((r) => r.status === 'accepted').length;
       if (accepted === 0)

@@ -9,7 +9,7 @@ import { addCountRow, addSourceRow, memberTags, tagChanges, tagRowPrompt } from 
 import { countRowStore } from './prompt-cells.js';
 import { writeBatch, type RowStore } from './write-batch.js';
 import type { RowWrite } from './row-overlay.js';
-import type { FoldThread } from './fold-thread.js';
+import { FoldThreadInterrupted, type FoldThread } from './fold-thread.js';
 import type { HandedAnswer } from './fold-worker.js';
 import { sealOpenDay } from './open-day.js';
 import { foldLatest } from './latest.js';
@@ -56,8 +56,8 @@ interface Pending {
   handedOver?: Set<string>;
   /** Answers folded in this transaction that were not handed over (none may be when some were). */
   strays?: number;
-  /** What the fold thread will have the transaction write for them. */
-  merged?: Promise<RowWrite[]>;
+  /** What the fold thread has the transaction write for them, in pieces. */
+  merged?: AsyncIterable<RowWrite[]>;
   /** The handed-over answers' foldLatest arguments, in append order: folded here should the thread fail. */
   latest?: LatestArgs[];
 }
@@ -96,9 +96,8 @@ export async function handOverAnswers(tx: StoreTransaction, thread: FoldThread, 
   const legacy = [...pending.legacy].filter(([, old]) => old).map(([orgId]) => orgId);
   pending.handedOver = ids;
   pending.latest = [];
+  // Read by flush; a transaction that fails before it drops the pieces (discardPending).
   pending.merged = thread.merge(tx.file, answers, tags, legacy);
-  // Awaited by flush; a transaction that fails before it drops the result (discardPending).
-  pending.merged.catch(() => undefined);
   return true;
 }
 
@@ -132,11 +131,17 @@ async function flushRows(tx: StoreTransaction): Promise<void> {
       throw new Error('the answers handed to the fold thread are not the ones this transaction appended');
     // The count rows here while the thread finishes the rest; neither part reads what the other writes.
     await writeBatch(tx, p.batch, legacy, { counts: true, sources: false });
-    const writes = await p.merged.catch(() => undefined);
-    if (writes)
-      for (const [collection, id, json] of writes) await (json === null ? tx.delete(collection, id) : tx.putJson(collection, id, json));
-    else {
-      // The thread failed (it logged why): its part is done here, in the same order, as if never handed over.
+    // Each piece is written while the thread makes the next.
+    let written = false;
+    try {
+      for await (const writes of p.merged) {
+        for (const [collection, id, json] of writes) await (json === null ? tx.delete(collection, id) : tx.putJson(collection, id, json));
+        written ||= writes.length > 0;
+      }
+    } catch (err) {
+      // The thread failed (it logged why). Before any write, its part is done here, in the same order,
+      // as if never handed over; after some, the transaction is run again without it.
+      if (written) throw new FoldThreadInterrupted(err);
       await writeBatch(tx, p.batch, legacy, { counts: false, sources: true });
       for (const l of p.latest!) await foldLatest(tx, ...l);
     }

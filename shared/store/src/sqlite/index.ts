@@ -1,3 +1,3 @@
 export { createSqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 export { registerForCheckpoints, type CheckpointRegistration } from './checkpointer.js';
-export { openSnapshot, type SnapshotReader } from './snapshot.js';
+export { openSnapshot, snapshotSource, type SnapshotReader, type SnapshotSource } from './snapshot.js';
