@@ -80,6 +80,31 @@ async function allPieces(job: AsyncIterable<RowWrite[]>): Promise<RowWrite[][]> 
   return out;
 }
 
+/**
+ * Imports two batches (days, then a later day with a backfill) through `thread` and checks the
+ * rows, latest answers and kept bodies equal a rebuild's.
+ */
+async function importMatchesRebuild(thread: FoldThread): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'kb-fold-thread-'));
+  const store = createSqliteStore({ path: join(dir, 'a.db') });
+  try {
+    const { deps, ctx } = await world(store);
+    const answers = createAnswersService({ ...deps, foldThread: { thread, minAnswers: 1 } });
+    await answers.importAnswers(ctx, answersOf(['2026-01-30', '2026-01-31'], 0));
+    const res = await answers.importAnswers(ctx, answersOf(['2026-02-02', '2026-01-20'], 50));
+    assert.equal(res.accepted, 24);
+    const folded = await snapshotReadModels(store, analyticsProjections);
+    const latest = (folded[LATEST_ANSWERS] as LatestAnswerDoc[]).map((d) => d.answer_id).sort();
+    assert.equal(latest.length, 12);
+    assert.deepEqual((await store.find(ANSWER_BODIES)).map((b) => b.id).sort(), latest);
+    await rebuildReadModels(store, analyticsProjections);
+    assert.deepEqual(await snapshotReadModels(store, analyticsProjections), folded);
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** A thread that counts the batches handed to it. */
 function counting(thread: FoldThread) {
   const counted = {
@@ -131,39 +156,19 @@ describe('the fold thread', () => {
   });
 
   it('a thread that fails leaves the import to fold here: same rows, bodies and latest answers as a rebuild', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kb-fold-thread-'));
-    const store = createSqliteStore({ path: join(dir, 'a.db') });
-    try {
-      const { deps, ctx } = await world(store);
-      const failing: FoldThread = {
-        // eslint-disable-next-line require-yield
-        merge: async function* () {
-          throw new Error('the thread died');
-        },
-        close: async () => undefined,
-      };
-      const answers = createAnswersService({ ...deps, foldThread: { thread: failing, minAnswers: 1 } });
-      await answers.importAnswers(ctx, answersOf(['2026-01-30', '2026-01-31'], 0));
-      const res = await answers.importAnswers(ctx, answersOf(['2026-02-02', '2026-01-20'], 50));
-      assert.equal(res.accepted, 24);
-      const folded = await snapshotReadModels(store, analyticsProjections);
-      const latest = (folded[LATEST_ANSWERS] as LatestAnswerDoc[]).map((d) => d.answer_id).sort();
-      assert.equal(latest.length, 12);
-      assert.deepEqual((await store.find(ANSWER_BODIES)).map((b) => b.id).sort(), latest);
-      await rebuildReadModels(store, analyticsProjections);
-      assert.deepEqual(await snapshotReadModels(store, analyticsProjections), folded);
-    } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const failing: FoldThread = {
+      // eslint-disable-next-line require-yield
+      merge: async function* () {
+        throw new Error('the thread died');
+      },
+      close: async () => undefined,
+    };
+    await importMatchesRebuild(failing);
   });
 
   it('a thread that fails after the transaction wrote part of its work: the import runs again without it, same rows as a rebuild', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kb-fold-thread-'));
-    const store = createSqliteStore({ path: join(dir, 'a.db') });
     const thread = createFoldThread();
     try {
-      const { deps, ctx } = await world(store);
       let jobs = 0;
       const interrupted: FoldThread = {
         // The real thread's first piece (a write of every kind it makes, in small pieces), then a failure.
@@ -176,21 +181,10 @@ describe('the fold thread', () => {
         },
         close: async () => undefined,
       };
-      const answers = createAnswersService({ ...deps, foldThread: { thread: interrupted, minAnswers: 1 } });
-      await answers.importAnswers(ctx, answersOf(['2026-01-30', '2026-01-31'], 0));
-      const res = await answers.importAnswers(ctx, answersOf(['2026-02-02', '2026-01-20'], 50));
-      assert.equal(res.accepted, 24);
+      await importMatchesRebuild(interrupted);
       assert.equal(jobs, 2);
-      const folded = await snapshotReadModels(store, analyticsProjections);
-      const latest = (folded[LATEST_ANSWERS] as LatestAnswerDoc[]).map((d) => d.answer_id).sort();
-      assert.equal(latest.length, 12);
-      assert.deepEqual((await store.find(ANSWER_BODIES)).map((b) => b.id).sort(), latest);
-      await rebuildReadModels(store, analyticsProjections);
-      assert.deepEqual(await snapshotReadModels(store, analyticsProjections), folded);
     } finally {
       await thread.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 
