@@ -24,7 +24,9 @@
  *                                       [PROFILE_REPORT=name] writes CPU profiles of the reports;
  *                                       IMPORTER_IDS=v4: the importer's answer ids are random
  *                                       v4 uuids instead of time-ordered ones like the service's;
- *                                       FOLD_THREAD_MIN_ANSWERS=0: the import folds on one thread)
+ *                                       FOLD_THREAD_MIN_ANSWERS=0: the import folds on one thread;
+ *                                       PAGE_SIZE=4096: the store file with SQLite's default pages
+ *                                       instead of the service's)
  */
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -129,7 +131,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const fmt = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;
 
 async function world(dir: string) {
-  const store = createSqliteStore({ path: join(dir, 'analytics.db') });
+  // The service's page size (ANALYTICS_STORE_FILE) unless PAGE_SIZE names another, to compare.
+  const pageSize = Number(process.env.PAGE_SIZE ?? analyticsBench.ANALYTICS_STORE_FILE.pageSize ?? 4096);
+  const store = createSqliteStore({ path: join(dir, 'analytics.db'), pageSize });
   for (const p of analyticsProjections) for (const i of p.indexes ?? []) await store.ensureIndex(i.collection, i.fields);
   const clock = fixedClock(new Date(DAY0 + (DAYS + 1) * DAY_MS));
   const commands = createCommandBus({ store, catalog: eventCatalog, projections: analyticsProjections, ids: randomIds, clock });
@@ -143,7 +147,7 @@ async function world(dir: string) {
   const deps = { store, commands, ids: randomIds, clock };
   await createSettingsService(deps).setBrand(ctx, { brand_name: 'Acme', websites: DOMAINS.slice(0, 10) });
   for (const name of ['Globex', 'Initech']) await createCompetitorsService(deps).create(ctx, { name });
-  return { store, clock, ctx, deps };
+  return { store, clock, ctx, deps, pageSize };
 }
 
 async function foldRate() {
@@ -559,7 +563,7 @@ async function importYear() {
     const rate = n / (storeMs / 1000);
     const size = statSync(join(dir, 'analytics.db')).size;
     console.log(
-      `\nimport: ${n} answers (${days} days x ${perDay}) in ${(storeMs / 1000).toFixed(1)} s = ${Math.round(rate)} answers/s end to end (pure in-memory fold: ${Math.round(n / (pureMs / 1000))} answers/s, ratio ${(storeMs / pureMs).toFixed(1)}x); store ${(size / 1e6).toFixed(0)} MB`,
+      `\nimport: ${n} answers (${days} days x ${perDay}) in ${(storeMs / 1000).toFixed(1)} s = ${Math.round(rate)} answers/s end to end (pure in-memory fold: ${Math.round(n / (pureMs / 1000))} answers/s, ratio ${(storeMs / pureMs).toFixed(1)}x); store ${(size / 1e6).toFixed(0)} MB in ${w.pageSize / 1024} KB pages`,
     );
     console.log(
       `        CPU time: ${Math.round(n / (storeCpuMs / 1000))} answers per CPU-second end to end, pure fold ${Math.round(n / (pureCpuMs / 1000))} (ratio ${(storeCpuMs / pureCpuMs).toFixed(1)}x)`,

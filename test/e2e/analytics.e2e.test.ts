@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { newMember, newOrgAdmin } from './identity-fixtures.js';
 
@@ -296,6 +298,19 @@ describe('analytics walkthrough: import, track, report', () => {
     const after = await t.api('GET', `/org/analytics/answers/latest?prompt_id=${PROMPT_A}`);
     assert.equal(after.body.answers[0].answer_id, answers[1]!.answer_id);
     assert.equal((await t.api('GET', `/org/analytics/overview?${WINDOW}`)).body.totals.answer_count, 5);
+  });
+
+  it("keeps its rows in a store file of 16 KB pages (ANALYTICS_STORE_FILE); other services' files keep SQLite's 4 KB", () => {
+    const pageSize = (service: string) => {
+      const db = new Database(join(t.dataDir, `${service}.db`), { readonly: true, fileMustExist: true });
+      try {
+        return db.pragma('page_size', { simple: true });
+      } finally {
+        db.close();
+      }
+    };
+    assert.equal(pageSize('analytics'), 16384);
+    assert.equal(pageSize('gateway'), 4096);
   });
 
   it('glossary defines won, lost and the denominators', async () => {

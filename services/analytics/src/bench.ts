@@ -1,5 +1,6 @@
 /** Internals the benchmark under test/bench drives directly (the same code the service runs). */
 import { analyticsProjections } from './projections/index.js';
+import { ANALYTICS_STORE_FILE } from './config.js';
 import { createAnswersService } from './app/answers.js';
 import { createReportsService } from './app/reports.js';
 import { createSettingsService } from './app/settings.js';
@@ -15,6 +16,7 @@ import { sealOpenDay } from './projections/open-day.js';
 import { COUNT_EXTENTS, DAILY_COUNTS, DAILY_SOURCES, PROMPTS, PROMPT_COUNTS, PROMPT_OUTCOMES } from './projections/collections.js';
 
 export const analyticsBench = {
+  ANALYTICS_STORE_FILE,
   analyticsProjections,
   createAnswersService,
   createFoldThread,

@@ -6,7 +6,7 @@ import type { LeaseManager } from '@kb/coordination';
 import { createRpcServer, loadProto, serviceConstructor } from '@kb/rpc';
 import { checkDependencies, createEventSourcedCore, dependencyChecks, openBus, openStore } from '@kb/runtime';
 import type { Store } from '@kb/store';
-import type { AnalyticsConfig } from './config.js';
+import { ANALYTICS_STORE_FILE, type AnalyticsConfig } from './config.js';
 import { createAnswersService } from './app/answers.js';
 import { createReportsService } from './app/reports.js';
 import { createTrackedSourcesService } from './app/tracked-sources.js';
@@ -54,7 +54,7 @@ export async function startAnalytics(options: {
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? randomIds;
 
-  const store = await openStore(config, SERVICE_NAME, clock, logger);
+  const store = await openStore(config, SERVICE_NAME, clock, logger, ANALYTICS_STORE_FILE);
   const bus = await openBus(config, SERVICE_NAME, logger);
   const core = await createEventSourcedCore({
     service: SERVICE_NAME,

@@ -12,17 +12,29 @@ export interface AdapterSettings {
   KAFKA_BROKERS?: string | undefined;
 }
 
+/** How a service's embedded store file is laid out (the SQLite store only; MongoDB ignores it). */
+export interface StoreFileOptions {
+  /** Page size of the file when it is created (see SqliteStoreOptions.pageSize). */
+  pageSize?: number;
+}
+
 /**
  * The one place that turns configuration into adapters. Adapters are imported
  * lazily so the embedded runtime never loads the MongoDB or Kafka drivers.
  */
-export async function openStore(settings: AdapterSettings, service: string, clock: Clock, logger: Logger): Promise<Store> {
+export async function openStore(
+  settings: AdapterSettings,
+  service: string,
+  clock: Clock,
+  logger: Logger,
+  file: StoreFileOptions = {},
+): Promise<Store> {
   if (settings.STORE === 'mongodb') {
     const { createMongoStore } = await import('@kb/store/mongodb');
     return createMongoStore({ url: settings.MONGODB_URL!, database: service.replace(/[^a-z0-9_]/gi, '_'), clock, logger });
   }
   const { createSqliteStore } = await import('@kb/store/sqlite');
-  return createSqliteStore({ path: join(settings.DATA_DIR, `${service}.db`), clock });
+  return createSqliteStore({ path: join(settings.DATA_DIR, `${service}.db`), clock, ...file });
 }
 
 export async function openBus(settings: AdapterSettings, service: string, logger: Logger): Promise<EventBus> {

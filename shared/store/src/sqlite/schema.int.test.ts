@@ -83,4 +83,41 @@ describe('sqlite store schema', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('makes a new file with the page size asked for; a file that exists keeps its own and still works', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kb-store-page-'));
+    const pageSizeOf = (path: string) => {
+      const db = new Database(path, { readonly: true });
+      try {
+        return db.pragma('page_size', { simple: true });
+      } finally {
+        db.close();
+      }
+    };
+    try {
+      const fresh = join(dir, 'fresh.db');
+      const store = createSqliteStore({ path: fresh, pageSize: 16384 });
+      await store.transaction((tx) => tx.put('items', { id: 'a', n: 1 }));
+      await store.close();
+      assert.equal(pageSizeOf(fresh), 16384);
+
+      // Made with SQLite's default; asking for another size later changes nothing and loses nothing.
+      const old = join(dir, 'old.db');
+      const first = createSqliteStore({ path: old });
+      await first.transaction((tx) => tx.put('items', { id: 'a', n: 1 }));
+      await first.close();
+      const reopened = createSqliteStore({ path: old, pageSize: 16384 });
+      await reopened.transaction((tx) => tx.put('items', { id: 'b', n: 2 }));
+      assert.deepEqual(await reopened.get('items', 'a'), { id: 'a', n: 1 });
+      assert.equal(await reopened.count('items'), 2);
+      await reopened.close();
+      assert.equal(pageSizeOf(old), 4096);
+
+      // A size SQLite would silently ignore is refused before any file is made.
+      for (const pageSize of [1000, 256, 131072, 16384.5])
+        assert.throws(() => createSqliteStore({ path: join(dir, `bad-${pageSize}.db`), pageSize }), /power of two from 512 to 65536/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
