@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -114,8 +114,11 @@ describe('sqlite store schema', () => {
       assert.equal(pageSizeOf(old), 4096);
 
       // A size SQLite would silently ignore is refused before any file is made.
-      for (const pageSize of [1000, 256, 131072, 16384.5])
-        assert.throws(() => createSqliteStore({ path: join(dir, `bad-${pageSize}.db`), pageSize }), /power of two from 512 to 65536/);
+      for (const pageSize of [1000, 256, 131072, 16384.5]) {
+        const path = join(dir, `bad-${pageSize}.db`);
+        assert.throws(() => createSqliteStore({ path, pageSize }), /power of two from 512 to 65536/);
+        assert.equal(existsSync(path), false);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -26,17 +26,17 @@ export interface SqliteStoreOptions {
 }
 
 /** Throws unless `size` is a page size SQLite accepts (it ignores any other silently). */
-export function checkPageSize(size: number): number {
+function checkPageSize(size: number): void {
   if (!Number.isInteger(size) || size < 512 || size > 65536 || (size & (size - 1)) !== 0)
     throw new Error(`pageSize must be a power of two from 512 to 65536, not ${size}`);
-  return size;
 }
 
 function open(path: string, pageSize?: number): Database.Database {
+  if (pageSize !== undefined) checkPageSize(pageSize);
   mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   // Takes effect only on a file that has no table yet, and must come before WAL mode, which fixes the size.
-  if (pageSize !== undefined) db.pragma(`page_size = ${checkPageSize(pageSize)}`);
+  if (pageSize !== undefined) db.pragma(`page_size = ${pageSize}`);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
@@ -52,7 +52,6 @@ function open(path: string, pageSize?: number): Database.Database {
  */
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   const clock = options.clock ?? systemClock;
-  if (options.pageSize !== undefined) checkPageSize(options.pageSize);
   const writer = open(options.path, options.pageSize);
   migrate(writer);
   const checkpoints = registerForCheckpoints(options.path, (pragma) => writer.pragma(pragma));
