@@ -1,0 +1,109 @@
+/**
+ * The ingest benchmark's HTTP client, run in a child process of its own (forked
+ * by ingest.bench.ts) so that its CPU (building forms, encoding multipart,
+ * parsing answers, polling) is not counted as the pipeline's and does not share
+ * the service's event loop. Driven over IPC: each message names a corpus and how
+ * to upload it; the answer says when the uploads were answered and when every
+ * file was settled (completed or failed).
+ */
+import { corpus, warmUpFiles, type CorpusFile } from './ingest-corpus.js';
+
+export type ClientRequest =
+  | { kind: 'warm-up'; url: string; key: string; workers: number }
+  | { kind: 'run'; url: string; key: string; prefix: string; first: number; rounds: number; perRequest: number; clients: number };
+
+export interface ClientReply {
+  uploadSeconds: number;
+  seconds: number;
+  files: number;
+  failed: number;
+  requests: number;
+  /** CPU seconds this client process used for the run. */
+  clientCpuSeconds: number;
+}
+
+function chunked<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+const settledStatus = (s: string) => s === 'completed' || s === 'failed';
+
+/**
+ * Waits until every item is completed or failed; answers how many failed. Items are
+ * processed in the order they were queued, so it polls the newest one still pending
+ * (one small request every 10 ms) and, once that one is settled, sweeps the listing
+ * for any other still pending: exact to 10 ms, and cheap for the service.
+ */
+async function settle(url: string, key: string, ids: string[]): Promise<number> {
+  const headers = { 'x-api-key': key };
+  const pending = new Set(ids);
+  const failedIds = new Set<string>();
+  const mark = (id: string, status: string) => {
+    if (!settledStatus(status)) return;
+    pending.delete(id);
+    if (status === 'failed') failedIds.add(id);
+  };
+  while (pending.size > 0) {
+    const newest = [...pending].at(-1)!;
+    const res = await fetch(`${url}/api/v1/org/kb/content/${newest}`, { headers });
+    const item = (await res.json()) as { processing_status: string };
+    mark(newest, item.processing_status);
+    if (pending.has(newest)) {
+      await new Promise((r) => setTimeout(r, 10));
+      continue;
+    }
+    for (let offset = 0; pending.size > 0; offset += 100) {
+      const page = (await (await fetch(`${url}/api/v1/content?limit=100&offset=${offset}`, { headers })).json()) as {
+        items: { id: string; processing_status: string }[];
+        total_count: number;
+      };
+      for (const i of page.items) if (pending.has(i.id)) mark(i.id, i.processing_status);
+      if (offset + 100 >= page.total_count) break;
+    }
+  }
+  return failedIds.size;
+}
+
+/** Uploads the files (requests of `perRequest` files, `clients` at a time), then waits until every file is settled. */
+async function run(url: string, key: string, files: CorpusFile[], perRequest: number, clients: number): Promise<ClientReply> {
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  const ids: string[] = [];
+  const requests = chunked(files, perRequest);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < requests.length) {
+        const form = new FormData();
+        for (const f of requests[next++]!) form.append('files', new Blob([f.bytes]), f.name);
+        const res = await fetch(`${url}/api/v1/org/kb/upload`, { method: 'POST', body: form, headers: { 'x-api-key': key } });
+        if (res.status !== 202) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
+        ids.push(...((await res.json()) as { files: { content_id: string }[] }).files.map((f) => f.content_id));
+      }
+    }),
+  );
+  const uploadSeconds = (performance.now() - started) / 1000;
+  const failed = await settle(url, key, ids);
+  const used = process.cpuUsage(cpu);
+  return {
+    uploadSeconds,
+    seconds: (performance.now() - started) / 1000,
+    files: files.length,
+    failed,
+    requests: requests.length,
+    clientCpuSeconds: (used.user + used.system) / 1e6,
+  };
+}
+
+process.on('message', (request: ClientRequest) => {
+  const work =
+    request.kind === 'warm-up'
+      ? run(request.url, request.key, warmUpFiles(request.workers), 10, 1)
+      : run(request.url, request.key, corpus(request.prefix, request.first, request.rounds), request.perRequest, request.clients);
+  work.then(
+    (reply) => process.send!({ ok: true, reply }),
+    (err: unknown) => process.send!({ ok: false, error: err instanceof Error ? err.stack ?? err.message : String(err) }),
+  );
+});

@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The ingest benchmark's corpus: copies of the twelve format samples under test/fixtures/formats. */
+const dir = fileURLToPath(new URL('../fixtures/formats/', import.meta.url));
+export const SAMPLES = [
+  'sample.pdf',
+  'sample.txt',
+  'sample.csv',
+  'sample.doc',
+  'sample.docx',
+  'sample.xls',
+  'sample.xlsx',
+  'sample.ppt',
+  'sample.pptx',
+  'sample.html',
+  'sample.json',
+  'sample.xml',
+];
+
+export interface CorpusFile {
+  name: string;
+  bytes: Buffer;
+}
+
+/** A copy of a sample with different bytes (so dedupe does not skip it) and the same content. */
+export function variant(name: string, n: number): Buffer {
+  const bytes = readFileSync(join(dir, name));
+  const tag = `variant ${n}`;
+  if (name.endsWith('.json')) return Buffer.from(JSON.stringify({ ...JSON.parse(bytes.toString()), variant: tag }));
+  if (/\.(xml|html)$/.test(name)) return Buffer.concat([bytes, Buffer.from(`\n<!-- ${tag} -->\n`)]);
+  if (/\.(txt|csv)$/.test(name)) return Buffer.concat([bytes, Buffer.from(`${tag}\n`)]);
+  // Binary containers tolerate trailing bytes (PDF after %%EOF, zip after its directory, OLE2 after its sectors).
+  return Buffer.concat([bytes, Buffer.from(`\n% ${tag}\n`)]);
+}
+
+/** `rounds` copies of every sample, named `<prefix>-<round>.<ext>`, variants `first`, `first + 1`, ... */
+export function corpus(prefix: string, first: number, rounds: number): CorpusFile[] {
+  return Array.from({ length: rounds }, (_, n) =>
+    SAMPLES.map((name) => ({ name: name.replace('sample', `${prefix}-${n}`), bytes: variant(name, first + n) })),
+  ).flat();
+}
+
+/** One file of every format per extraction worker, for warming the pipeline up (variants below zero: none collides). */
+export function warmUpFiles(workers: number): CorpusFile[] {
+  return Array.from({ length: workers }, (_, w) => SAMPLES.map((name) => ({ name: `warm-${w}-${name}`, bytes: variant(name, -1 - w) }))).flat();
+}
