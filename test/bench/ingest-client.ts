@@ -7,10 +7,22 @@
  * file was settled (completed or failed).
  */
 import { corpus, warmUpFiles, type CorpusFile } from './ingest-corpus.js';
+import { documents } from './ingest-documents.js';
 
 export type ClientRequest =
-  | { kind: 'warm-up'; url: string; key: string; workers: number }
-  | { kind: 'run'; url: string; key: string; prefix: string; first: number; rounds: number; perRequest: number; clients: number };
+  | { kind: 'warm-up'; url: string; key: string; corpus: 'samples' | 'documents'; workers: number }
+  | {
+      kind: 'run';
+      url: string;
+      key: string;
+      /** samples: the twelve fixtures; documents: ordinary-sized documents (ingest-documents.ts). */
+      corpus: 'samples' | 'documents';
+      prefix: string;
+      first: number;
+      rounds: number;
+      perRequest: number;
+      clients: number;
+    };
 
 export interface ClientReply {
   uploadSeconds: number;
@@ -97,13 +109,22 @@ async function run(url: string, key: string, files: CorpusFile[], perRequest: nu
   };
 }
 
+async function handle(request: ClientRequest): Promise<ClientReply> {
+  if (request.kind === 'warm-up') {
+    // One file of every format per worker, of the kind measured (as the baseline warms up on the corpus's first files).
+    const warm = request.corpus === 'documents' ? await documents('warm', 10_000, request.workers) : warmUpFiles(request.workers);
+    return run(request.url, request.key, warm, 10, 1);
+  }
+  const files =
+    request.corpus === 'documents'
+      ? await documents(request.prefix, request.first, request.rounds)
+      : corpus(request.prefix, request.first, request.rounds);
+  return run(request.url, request.key, files, request.perRequest, request.clients);
+}
+
 process.on('message', (request: ClientRequest) => {
-  const work =
-    request.kind === 'warm-up'
-      ? run(request.url, request.key, warmUpFiles(request.workers), 10, 1)
-      : run(request.url, request.key, corpus(request.prefix, request.first, request.rounds), request.perRequest, request.clients);
-  work.then(
+  handle(request).then(
     (reply) => process.send!({ ok: true, reply }),
-    (err: unknown) => process.send!({ ok: false, error: err instanceof Error ? err.stack ?? err.message : String(err) }),
+    (err: unknown) => process.send!({ ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
   );
 });

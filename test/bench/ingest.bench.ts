@@ -14,7 +14,9 @@
  * the listing once that one is settled.
  *
  *   npm run bench:ingest            (ROUNDS=n copies of each of the 12 samples, default 8;
- *                                    INGEST_WORKERS for the pipeline, default 2)
+ *                                    INGEST_WORKERS for the pipeline, default 2;
+ *                                    CORPUS=documents for documents of an ordinary size,
+ *                                    20 to 250 KB of text each, instead of the samples)
  */
 import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,12 +24,14 @@ import { Session } from 'node:inspector/promises';
 import { DEFAULT_LIMITS, extractFile } from '@kb/ingest/extract';
 import { API_KEY, startTestSystem } from '../e2e/harness.js';
 import { corpus as corpusOf, SAMPLES } from './ingest-corpus.js';
+import { documents } from './ingest-documents.js';
 import type { ClientReply, ClientRequest } from './ingest-client.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 8);
 const WORKERS = process.env.INGEST_WORKERS ?? '2';
 
-const corpus = corpusOf('doc', 0, ROUNDS);
+const CORPUS = process.env.CORPUS === 'documents' ? 'documents' : 'samples';
+const corpus = CORPUS === 'documents' ? await documents('doc', 0, ROUNDS) : corpusOf('doc', 0, ROUNDS);
 const totalBytes = corpus.reduce((sum, f) => sum + f.bytes.length, 0);
 const mb = totalBytes / (1024 * 1024);
 const limits = { ...DEFAULT_LIMITS, maxUncompressedBytes: 200 * 1024 * 1024, maxCompressionRatio: 200 };
@@ -36,7 +40,11 @@ const limits = { ...DEFAULT_LIMITS, maxUncompressedBytes: 200 * 1024 * 1024, max
 for (const f of corpus.slice(0, SAMPLES.length)) await extractFile({ bytes: f.bytes, filename: f.name }, limits);
 const baseStart = performance.now();
 const baseCpu = process.cpuUsage();
-for (const f of corpus) await extractFile({ bytes: f.bytes, filename: f.name }, limits);
+let characters = 0;
+for (const f of corpus) {
+  const { blocks } = await extractFile({ bytes: f.bytes, filename: f.name }, limits);
+  for (const b of blocks) characters += b.text.length;
+}
 const baseSeconds = (performance.now() - baseStart) / 1000;
 const baseCpuSeconds = cpuSeconds(baseCpu);
 
@@ -73,15 +81,15 @@ try {
       client.send(request);
     });
 
-  // Warm-up (not timed): one file of every format per worker, so every worker
-  // thread has loaded every extraction library (the baseline warms up too).
-  await ask({ kind: 'warm-up', url: t.url, key: API_KEY, workers: Number(WORKERS) });
+  // Warm-up (not timed): one file of every format per worker, of the kind measured, so
+  // every worker thread has loaded every extraction library (the baseline warms up too).
+  await ask({ kind: 'warm-up', url: t.url, key: API_KEY, corpus: CORPUS, workers: Number(WORKERS) });
 
   /** Has the client upload a corpus (requests of `perRequest` files, `clients` at a time) and wait until every file is settled. */
   async function pipeline(prefix: string, first: number, perRequest: number, clients: number) {
     const cpu = process.cpuUsage();
     const mainCpu = mainThreadCpuSeconds();
-    const r = await ask({ kind: 'run', url: t.url, key: API_KEY, prefix, first, rounds: ROUNDS, perRequest, clients });
+    const r = await ask({ kind: 'run', url: t.url, key: API_KEY, corpus: CORPUS, prefix, first, rounds: ROUNDS, perRequest, clients });
     const mainEnd = mainThreadCpuSeconds();
     return {
       ...r,
@@ -108,7 +116,10 @@ try {
 
   const row = (label: string, seconds: number) =>
     `${label.padEnd(50)} ${(corpus.length / seconds).toFixed(1).padStart(8)} docs/s ${(mb / seconds).toFixed(2).padStart(8)} MB/s ${seconds.toFixed(2).padStart(8)} s`;
-  console.log(`Mixed corpus: ${corpus.length} files (${ROUNDS} x the 12 formats), ${mb.toFixed(2)} MB, ${WORKERS} ingest workers`);
+  console.log(
+    `Mixed corpus (${CORPUS === 'documents' ? 'ordinary-sized documents' : 'the format samples'}): ${corpus.length} files (${ROUNDS} x the 12 formats), ${mb.toFixed(2)} MB, ` +
+      `${Math.round(characters / 1000)}k characters of text, ${WORKERS} ingest workers`,
+  );
   console.log(row('bare extraction (in-process, serial)', baseSeconds));
   for (const [label, r] of [
     ['batch: 10 files per request, 1 client', batch],
@@ -117,7 +128,9 @@ try {
     console.log(row(`pipeline upload->completed, ${label}`, r.seconds));
     console.log(`  of which uploading (${r.requests} requests answered 202): ${r.uploadSeconds.toFixed(2)} s`);
     console.log(
-      `  pipeline time / bare extraction time: ${(r.seconds / baseSeconds).toFixed(2)}x` + (r.failed ? `  (${r.failed} failed!)` : '') + (r.files !== corpus.length ? `  (${r.files} files!)` : ''),
+      `  pipeline time / bare extraction time: ${(r.seconds / baseSeconds).toFixed(2)}x` +
+        (r.failed ? `  (${r.failed} failed!)` : '') +
+        (r.files !== corpus.length ? `  (${r.files} files!)` : ''),
     );
     console.log(
       `  CPU seconds of the service (all threads): ${r.cpuSeconds.toFixed(2)} vs ${baseCpuSeconds.toFixed(2)}, ${(r.cpuSeconds / baseCpuSeconds).toFixed(2)}x;` +
