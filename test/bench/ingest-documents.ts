@@ -1,9 +1,10 @@
 /**
  * Documents of an ordinary size for the ingest benchmark (`CORPUS=documents`):
  * the twelve samples are a few hundred characters each, so the benchmark over
- * them measures the pipeline's fixed cost per file; these carry 20 to 60 KB of
- * text each (a dozen PDF pages, a handbook in DOCX, a price list of 600 rows,
- * a deck of 25 slides), generated with the writers the fixtures script uses.
+ * them measures the pipeline's fixed cost per file; these carry 13,000 to
+ * 100,000 characters of text each (a dozen PDF pages, a handbook in DOCX, a
+ * price list of 600 rows, a deck of 25 slides), generated with the writers the
+ * fixtures script uses.
  * Deterministic: the text comes from a seeded generator, and copy `n` differs
  * from the others only in its first line (so none is a duplicate). DOC and PPT
  * have no maintained writer; their samples are used as they are.

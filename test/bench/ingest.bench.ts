@@ -16,7 +16,7 @@
  *   npm run bench:ingest            (ROUNDS=n copies of each of the 12 samples, default 8;
  *                                    INGEST_WORKERS for the pipeline, default 2;
  *                                    CORPUS=documents for documents of an ordinary size,
- *                                    20 to 250 KB of text each, instead of the samples)
+ *                                    13k to 100k characters of text each, instead of the samples)
  */
 import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -75,9 +75,13 @@ const client = fork(new URL('./ingest-client.ts', import.meta.url), { execArgv: 
 try {
   const ask = (request: ClientRequest) =>
     new Promise<ClientReply>((resolve, reject) => {
-      client.once('message', (m: { ok: true; reply: ClientReply } | { ok: false; error: string }) =>
-        m.ok ? resolve(m.reply) : reject(new Error(`the benchmark client failed: ${m.error}`)),
-      );
+      const exited = (code: number | null) => reject(new Error(`the benchmark client exited (${code}) before answering`));
+      client.once('exit', exited);
+      client.once('message', (m: { ok: true; reply: ClientReply } | { ok: false; error: string }) => {
+        client.off('exit', exited);
+        if (m.ok) resolve(m.reply);
+        else reject(new Error(`the benchmark client failed: ${m.error}`));
+      });
       client.send(request);
     });
 
