@@ -14,13 +14,15 @@
  * the listing once that one is settled.
  *
  *   npm run bench:ingest            (ROUNDS=n copies of each of the 12 samples, default 8;
- *                                    INGEST_WORKERS for the pipeline, default 2;
+ *                                    INGEST_WORKERS and INGEST_PREFETCH for the pipeline,
+ *                                    defaults 2 and 1;
  *                                    CORPUS=documents for documents of an ordinary size,
  *                                    13k to 100k characters of text each, instead of the samples)
  */
 import { fork } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { applyHeapSettings } from '@kb/platform';
 import { DEFAULT_LIMITS, extractFile } from '@kb/ingest/extract';
 import { API_KEY, startTestSystem } from '../e2e/harness.js';
 import { corpus as corpusOf, SAMPLES } from './ingest-corpus.js';
@@ -70,7 +72,14 @@ function mainThreadCpuSeconds(): number | undefined {
 }
 
 // Pipeline: the whole embedded system over HTTP, in this process; the client in a child process of its own.
-const t = await startTestSystem({ INGEST_WORKERS: WORKERS, INGEST_POLL_MS: '20' });
+// The heap settings `npm start` applies (HEAP_SEMI_SPACE_MB, HEAP_GROWING_PERCENT) hold for the
+// isolates started from here on: the extraction workers.
+applyHeapSettings('bench:ingest');
+const t = await startTestSystem({
+  INGEST_WORKERS: WORKERS,
+  INGEST_POLL_MS: '20',
+  ...(process.env.INGEST_PREFETCH && { INGEST_PREFETCH: process.env.INGEST_PREFETCH }),
+});
 const client = fork(new URL('./ingest-client.ts', import.meta.url), { execArgv: ['--conditions=source', '--import', 'tsx'] });
 try {
   const ask = (request: ClientRequest) =>

@@ -40,6 +40,13 @@ export const ingestConfigSpec = defineConfig(
       description: 'characters repeated between consecutive chunks of a section',
     }),
     INGEST_WORKERS: Type.Integer({ minimum: 1, maximum: 64, default: 2, description: 'files extracted at the same time (worker threads)' }),
+    INGEST_PREFETCH: Type.Integer({
+      minimum: 0,
+      maximum: 8,
+      default: 1,
+      description:
+        'files claimed and read ahead for each extraction worker, so a worker starts its next file as soon as it finishes one (0: a file is claimed only once a worker is free); each holds its file in memory while it waits',
+    }),
     INGEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 120000, description: 'longest extraction of one file before it is stopped' }),
     INGEST_WORKER_MEMORY_MB: Type.Integer({ minimum: 64, default: 1024, description: 'heap limit of each extraction worker thread' }),
     INGEST_MAX_ATTEMPTS: Type.Integer({

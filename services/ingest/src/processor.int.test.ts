@@ -212,6 +212,81 @@ describe('one commit per file', () => {
   });
 });
 
+describe('files read ahead for the workers', () => {
+  /** A pool of one worker that finishes a file only when the test releases it; files handed over wait in its queue. */
+  function heldPool() {
+    const handed: { filename: string; release: () => void }[] = [];
+    const held: ExtractionPool = {
+      extract: (input) =>
+        new Promise((resolve) => {
+          handed.push({
+            filename: input.filename,
+            release: () => resolve({ format: 'md', blocks: [{ kind: 'paragraph', text: input.bytes.toString('utf8') }] }),
+          });
+        }),
+      close: async () => {},
+    };
+    return { held, handed };
+  }
+
+  async function until(check: () => boolean | Promise<boolean>, what: string) {
+    for (let i = 0; !(await check()); i++) {
+      assert.ok(i < 1000, what);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  for (const [inHand, label] of [
+    [2, 'with one file read ahead, the next file is claimed and handed to the pool while the first is still extracting'],
+    [1, 'without, the next file is claimed only once the worker is free'],
+  ] as const) {
+    it(label, async () => {
+      const blobs = createFsBlobStore({ root: join(dir, `ahead-${inHand}`) });
+      const { held, handed } = heldPool();
+      const commands = createCommandBus({ store, catalog: eventCatalog, projections: ingestProjections, ids: randomIds });
+      const processor = createProcessor({
+        store,
+        commands,
+        blobs,
+        pool: held,
+        clock: systemClock,
+        logger: silentLogger(),
+        owner: `ahead-${inHand}`,
+        concurrency: inHand,
+        maxAttempts: 3,
+        retryBaseMs: 20,
+        leaseMs: 60_000,
+        pollMs: 10,
+        chunking: { targetChars: 500, overlapChars: 50 },
+      });
+      const { intake } = setup(blobs);
+      const org: CallContext = { ...ctx, org_id: randomUUID() };
+      const items: ContentDoc[] = [];
+      for (let i = 0; i < 3; i++)
+        items.push(await intake.createRaw(org, { title: `Ahead ${i}`, text: `Text ${i}.`, filing: { parent_id: null, tags: [] } }));
+      const statuses = async () =>
+        Promise.all(items.map(async (item) => (await store.get<JobDoc>(JOBS, item.version_id))?.status ?? 'done'));
+      processor.start();
+      try {
+        await until(() => handed.length === inHand, `${inHand} file(s) handed to the pool`);
+        // Give the loop time to claim more if it would: it must not go past its jobs in hand.
+        await new Promise((r) => setTimeout(r, 100));
+        assert.equal(handed.length, inHand);
+        assert.deepEqual(await statuses(), inHand === 2 ? ['running', 'running', 'queued'] : ['running', 'queued', 'queued']);
+        for (let i = 0; i < 3; i++) {
+          await until(() => handed.length > i, `file ${i} handed over`);
+          assert.equal(handed[i]!.filename, 'raw.md');
+          handed[i]!.release();
+        }
+        for (const item of items) assert.equal((await settled(item.id)).processing_status, 'completed');
+        assert.deepEqual(await statuses(), ['done', 'done', 'done']);
+      } finally {
+        await processor.stop();
+      }
+    });
+  }
+});
+
 describe('caps on what one item becomes', () => {
   it('fails an item that would be stored as more chunks than the cap, at once and with the reason', async () => {
     const blobs = createFsBlobStore({ root: join(dir, 'b7') });

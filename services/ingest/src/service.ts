@@ -108,7 +108,9 @@ export async function startIngest(options: {
     logger,
     owner,
     isOwnerGone,
-    concurrency: config.INGEST_WORKERS,
+    // Jobs in hand: one per worker plus those read ahead for it, so no worker waits on the
+    // settle-and-claim commit and the file read between two files.
+    concurrency: config.INGEST_WORKERS * (1 + config.INGEST_PREFETCH),
     maxAttempts: config.INGEST_MAX_ATTEMPTS,
     retryBaseMs: config.INGEST_RETRY_BASE_MS,
     leaseMs: config.INGEST_LEASE_MS,

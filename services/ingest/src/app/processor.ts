@@ -20,6 +20,10 @@ export interface ProcessorOptions {
   logger: Logger;
   /** Identifies this process in job leases. */
   owner: string;
+  /**
+   * Jobs held at once: those the extraction workers are on and those claimed and read
+   * ahead for them (waiting in the pool's queue; their leases are renewed like the others').
+   */
   concurrency: number;
   maxAttempts: number;
   retryBaseMs: number;
