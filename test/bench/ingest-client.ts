@@ -32,6 +32,8 @@ export interface ClientReply {
   requests: number;
   /** CPU seconds this client process used for the run. */
   clientCpuSeconds: number;
+  /** Latency of a cheap API call (GET /org/me, every 20 ms) while the run lasted, in ms. */
+  probe: { count: number; p50: number; p95: number; max: number };
 }
 
 function chunked<T>(items: T[], size: number): T[][] {
@@ -78,10 +80,37 @@ async function settle(url: string, key: string, ids: string[]): Promise<number> 
   return failedIds.size;
 }
 
+/**
+ * How responsive the API stays while files are ingested: GET /org/me (answered by the
+ * gateway alone) every 20 ms until `done`, each call's latency recorded.
+ */
+function probeLatency(url: string, key: string) {
+  const latencies: number[] = [];
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const sent = performance.now();
+      const res = await fetch(`${url}/api/v1/org/me`, { headers: { 'x-api-key': key } });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`GET /org/me answered ${res.status}`);
+      latencies.push(performance.now() - sent);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+    const sorted = latencies.sort((a, b) => a - b);
+    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+    return { count: sorted.length, p50: at(0.5), p95: at(0.95), max: sorted.at(-1) ?? 0 };
+  };
+}
+
 /** Uploads the files (requests of `perRequest` files, `clients` at a time), then waits until every file is settled. */
 async function run(url: string, key: string, files: CorpusFile[], perRequest: number, clients: number): Promise<ClientReply> {
   const started = performance.now();
   const cpu = process.cpuUsage();
+  const stopProbe = probeLatency(url, key);
   const ids: string[] = [];
   const requests = chunked(files, perRequest);
   let next = 0;
@@ -98,14 +127,17 @@ async function run(url: string, key: string, files: CorpusFile[], perRequest: nu
   );
   const uploadSeconds = (performance.now() - started) / 1000;
   const failed = await settle(url, key, ids);
+  const seconds = (performance.now() - started) / 1000;
+  const probe = await stopProbe();
   const used = process.cpuUsage(cpu);
   return {
     uploadSeconds,
-    seconds: (performance.now() - started) / 1000,
+    seconds,
     files: files.length,
     failed,
     requests: requests.length,
     clientCpuSeconds: (used.user + used.system) / 1e6,
+    probe,
   };
 }
 

@@ -79,6 +79,7 @@ const t = await startTestSystem({
   INGEST_WORKERS: WORKERS,
   INGEST_POLL_MS: '20',
   ...(process.env.INGEST_PREFETCH && { INGEST_PREFETCH: process.env.INGEST_PREFETCH }),
+  ...(process.env.INGEST_WORKER_NICE && { INGEST_WORKER_NICE: process.env.INGEST_WORKER_NICE }),
 });
 const client = fork(new URL('./ingest-client.ts', import.meta.url), { execArgv: ['--conditions=source', '--import', 'tsx'] });
 try {
@@ -148,6 +149,9 @@ try {
     console.log(
       `  CPU seconds of the service (all threads): ${r.cpuSeconds.toFixed(2)} vs ${baseCpuSeconds.toFixed(2)}, ${(r.cpuSeconds / baseCpuSeconds).toFixed(2)}x;` +
         ` the client's process besides: ${r.clientCpuSeconds.toFixed(2)} s`,
+    );
+    console.log(
+      `  API latency meanwhile (GET /org/me every 20 ms, ${r.probe.count} calls): p50 ${r.probe.p50.toFixed(1)} ms, p95 ${r.probe.p95.toFixed(1)} ms, max ${r.probe.max.toFixed(1)} ms`,
     );
     if (r.mainCpuSeconds !== undefined)
       console.log(

@@ -47,6 +47,13 @@ export const ingestConfigSpec = defineConfig(
       description:
         'files claimed and read ahead for each extraction worker, so a worker starts its next file as soon as it finishes one (0: a file is claimed only once a worker is free); each holds its file in memory while it waits',
     }),
+    INGEST_WORKER_NICE: Type.Integer({
+      minimum: 0,
+      maximum: 19,
+      default: 10,
+      description:
+        'scheduling priority (nice value) of the extraction worker threads: above 0 they yield the CPU to request handling and commits when the cores are busy, and use all of it otherwise; 0: the same as the rest of the process',
+    }),
     INGEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 120000, description: 'longest extraction of one file before it is stopped' }),
     INGEST_WORKER_MEMORY_MB: Type.Integer({ minimum: 64, default: 1024, description: 'heap limit of each extraction worker thread' }),
     INGEST_MAX_ATTEMPTS: Type.Integer({

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -383,6 +383,41 @@ describe('deleting content', () => {
 });
 
 describe('the extraction pool', () => {
+  /** Nice values of this process's threads, by thread id (Linux: /proc). */
+  function threadNice(): Map<number, number> {
+    const out = new Map<number, number>();
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      out.set(Number(tid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]));
+    }
+    return out;
+  }
+
+  it.skipIf(process.platform !== 'linux')(
+    'runs its worker threads at the nice value asked for, leaving the main thread at its own (Linux keeps one per thread)',
+    async () => {
+      const niceBefore = threadNice();
+      const yielding = createExtractionPool({
+        size: 2,
+        timeoutMs: 20_000,
+        memoryMb: 256,
+        nice: 7,
+        limits: { ...DEFAULT_LIMITS, maxUncompressedBytes: 1e8, maxCompressionRatio: 200 },
+      });
+      try {
+        const csv = (n: number) => ({ bytes: Buffer.from(`a,b\n${n},2\n`), filename: `n${n}.csv` });
+        await Promise.all([yielding.extract(csv(1)), yielding.extract(csv(2))]);
+        const niceNow = threadNice();
+        const lowered = [...niceNow].filter(([tid, nice]) => nice === 7 && !niceBefore.has(tid));
+        assert.equal(lowered.length, 2, 'both worker threads run at nice 7');
+        assert.equal(niceNow.get(process.pid), niceBefore.get(process.pid), 'the main thread keeps its priority');
+        assert.equal([...niceNow].filter(([, nice]) => nice === 7).length, 2, 'no other thread was changed');
+      } finally {
+        await yielding.close();
+      }
+    },
+  );
+
   it('stops an extraction that runs past its time limit (permanent: the same bytes would time out again) and keeps serving with a fresh worker', async () => {
     const slow = createExtractionPool({
       size: 1,

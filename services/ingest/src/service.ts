@@ -88,6 +88,7 @@ export async function startIngest(options: {
     size: config.INGEST_WORKERS,
     timeoutMs: config.INGEST_TIMEOUT_MS,
     memoryMb: config.INGEST_WORKER_MEMORY_MB,
+    nice: config.INGEST_WORKER_NICE,
     limits: {
       maxUncompressedBytes: config.MAX_UNCOMPRESSED_BYTES,
       maxCompressionRatio: config.MAX_COMPRESSION_RATIO,

@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '@kb/platform';
 import { ExtractionError, type ExtractionLimits, type ExtractionResult, type Format } from './types.js';
-import type { ExtractRequest } from './worker.js';
+import type { ExtractRequest, WorkerSettings } from './worker.js';
 
 export interface ExtractionPool {
   extract(input: { bytes: Buffer; filename: string; format?: Format }): Promise<ExtractionResult>;
@@ -19,7 +19,8 @@ interface Task {
 }
 
 const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
-const spawnWorker = (options: { resourceLimits: { maxOldGenerationSizeMb: number } }): Worker => startModuleWorker(workerUrl, options);
+const spawnWorker = (options: { resourceLimits: { maxOldGenerationSizeMb: number }; workerData: WorkerSettings }): Worker =>
+  startModuleWorker(workerUrl, options);
 
 /**
  * Extraction in worker threads with a time and memory limit per file: a file
@@ -31,6 +32,8 @@ export function createExtractionPool(options: {
   size: number;
   timeoutMs: number;
   memoryMb: number;
+  /** Nice value of the worker threads (0 to 19, default 0): above 0 they yield the CPU to the main thread when the cores are busy. */
+  nice?: number;
   limits: ExtractionLimits;
 }): ExtractionPool {
   const queue: Task[] = [];
@@ -38,7 +41,8 @@ export function createExtractionPool(options: {
   let nextId = 1;
   let closed = false;
 
-  const spawn = () => spawnWorker({ resourceLimits: { maxOldGenerationSizeMb: options.memoryMb } });
+  const spawn = () =>
+    spawnWorker({ resourceLimits: { maxOldGenerationSizeMb: options.memoryMb }, workerData: { nice: options.nice ?? 0 } });
 
   function run(slot: (typeof slots)[number], task: Task) {
     slot.busy = true;

@@ -1,4 +1,5 @@
-import { parentPort } from 'node:worker_threads';
+import { setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
 import { extractFile } from './extract.js';
 import { ExtractionError, type ExtractionLimits, type Format } from './types.js';
 
@@ -9,6 +10,22 @@ export interface ExtractRequest {
   filename: string;
   format?: Format;
   limits: ExtractionLimits;
+}
+
+export interface WorkerSettings {
+  /** Nice value of this thread. */
+  nice: number;
+}
+
+// Linux keeps a nice value per thread and pid 0 names the calling thread; elsewhere (macOS,
+// Windows) the priority is the whole process's, so it is left alone there.
+const settings = workerData as WorkerSettings | undefined;
+if (settings?.nice && process.platform === 'linux') {
+  try {
+    setPriority(settings.nice);
+  } catch {
+    // A sandbox that forbids it: extraction runs at the process's own priority.
+  }
 }
 
 parentPort?.on('message', (request: ExtractRequest) => {
