@@ -24,6 +24,7 @@ import { createFactChecker, sentenceSpans, supportOf, SUPPORT_THRESHOLD, DEFAULT
 import { contentStems } from '@kb/search';
 import { createSqliteSearchIndex } from '@kb/search/sqlite';
 import { loadScifact } from './scifact.js';
+import { seededRandom } from './seeded-random.js';
 
 const SAMPLE = Number(process.env.SAMPLE ?? 1000);
 const SEED = Number(process.env.SEED ?? 7);
@@ -32,17 +33,7 @@ const RETRIEVE = 8;
 
 // ---------------------------------------------------------------------------
 // Seeded randomness (mulberry32).
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = rng(SEED);
+const random = seededRandom(SEED);
 const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)]!;
 function shuffle<T>(xs: T[]): T[] {
   const a = [...xs];

@@ -1,23 +1,9 @@
+/** The ingest benchmark's corpus: copies of the twelve format samples under test/fixtures/formats. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fixturesDir, SAMPLES } from '../format-samples.js';
 
-/** The ingest benchmark's corpus: copies of the twelve format samples under test/fixtures/formats. */
-const dir = fileURLToPath(new URL('../fixtures/formats/', import.meta.url));
-export const SAMPLES = [
-  'sample.pdf',
-  'sample.txt',
-  'sample.csv',
-  'sample.doc',
-  'sample.docx',
-  'sample.xls',
-  'sample.xlsx',
-  'sample.ppt',
-  'sample.pptx',
-  'sample.html',
-  'sample.json',
-  'sample.xml',
-];
+export { SAMPLES };
 
 export interface CorpusFile {
   name: string;
@@ -26,7 +12,7 @@ export interface CorpusFile {
 
 /** A copy of a sample with different bytes (so dedupe does not skip it) and the same content. */
 export function variant(name: string, n: number): Buffer {
-  const bytes = readFileSync(join(dir, name));
+  const bytes = readFileSync(join(fixturesDir, name));
   const tag = `variant ${n}`;
   if (name.endsWith('.json')) return Buffer.from(JSON.stringify({ ...JSON.parse(bytes.toString()), variant: tag }));
   if (/\.(xml|html)$/.test(name)) return Buffer.concat([bytes, Buffer.from(`\n<!-- ${tag} -->\n`)]);

@@ -14,6 +14,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createRequire } from 'node:module';
 import XLSX from 'xlsx';
 import { variant, type CorpusFile } from './ingest-corpus.js';
+import { seededRandom } from './seeded-random.js';
 
 // pptxgenjs ships CommonJS whose types declare a namespace, not a constructor, to an ES module.
 const PptxGenJS = createRequire(import.meta.url)('pptxgenjs') as typeof import('pptxgenjs').default;
@@ -26,20 +27,8 @@ const WORDS = (
   'payback subsidy loan invoice quote order delivery stock region supplier warehouse technician schedule'
 ).split(' ');
 
-/** A small deterministic generator (mulberry32), so every run writes the same documents. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function writer(seed: number) {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const word = () => WORDS[Math.floor(next() * WORDS.length)]!;
   const sentence = () => {
     const words = Array.from({ length: 8 + Math.floor(next() * 10) }, word);

@@ -1,29 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { fixturesDir } from '../format-samples.js';
 import { API_KEY, type ApiResponse, type TestSystem } from './harness.js';
 
 /** Upload helpers shared by the ingest and content e2e tests. */
 
-export const fixturesDir = fileURLToPath(new URL('../fixtures/formats', import.meta.url));
+export { fixturesDir, SAMPLES } from '../format-samples.js';
 export const fixture = (name: string): Buffer => readFileSync(join(fixturesDir, name));
-
-/** The twelve upload formats of the Organization API (spec 8), one real file each. */
-export const SAMPLES = [
-  'sample.pdf',
-  'sample.txt',
-  'sample.csv',
-  'sample.doc',
-  'sample.docx',
-  'sample.xls',
-  'sample.xlsx',
-  'sample.ppt',
-  'sample.pptx',
-  'sample.html',
-  'sample.json',
-  'sample.xml',
-];
 
 export interface Part {
   name: string;

@@ -70,18 +70,24 @@ function flaky(blobs: BlobStore, failures: number): BlobStore & { reads: number 
 function setup(
   blobs: BlobStore,
   owner = 'test',
-  extra: { leaseMs?: number; isOwnerGone?: (owner: string) => boolean; maxChunks?: number } = {},
+  extra: {
+    leaseMs?: number;
+    isOwnerGone?: (owner: string) => boolean;
+    maxChunks?: number;
+    pool?: ExtractionPool;
+    concurrency?: number;
+  } = {},
 ) {
   const commands = createCommandBus({ store, catalog: eventCatalog, projections: ingestProjections, ids: randomIds });
   const processor = createProcessor({
     store,
     commands,
     blobs,
-    pool,
+    pool: extra.pool ?? pool,
     clock: systemClock,
     logger: silentLogger(),
     owner,
-    concurrency: 1,
+    concurrency: extra.concurrency ?? 1,
     maxAttempts: 3,
     retryBaseMs: 20,
     leaseMs: extra.leaseMs ?? 60_000,
@@ -243,23 +249,7 @@ describe('files read ahead for the workers', () => {
     it(label, async () => {
       const blobs = createFsBlobStore({ root: join(dir, `ahead-${inHand}`) });
       const { held, handed } = heldPool();
-      const commands = createCommandBus({ store, catalog: eventCatalog, projections: ingestProjections, ids: randomIds });
-      const processor = createProcessor({
-        store,
-        commands,
-        blobs,
-        pool: held,
-        clock: systemClock,
-        logger: silentLogger(),
-        owner: `ahead-${inHand}`,
-        concurrency: inHand,
-        maxAttempts: 3,
-        retryBaseMs: 20,
-        leaseMs: 60_000,
-        pollMs: 10,
-        chunking: { targetChars: 500, overlapChars: 50 },
-      });
-      const { intake } = setup(blobs);
+      const { processor, intake } = setup(blobs, `ahead-${inHand}`, { pool: held, concurrency: inHand });
       const org: CallContext = { ...ctx, org_id: randomUUID() };
       const items: ContentDoc[] = [];
       for (let i = 0; i < 3; i++)
