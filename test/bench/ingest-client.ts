@@ -6,7 +6,7 @@
  * to upload it; the answer says when the uploads were answered and when every
  * file was settled (completed or failed).
  */
-import { corpus, warmUpFiles, type CorpusFile } from './ingest-corpus.js';
+import { corpus, type CorpusFile } from './ingest-corpus.js';
 import { documents } from './ingest-documents.js';
 
 export type ClientRequest =
@@ -143,8 +143,12 @@ async function run(url: string, key: string, files: CorpusFile[], perRequest: nu
 
 async function handle(request: ClientRequest): Promise<ClientReply> {
   if (request.kind === 'warm-up') {
-    // One file of every format per worker, of the kind measured (as the baseline warms up on the corpus's first files).
-    const warm = request.corpus === 'documents' ? await documents('warm', 10_000, request.workers) : warmUpFiles(request.workers);
+    // One file of every format per worker, of the kind measured (as the baseline warms up on the
+    // corpus's first files); copies numbered apart from any run's, so none is a duplicate.
+    const warm =
+      request.corpus === 'documents'
+        ? await documents('warm', 10_000, request.workers)
+        : corpus('warm', -request.workers, request.workers);
     return run(request.url, request.key, warm, 10, 1);
   }
   const files =

@@ -27,10 +27,3 @@ export function corpus(prefix: string, first: number, rounds: number): CorpusFil
     SAMPLES.map((name) => ({ name: name.replace('sample', `${prefix}-${n}`), bytes: variant(name, first + n) })),
   ).flat();
 }
-
-/** One file of every format per extraction worker, for warming the pipeline up (variants below zero: none collides). */
-export function warmUpFiles(workers: number): CorpusFile[] {
-  return Array.from({ length: workers }, (_, w) =>
-    SAMPLES.map((name) => ({ name: `warm-${w}-${name}`, bytes: variant(name, -1 - w) })),
-  ).flat();
-}
