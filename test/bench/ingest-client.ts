@@ -146,9 +146,7 @@ async function handle(request: ClientRequest): Promise<ClientReply> {
     // One file of every format per worker, of the kind measured (as the baseline warms up on the
     // corpus's first files); copies numbered apart from any run's, so none is a duplicate.
     const warm =
-      request.corpus === 'documents'
-        ? await documents('warm', 10_000, request.workers)
-        : corpus('warm', -request.workers, request.workers);
+      request.corpus === 'documents' ? await documents('warm', 10_000, request.workers) : corpus('warm', -request.workers, request.workers);
     return run(request.url, request.key, warm, 10, 1);
   }
   const files =
