@@ -1,6 +1,14 @@
+// Imported before pdf.js (modules are evaluated in the order imported): it keeps the engine's built-ins.
+import { restoreEngineBuiltins } from './engine-builtins.js';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+// pdf.js's own worker code, which it runs in this thread when there is no web worker; loaded
+// here (it registers itself as globalThis.pdfjsWorker) rather than by pdf.js at the first
+// document, so its polyfills are also undone below.
+import 'pdfjs-dist/legacy/build/pdf.worker.mjs';
 import { ExtractionError, permanent, tooManyCharacters, type Block, type ExtractionLimits } from '../types.js';
 import { checkPdfStreams } from '../pdf-streams.js';
+
+restoreEngineBuiltins();
 
 interface TextItem {
   str: string;
