@@ -22,6 +22,6 @@ describe("the PDF extractor keeps the engine's built-ins (pdf.js's legacy build 
     assert.ok(blocks.some((b) => b.text.length > 0));
     unchanged();
     // What pdf.js added, which Node 20 lacks and it needs, stays.
-    assert.equal(typeof Promise.withResolvers, 'function');
+    assert.equal(typeof (Promise as { withResolvers?: unknown }).withResolvers, 'function');
   });
 });
