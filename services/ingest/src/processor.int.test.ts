@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { randomIds, silentLogger, systemClock } from '@kb/platform';
 import { eventCatalog } from '@kb/events';
@@ -407,6 +408,24 @@ describe('the extraction pool', () => {
       }
     },
   );
+
+  it("extracts every kind of file within a 64 MB heap per worker (the libraries' source maps are not loaded)", async () => {
+    const small = createExtractionPool({
+      size: 1,
+      timeoutMs: 60_000,
+      memoryMb: 64,
+      limits: { ...DEFAULT_LIMITS, maxUncompressedBytes: 1e8, maxCompressionRatio: 200 },
+    });
+    try {
+      for (const name of ['sample.pdf', 'sample.docx', 'sample.xlsx', 'sample.pptx', 'sample.doc']) {
+        const bytes = readFileSync(fileURLToPath(new URL(`../../../test/fixtures/formats/${name}`, import.meta.url)));
+        const result = await small.extract({ bytes, filename: name });
+        assert.ok(result.blocks.length > 0, name);
+      }
+    } finally {
+      await small.close();
+    }
+  });
 
   it('stops an extraction that runs past its time limit (permanent: the same bytes would time out again) and keeps serving with a fresh worker', async () => {
     const slow = createExtractionPool({

@@ -1,7 +1,13 @@
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { extractFile } from './extract.js';
 import { ExtractionError, type ExtractionLimits, type Format } from './types.js';
+
+// Source maps off before the extraction libraries load: tsx (which `npm start` runs under) turns
+// them on, and Node then reads and keeps the maps the libraries ship, pdf.js's most of all:
+// about 90 MB of this thread's heap, which every full GC marks again. Errors from here travel
+// to the service as messages, so the maps gave nothing in return.
+process.setSourceMapsEnabled(false);
+const { extractFile } = await import('./extract.js');
 
 /** Worker-thread entry: extraction runs here so a pathological file cannot stall the service's event loop. */
 export interface ExtractRequest {
