@@ -9,14 +9,16 @@
 import { corpus, type CorpusFile } from './ingest-corpus.js';
 import { documents } from './ingest-documents.js';
 
+/** samples: the twelve fixtures; documents: ordinary-sized documents (ingest-documents.ts). */
+export type CorpusKind = 'samples' | 'documents';
+
 export type ClientRequest =
-  | { kind: 'warm-up'; url: string; key: string; corpus: 'samples' | 'documents'; workers: number }
+  | { kind: 'warm-up'; url: string; key: string; corpus: CorpusKind; workers: number }
   | {
       kind: 'run';
       url: string;
       key: string;
-      /** samples: the twelve fixtures; documents: ordinary-sized documents (ingest-documents.ts). */
-      corpus: 'samples' | 'documents';
+      corpus: CorpusKind;
       prefix: string;
       first: number;
       rounds: number;

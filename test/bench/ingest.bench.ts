@@ -4,8 +4,9 @@
  * embedded system (HTTP multipart upload in batches of 10, gRPC to ingest, blob
  * write, event + job commit, worker-thread extraction, chunking, chunk events
  * and projections). The baseline is the bare extraction (format sniffing and the
- * extraction libraries, in this process, one file after another, no pipeline) on
- * the same files in the same run; the ratio is the pipeline's overhead.
+ * extraction libraries, one file after another, no pipeline, in a child process:
+ * ingest-bare.ts) on the same files in the same run; the ratio is the pipeline's
+ * overhead.
  *
  * Measured twice: batch uploads (10 files per request, one client) and single
  * uploads (one file per request, four clients at a time). The HTTP client runs
@@ -19,36 +20,40 @@
  *                                    CORPUS=documents for documents of an ordinary size,
  *                                    13k to 100k characters of text each, instead of the samples)
  */
-import { fork } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { applyHeapSettings } from '@kb/platform';
-import { DEFAULT_LIMITS, extractFile } from '@kb/ingest/extract';
 import { API_KEY, startTestSystem } from '../e2e/harness.js';
-import { corpus as corpusOf, SAMPLES } from './ingest-corpus.js';
-import { documents } from './ingest-documents.js';
-import type { ClientReply, ClientRequest } from './ingest-client.js';
+import type { BareReply, BareRequest } from './ingest-bare.js';
+import type { ClientReply, ClientRequest, CorpusKind } from './ingest-client.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 8);
 const WORKERS = process.env.INGEST_WORKERS ?? '2';
+const CORPUS: CorpusKind = process.env.CORPUS === 'documents' ? 'documents' : 'samples';
 
-const CORPUS = process.env.CORPUS === 'documents' ? 'documents' : 'samples';
-const corpus = CORPUS === 'documents' ? await documents('doc', 0, ROUNDS) : corpusOf('doc', 0, ROUNDS);
-const totalBytes = corpus.reduce((sum, f) => sum + f.bytes.length, 0);
-const mb = totalBytes / (1024 * 1024);
-const limits = { ...DEFAULT_LIMITS, maxUncompressedBytes: 200 * 1024 * 1024, maxCompressionRatio: 200 };
-
-// Baseline: the extraction libraries alone (one warm-up pass first, as the pipeline's workers also warm up).
-for (const f of corpus.slice(0, SAMPLES.length)) await extractFile({ bytes: f.bytes, filename: f.name }, limits);
-const baseStart = performance.now();
-const baseCpu = process.cpuUsage();
-let characters = 0;
-for (const f of corpus) {
-  const { blocks } = await extractFile({ bytes: f.bytes, filename: f.name }, limits);
-  for (const b of blocks) characters += b.text.length;
+/** A child process of the benchmark (from sources, as this one runs); `ask` sends it a request and waits for its answer. */
+function child(file: string, execArgv = process.execArgv) {
+  const process_: ChildProcess = fork(new URL(file, import.meta.url), { execArgv });
+  const ask = <Req, Reply>(request: Req) =>
+    new Promise<Reply>((resolve, reject) => {
+      const exited = (code: number | null) => reject(new Error(`${file} exited (${code}) before answering`));
+      process_.once('exit', exited);
+      process_.once('message', (m: { ok: true; reply: Reply } | { ok: false; error: string }) => {
+        process_.off('exit', exited);
+        if (m.ok) resolve(m.reply);
+        else reject(new Error(`${file} failed: ${m.error}`));
+      });
+      process_.send(request as object);
+    });
+  return { ask, kill: () => process_.kill() };
 }
-const baseSeconds = (performance.now() - baseStart) / 1000;
-const baseCpuSeconds = cpuSeconds(baseCpu);
+
+// Baseline: the extraction libraries alone, in a process of their own with this one's V8 flags
+// (ingest-bare.ts), so that this process's main thread holds only what the service's does.
+const bareChild = child('./ingest-bare.ts');
+const bare = await bareChild.ask<BareRequest, BareReply>({ corpus: CORPUS, rounds: ROUNDS }).finally(bareChild.kill);
+const mb = bare.bytes / (1024 * 1024);
 
 /** CPU seconds of this process (every thread: the pipeline's workers too) since `from`; steadier than wall time on a shared machine. */
 function cpuSeconds(from: NodeJS.CpuUsage): number {
@@ -57,9 +62,8 @@ function cpuSeconds(from: NodeJS.CpuUsage): number {
 }
 
 /**
- * CPU seconds of the main thread alone, where everything but extraction runs (the
- * benchmark's client too; on an idle machine what bounds the pipeline's wall
- * time); from /proc, so Linux only (undefined elsewhere). Ticks of 1/100 s (USER_HZ).
+ * CPU seconds of the main thread alone, where everything but extraction runs (on
+ * an idle machine what bounds the pipeline's wall time); from /proc, so Linux only (undefined elsewhere). Ticks of 1/100 s (USER_HZ).
  */
 function mainThreadCpuSeconds(): number | undefined {
   try {
@@ -81,19 +85,9 @@ const t = await startTestSystem({
   ...(process.env.INGEST_PREFETCH && { INGEST_PREFETCH: process.env.INGEST_PREFETCH }),
   ...(process.env.INGEST_WORKER_NICE && { INGEST_WORKER_NICE: process.env.INGEST_WORKER_NICE }),
 });
-const client = fork(new URL('./ingest-client.ts', import.meta.url), { execArgv: ['--conditions=source', '--import', 'tsx'] });
+const client = child('./ingest-client.ts', ['--conditions=source', '--import', 'tsx']);
 try {
-  const ask = (request: ClientRequest) =>
-    new Promise<ClientReply>((resolve, reject) => {
-      const exited = (code: number | null) => reject(new Error(`the benchmark client exited (${code}) before answering`));
-      client.once('exit', exited);
-      client.once('message', (m: { ok: true; reply: ClientReply } | { ok: false; error: string }) => {
-        client.off('exit', exited);
-        if (m.ok) resolve(m.reply);
-        else reject(new Error(`the benchmark client failed: ${m.error}`));
-      });
-      client.send(request);
-    });
+  const ask = (request: ClientRequest) => client.ask<ClientRequest, ClientReply>(request);
 
   // Warm-up (not timed): one file of every format per worker, of the kind measured, so
   // every worker thread has loaded every extraction library (the baseline warms up too).
@@ -129,12 +123,12 @@ try {
   }
 
   const row = (label: string, seconds: number) =>
-    `${label.padEnd(50)} ${(corpus.length / seconds).toFixed(1).padStart(8)} docs/s ${(mb / seconds).toFixed(2).padStart(8)} MB/s ${seconds.toFixed(2).padStart(8)} s`;
+    `${label.padEnd(50)} ${(bare.files / seconds).toFixed(1).padStart(8)} docs/s ${(mb / seconds).toFixed(2).padStart(8)} MB/s ${seconds.toFixed(2).padStart(8)} s`;
   console.log(
-    `Mixed corpus (${CORPUS === 'documents' ? 'ordinary-sized documents' : 'the format samples'}): ${corpus.length} files (${ROUNDS} x the 12 formats), ${mb.toFixed(2)} MB, ` +
-      `${Math.round(characters / 1000)}k characters of text, ${WORKERS} ingest workers`,
+    `Mixed corpus (${CORPUS === 'documents' ? 'ordinary-sized documents' : 'the format samples'}): ${bare.files} files (${ROUNDS} x the 12 formats), ${mb.toFixed(2)} MB, ` +
+      `${Math.round(bare.characters / 1000)}k characters of text, ${WORKERS} ingest workers`,
   );
-  console.log(row('bare extraction (in-process, serial)', baseSeconds));
+  console.log(row('bare extraction (serial, a process of its own)', bare.seconds));
   for (const [label, r] of [
     ['batch: 10 files per request, 1 client', batch],
     ['single: 1 file per request, 4 clients', single],
@@ -142,12 +136,12 @@ try {
     console.log(row(`pipeline upload->completed, ${label}`, r.seconds));
     console.log(`  of which uploading (${r.requests} requests answered 202): ${r.uploadSeconds.toFixed(2)} s`);
     console.log(
-      `  pipeline time / bare extraction time: ${(r.seconds / baseSeconds).toFixed(2)}x` +
+      `  pipeline time / bare extraction time: ${(r.seconds / bare.seconds).toFixed(2)}x` +
         (r.failed ? `  (${r.failed} failed!)` : '') +
-        (r.files !== corpus.length ? `  (${r.files} files!)` : ''),
+        (r.files !== bare.files ? `  (${r.files} files!)` : ''),
     );
     console.log(
-      `  CPU seconds of the service (all threads): ${r.cpuSeconds.toFixed(2)} vs ${baseCpuSeconds.toFixed(2)}, ${(r.cpuSeconds / baseCpuSeconds).toFixed(2)}x;` +
+      `  CPU seconds of the service (all threads): ${r.cpuSeconds.toFixed(2)} vs ${bare.cpuSeconds.toFixed(2)}, ${(r.cpuSeconds / bare.cpuSeconds).toFixed(2)}x;` +
         ` the client's process besides: ${r.clientCpuSeconds.toFixed(2)} s`,
     );
     console.log(
@@ -155,7 +149,7 @@ try {
     );
     if (r.mainCpuSeconds !== undefined)
       console.log(
-        `  of which the main thread (all but extraction): ${r.mainCpuSeconds.toFixed(2)} s, ${((1000 * r.mainCpuSeconds) / corpus.length).toFixed(1)} ms per file;` +
+        `  of which the main thread (all but extraction): ${r.mainCpuSeconds.toFixed(2)} s, ${((1000 * r.mainCpuSeconds) / bare.files).toFixed(1)} ms per file;` +
           ` the other threads (extraction workers, V8's GC and compiler helpers, file I/O): ${(r.cpuSeconds - r.mainCpuSeconds).toFixed(2)} s`,
       );
   }

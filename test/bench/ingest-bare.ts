@@ -1,0 +1,60 @@
+/**
+ * The ingest benchmark's baseline, run in a child process of its own (forked by
+ * ingest.bench.ts): the bare extraction (format sniffing and the extraction
+ * libraries, one file after another, no pipeline) over the corpus the pipeline
+ * is given. In a process of its own so the service's process holds only what
+ * `npm start` holds: loading the extraction libraries (and pdf.js's polyfills)
+ * into the service's main thread, which the service never does, made its heap
+ * about four times larger and every full GC of it dearer. Source maps are off,
+ * as in the extraction workers, so both load the libraries the same way.
+ */
+import type { CorpusKind } from './ingest-client.js';
+
+export interface BareRequest {
+  corpus: CorpusKind;
+  rounds: number;
+}
+
+export interface BareReply {
+  files: number;
+  bytes: number;
+  characters: number;
+  seconds: number;
+  /** CPU seconds of this process, every thread (V8's compiler and GC helpers too). */
+  cpuSeconds: number;
+}
+
+process.setSourceMapsEnabled(false);
+const { DEFAULT_LIMITS, extractFile } = await import('@kb/ingest/extract');
+const { corpus } = await import('./ingest-corpus.js');
+const { documents } = await import('./ingest-documents.js');
+
+const limits = { ...DEFAULT_LIMITS, maxUncompressedBytes: 200 * 1024 * 1024, maxCompressionRatio: 200 };
+
+async function measure(request: BareRequest): Promise<BareReply> {
+  const files = request.corpus === 'documents' ? await documents('doc', 0, request.rounds) : corpus('doc', 0, request.rounds);
+  // One warm-up pass over the first file of each format, as the pipeline's workers also warm up.
+  for (const f of files.slice(0, 12)) await extractFile({ bytes: f.bytes, filename: f.name }, limits);
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  let characters = 0;
+  for (const f of files) {
+    const { blocks } = await extractFile({ bytes: f.bytes, filename: f.name }, limits);
+    for (const b of blocks) characters += b.text.length;
+  }
+  const used = process.cpuUsage(cpu);
+  return {
+    files: files.length,
+    bytes: files.reduce((sum, f) => sum + f.bytes.length, 0),
+    characters,
+    seconds: (performance.now() - started) / 1000,
+    cpuSeconds: (used.user + used.system) / 1e6,
+  };
+}
+
+process.on('message', (request: BareRequest) => {
+  measure(request).then(
+    (reply) => process.send!({ ok: true, reply }),
+    (err: unknown) => process.send!({ ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
+  );
+});
