@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,10 +54,16 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Blob reads fail `failures` times before they work (-1: always). */
+/** The store read through `get` only, as GridFS is: without `localPath` the processor reads the bytes and hands them to the pool. */
+function throughGet(blobs: BlobStore): BlobStore {
+  const { localPath: _onDisk, ...rest } = blobs;
+  return rest;
+}
+
+/** Blob reads (through `get`) fail `failures` times before they work (-1: always). */
 function flaky(blobs: BlobStore, failures: number): BlobStore & { reads: number } {
   const wrapped = {
-    ...blobs,
+    ...throughGet(blobs),
     reads: 0,
     async get(key: string) {
       wrapped.reads++;
@@ -151,6 +157,50 @@ describe('the ingest processing loop', () => {
     }
   });
 
+  describe("originals on this machine's disk: the worker reads them itself", () => {
+    /** A file store whose `get` is counted: the processor should not call it. */
+    function counted(root: string) {
+      const blobs = createFsBlobStore({ root });
+      const wrapped = { ...blobs, gets: 0, get: (key: string) => (wrapped.gets++, blobs.get(key)) };
+      return wrapped;
+    }
+    /** Queues a raw item with the loop stopped, lets `change` alter its stored original, then processes it. */
+    async function processAfter(root: string, change: (path: string) => void) {
+      const blobs = counted(root);
+      const { processor, intake } = setup(blobs);
+      const item = await intake.createRaw(ctx, { title: 'On disk', text: 'Text kept in a file.', filing: { parent_id: null, tags: [] } });
+      const [job] = await store.find<JobDoc>(JOBS, { where: { content_id: item.id } });
+      change(blobs.localPath!(job!.blob_key));
+      processor.start();
+      try {
+        return { done: await settled(item.id), blobs };
+      } finally {
+        await processor.stop();
+      }
+    }
+
+    it('completes without the main thread reading the file', async () => {
+      const { done, blobs } = await processAfter(join(dir, 'disk1'), () => {});
+      assert.equal(done.processing_status, 'completed');
+      assert.equal(blobs.gets, 0);
+    });
+
+    it('fails at once when the file is gone, and retries one it cannot read until the attempts run out', async () => {
+      const gone = await processAfter(join(dir, 'disk2'), (path) => rmSync(path));
+      assert.equal(gone.done.processing_status, 'failed');
+      assert.equal(gone.done.attempts, 1);
+      assert.match(gone.done.failure_reason!, /missing from storage/);
+
+      const unreadable = await processAfter(join(dir, 'disk3'), (path) => {
+        rmSync(path);
+        mkdirSync(path);
+      });
+      assert.equal(unreadable.done.processing_status, 'failed');
+      assert.equal(unreadable.done.attempts, 3);
+      assert.match(unreadable.done.failure_reason!, /Reading the stored file failed.*gave up after 3 attempts/);
+    });
+  });
+
   it('takes over a job whose worker died once its lease expires', async () => {
     const blobs = createFsBlobStore({ root: join(dir, 'b3') });
     const first = setup(blobs, 'dead-worker');
@@ -228,7 +278,10 @@ describe('files read ahead for the workers', () => {
         new Promise((resolve) => {
           handed.push({
             filename: input.filename,
-            release: () => resolve({ format: 'md', blocks: [{ kind: 'paragraph', text: input.bytes.toString('utf8') }] }),
+            release: () => {
+              const bytes = 'bytes' in input ? input.bytes : readFileSync(input.path);
+              resolve({ format: 'md', blocks: [{ kind: 'paragraph', text: bytes.toString('utf8') }] });
+            },
           });
         }),
       close: async () => {},
@@ -302,7 +355,7 @@ describe('job leases held by a heartbeat', () => {
   it('keeps a job whose work outlasts many lease periods: no other worker takes it while its worker lives', async () => {
     const base = createFsBlobStore({ root: join(dir, 'b5') });
     // Reading the file takes 1.5 s: five times the lease.
-    const slow: BlobStore = { ...base, get: async (key) => (await new Promise((r) => setTimeout(r, 1500)), base.get(key)) };
+    const slow: BlobStore = { ...throughGet(base), get: async (key) => (await new Promise((r) => setTimeout(r, 1500)), base.get(key)) };
     const a = setup(slow, 'worker-a', { leaseMs: 300 });
     const b = setup(slow, 'worker-b', { leaseMs: 300 });
     const item = await a.intake.createRaw(ctx, { title: 'Slow', text: 'Takes a while to read.', filing: { parent_id: null, tags: [] } });

@@ -22,6 +22,12 @@ export interface BlobStore {
   /** Returns whether something was removed. */
   delete(key: string): Promise<boolean>;
   exists(key: string): Promise<boolean>;
+  /**
+   * Where the bytes under key lie on this machine's disk, for stores that keep them in
+   * files (absent on others): a worker thread can read them itself, and the caller's
+   * thread neither reads nor copies them. The path may name nothing (a missing blob).
+   */
+  localPath?(key: string): string;
   close(): Promise<void>;
 }
 

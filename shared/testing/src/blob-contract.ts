@@ -2,6 +2,7 @@ import { describe, it, beforeEach, afterEach } from 'vitest';
 import { skippedTest } from './skip.js';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import type { BlobStore } from '@kb/blob';
 
 export type BlobStoreFactory = () => Promise<{ blobs: BlobStore; cleanup: () => Promise<void> } | { skip: string }>;
@@ -49,6 +50,17 @@ export function describeBlobStoreContract(name: string, factory: BlobStoreFactor
       assert.ok(read);
       assert.ok(Buffer.from(bytes).equals(read));
       assert.equal(await blobs.exists('org-1/v-1'), true);
+    });
+
+    it('a local path, where the store offers one, holds what was stored under the key and names nothing once it is deleted', async (t) => {
+      if (!blobs.localPath) return t.skip('this store keeps no files on the local disk');
+      const bytes = randomBytes(50_000);
+      await blobs.put('org-1/on-disk', bytes);
+      const path = blobs.localPath('org-1/on-disk');
+      assert.ok(readFileSync(path).equals(bytes));
+      await blobs.delete('org-1/on-disk');
+      assert.equal(existsSync(path), false);
+      assert.throws(() => blobs.localPath!('../escape'), /Invalid blob key/);
     });
 
     it('stores an empty blob', async () => {

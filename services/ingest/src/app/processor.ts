@@ -228,12 +228,26 @@ export function createProcessor(options: ProcessorOptions) {
     }
   }
 
+  /**
+   * The job's original for the pool: where it lies when the blob store keeps files on this
+   * machine's disk (the worker reads it, so this thread neither reads nor copies it, and a
+   * job read ahead holds no bytes), else its bytes.
+   */
+  async function fileOf(job: JobDoc): Promise<{ path: string } | { bytes: Buffer }> {
+    if (blobs.localPath) return { path: blobs.localPath(job.blob_key) };
+    const bytes = await blobs.get(job.blob_key);
+    if (!bytes) throw new ExtractionError('The uploaded file is missing from storage', true);
+    return { bytes };
+  }
+
   async function attempt(job: JobDoc): Promise<JobDoc | undefined> {
     let outcome: Outcome;
     try {
-      const bytes = await blobs.get(job.blob_key);
-      if (!bytes) throw new ExtractionError('The uploaded file is missing from storage', true);
-      const result = await pool.extract({ bytes, filename: job.filename, ...(job.claimed_format && { format: job.claimed_format }) });
+      const result = await pool.extract({
+        ...(await fileOf(job)),
+        filename: job.filename,
+        ...(job.claimed_format && { format: job.claimed_format }),
+      });
       if (job.allowed_formats && !job.allowed_formats.includes(result.format)) {
         throw new ExtractionError(`"${job.filename}" is ${FORMAT_NAMES[result.format]}, which is not accepted here`, true);
       }

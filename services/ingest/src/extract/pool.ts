@@ -3,8 +3,11 @@ import { startModuleWorker } from '@kb/platform';
 import { ExtractionError, type ExtractionLimits, type ExtractionResult, type Format } from './types.js';
 import type { ExtractRequest, WorkerSettings } from './worker.js';
 
+/** A file to extract: its bytes, or the path of a stored file the worker reads itself. */
+export type ExtractionInput = ({ bytes: Buffer } | { path: string }) & { filename: string; format?: Format };
+
 export interface ExtractionPool {
-  extract(input: { bytes: Buffer; filename: string; format?: Format }): Promise<ExtractionResult>;
+  extract(input: ExtractionInput): Promise<ExtractionResult>;
   close(): Promise<void>;
 }
 
@@ -12,8 +15,8 @@ type Reply = { id: number; ok: true; result: ExtractionResult } | { id: number; 
 
 interface Task {
   request: ExtractRequest;
-  /** The request's own copy of the file, moved to the worker. */
-  transfer: ArrayBuffer;
+  /** The request's own copy of the file, moved to the worker (none when the worker reads the file). */
+  transfer: ArrayBuffer[];
   resolve: (r: ExtractionResult) => void;
   reject: (e: Error) => void;
 }
@@ -100,7 +103,7 @@ export function createExtractionPool(options: {
     worker.on('exit', onExit);
     // The file goes over by transfer, not by a structured clone of its Buffer, which
     // copies the whole backing store (often a pool shared with other buffers).
-    worker.postMessage(task.request, [task.transfer]);
+    worker.postMessage(task.request, task.transfer);
   }
 
   function pump() {
@@ -117,16 +120,16 @@ export function createExtractionPool(options: {
     extract(input) {
       if (closed) return Promise.reject(new ExtractionError('The extraction pool is closed', false));
       return new Promise((resolve, reject) => {
-        // A copy of its own, to transfer: the caller keeps its Buffer.
-        const bytes = new Uint8Array(input.bytes);
+        // Bytes: a copy of its own, to transfer (the caller keeps its Buffer); a path: the worker reads it.
+        const bytes = 'bytes' in input ? new Uint8Array(input.bytes) : undefined;
         const request: ExtractRequest = {
           id: nextId++,
-          bytes,
+          ...(bytes ? { bytes } : { path: (input as { path: string }).path }),
           filename: input.filename,
           limits: options.limits,
           ...(input.format && { format: input.format }),
         };
-        queue.push({ request, transfer: bytes.buffer, resolve, reject });
+        queue.push({ request, transfer: bytes ? [bytes.buffer] : [], resolve, reject });
         pump();
       });
     },

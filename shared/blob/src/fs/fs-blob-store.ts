@@ -99,6 +99,7 @@ export function createFsBlobStore(options: { root: string; fsync?: boolean }): B
         throw err;
       }
     },
+    localPath: pathOf,
     async close() {},
   };
 }
