@@ -6,7 +6,9 @@
  * and projections). The baseline is the bare extraction (format sniffing and the
  * extraction libraries, one file after another, no pipeline, in a child process:
  * ingest-bare.ts) on the same files in the same run; the ratio is the pipeline's
- * overhead.
+ * overhead. CPU is printed per kind of thread (Linux): the main thread, the
+ * extraction workers (told apart by their nice value) and the rest, mostly V8's
+ * compiler and GC helpers.
  *
  * Measured twice: batch uploads (10 files per request, one client) and single
  * uploads (one file per request, four clients at a time). The HTTP client runs
@@ -21,7 +23,7 @@
  *                                    13k to 100k characters of text each, instead of the samples)
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { applyHeapSettings } from '@kb/platform';
 import { API_KEY, startTestSystem } from '../e2e/harness.js';
@@ -61,18 +63,41 @@ function cpuSeconds(from: NodeJS.CpuUsage): number {
   return (used.user + used.system) / 1e6;
 }
 
+const WORKER_NICE = Number(process.env.INGEST_WORKER_NICE ?? 10);
+
 /**
- * CPU seconds of the main thread alone, where everything but extraction runs (on
- * an idle machine what bounds the pipeline's wall time); from /proc, so Linux only (undefined elsewhere). Ticks of 1/100 s (USER_HZ).
+ * CPU seconds so far of this process's threads, from /proc (Linux only; undefined
+ * elsewhere), in ticks of 1/100 s (USER_HZ): the main thread, where everything but
+ * extraction runs (on an idle machine what bounds the pipeline's wall time); the
+ * extraction workers, told apart by the nice value they run at (when it is not 0);
+ * and the rest, mostly V8's helper threads (its optimizing compiler and GC) and
+ * libuv's (file I/O). Threads that ended meanwhile are not counted.
  */
-function mainThreadCpuSeconds(): number | undefined {
+function threadCpu(): Map<number, { nice: number; seconds: number }> | undefined {
   try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    const out = new Map<number, { nice: number; seconds: number }>();
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), { nice: Number(fields[16]), seconds: (Number(fields[11]) + Number(fields[12])) / 100 });
+    }
+    return out;
   } catch {
     return undefined;
   }
+}
+
+/** Each kind of thread's CPU seconds between two readings of threadCpu. */
+function threadSplit(from: ReturnType<typeof threadCpu>, to: ReturnType<typeof threadCpu>) {
+  if (!from || !to) return undefined;
+  const split = { main: 0, extraction: 0, rest: 0 };
+  for (const [tid, t] of to) {
+    const used = t.seconds - (from.get(tid)?.seconds ?? 0);
+    if (tid === process.pid) split.main += used;
+    else if (WORKER_NICE > 0 && t.nice === WORKER_NICE) split.extraction += used;
+    else split.rest += used;
+  }
+  return split;
 }
 
 // Pipeline: the whole embedded system over HTTP, in this process; the client in a child process of its own.
@@ -96,13 +121,13 @@ try {
   /** Has the client upload a corpus (requests of `perRequest` files, `clients` at a time) and wait until every file is settled. */
   async function pipeline(prefix: string, first: number, perRequest: number, clients: number) {
     const cpu = process.cpuUsage();
-    const mainCpu = mainThreadCpuSeconds();
+    const threadsBefore = threadCpu();
     const r = await ask({ kind: 'run', url: t.url, key: API_KEY, corpus: CORPUS, prefix, first, rounds: ROUNDS, perRequest, clients });
-    const mainEnd = mainThreadCpuSeconds();
+    const threads = threadSplit(threadsBefore, threadCpu());
     return {
       ...r,
       cpuSeconds: cpuSeconds(cpu),
-      mainCpuSeconds: mainCpu === undefined || mainEnd === undefined ? undefined : mainEnd - mainCpu,
+      threads,
     };
   }
 
@@ -129,6 +154,10 @@ try {
       `${Math.round(bare.characters / 1000)}k characters of text, ${WORKERS} ingest workers`,
   );
   console.log(row('bare extraction (serial, a process of its own)', bare.seconds));
+  if (bare.ownThreadSeconds !== undefined)
+    console.log(
+      `  CPU seconds: ${bare.cpuSeconds.toFixed(2)}, of which its own thread ${bare.ownThreadSeconds.toFixed(2)}; V8's compiler and GC helpers: ${(bare.cpuSeconds - bare.ownThreadSeconds).toFixed(2)}`,
+    );
   for (const [label, r] of [
     ['batch: 10 files per request, 1 client', batch],
     ['single: 1 file per request, 4 clients', single],
@@ -147,11 +176,15 @@ try {
     console.log(
       `  API latency meanwhile (GET /org/me every 20 ms, ${r.probe.count} calls): p50 ${r.probe.p50.toFixed(1)} ms, p95 ${r.probe.p95.toFixed(1)} ms, max ${r.probe.max.toFixed(1)} ms`,
     );
-    if (r.mainCpuSeconds !== undefined)
+    if (r.threads) {
+      const { main, extraction, rest } = r.threads;
       console.log(
-        `  of which the main thread (all but extraction): ${r.mainCpuSeconds.toFixed(2)} s, ${((1000 * r.mainCpuSeconds) / bare.files).toFixed(1)} ms per file;` +
-          ` the other threads (extraction workers, V8's GC and compiler helpers, file I/O): ${(r.cpuSeconds - r.mainCpuSeconds).toFixed(2)} s`,
+        `  of which the main thread (all but extraction): ${main.toFixed(2)} s, ${((1000 * main) / bare.files).toFixed(1)} ms per file; ` +
+          (WORKER_NICE > 0
+            ? `the extraction workers: ${extraction.toFixed(2)} s; V8's compiler and GC helpers and file I/O: ${rest.toFixed(2)} s`
+            : `the other threads (extraction workers, V8's compiler and GC helpers, file I/O): ${(extraction + rest).toFixed(2)} s`),
       );
+    }
   }
 } finally {
   client.kill();
