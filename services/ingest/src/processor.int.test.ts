@@ -35,18 +35,17 @@ const ctx: CallContext = {
   request_id: 'r',
 };
 
+/** A real extraction pool (worker threads), with limits roomy enough for every file these tests extract. */
+const extractionPool = (options: { size: number; timeoutMs: number; memoryMb: number; nice?: number }) =>
+  createExtractionPool({ ...options, limits: { ...DEFAULT_LIMITS, maxUncompressedBytes: 1e8, maxCompressionRatio: 200 } });
+
 let dir: string;
 let store: Store;
 let pool: ExtractionPool;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kb-ingest-int-'));
   store = await createSqliteStore({ path: join(dir, 'ingest.db'), clock: systemClock });
-  pool = createExtractionPool({
-    size: 1,
-    timeoutMs: 20_000,
-    memoryMb: 256,
-    limits: { ...DEFAULT_LIMITS, maxUncompressedBytes: 1e8, maxCompressionRatio: 200 },
-  });
+  pool = extractionPool({ size: 1, timeoutMs: 20_000, memoryMb: 256 });
 });
 afterAll(async () => {
   await pool.close();
@@ -441,13 +440,7 @@ describe('the extraction pool', () => {
     'runs its worker threads at the nice value asked for, leaving the main thread at its own (Linux keeps one per thread)',
     async () => {
       const niceBefore = threadNice();
-      const yielding = createExtractionPool({
-        size: 2,
-        timeoutMs: 20_000,
-        memoryMb: 256,
-        nice: 7,
-        limits: { ...DEFAULT_LIMITS, maxUncompressedBytes: 1e8, maxCompressionRatio: 200 },
-      });
+      const yielding = extractionPool({ size: 2, timeoutMs: 20_000, memoryMb: 256, nice: 7 });
       try {
         const csv = (n: number) => ({ bytes: Buffer.from(`a,b\n${n},2\n`), filename: `n${n}.csv` });
         await Promise.all([yielding.extract(csv(1)), yielding.extract(csv(2))]);
@@ -463,12 +456,7 @@ describe('the extraction pool', () => {
   );
 
   it("extracts every kind of file within a 64 MB heap per worker (the libraries' source maps are not loaded)", async () => {
-    const small = createExtractionPool({
-      size: 1,
-      timeoutMs: 60_000,
-      memoryMb: 64,
-      limits: { ...DEFAULT_LIMITS, maxUncompressedBytes: 1e8, maxCompressionRatio: 200 },
-    });
+    const small = extractionPool({ size: 1, timeoutMs: 60_000, memoryMb: 64 });
     try {
       for (const name of ['sample.pdf', 'sample.docx', 'sample.xlsx', 'sample.pptx', 'sample.doc']) {
         const bytes = readFileSync(fileURLToPath(new URL(`../../../test/fixtures/formats/${name}`, import.meta.url)));
@@ -481,12 +469,7 @@ describe('the extraction pool', () => {
   });
 
   it('stops an extraction that runs past its time limit (permanent: the same bytes would time out again) and keeps serving with a fresh worker', async () => {
-    const slow = createExtractionPool({
-      size: 1,
-      timeoutMs: 1,
-      memoryMb: 256,
-      limits: { ...DEFAULT_LIMITS, maxUncompressedBytes: 1e8, maxCompressionRatio: 200 },
-    });
+    const slow = extractionPool({ size: 1, timeoutMs: 1, memoryMb: 256 });
     try {
       const big = Buffer.from(Array.from({ length: 20_000 }, (_, i) => `row ${i},value ${i}`).join('\n'));
       for (let i = 0; i < 2; i++) {
