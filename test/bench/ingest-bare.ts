@@ -3,13 +3,14 @@
  * ingest.bench.ts): the bare extraction (format sniffing and the extraction
  * libraries, one file after another, no pipeline) over the corpus the pipeline
  * is given. In a process of its own so the service's process holds only what
- * `npm start` holds: loading the extraction libraries (and pdf.js's polyfills)
- * into the service's main thread, which the service never does, made its heap
- * about four times larger and every full GC of it dearer. Source maps are off,
+ * `npm start` holds: the extraction libraries, their source maps and pdf.js's
+ * polyfills, loaded into the service's main thread (which the service never
+ * does), made that thread's heap larger and its code slower. Source maps are off,
  * as in the extraction workers, so both load the libraries the same way.
  */
-import { readFileSync } from 'node:fs';
 import type { CorpusKind } from './ingest-client.js';
+import { answerRequests } from './bench-child.js';
+import { threadCpu } from './thread-cpu.js';
 
 export interface BareRequest {
   corpus: CorpusKind;
@@ -27,16 +28,8 @@ export interface BareReply {
   ownThreadSeconds?: number;
 }
 
-/** CPU seconds of this process's main thread so far (Linux: /proc; ticks of 1/100 s). */
-function ownThreadCpu(): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return undefined;
-  }
-}
+/** CPU seconds of this process's main thread so far (Linux; undefined elsewhere). */
+const ownThreadCpu = () => threadCpu()?.get(process.pid)?.seconds;
 
 process.setSourceMapsEnabled(false);
 const { DEFAULT_LIMITS, extractFile } = await import('@kb/ingest/extract');
@@ -69,9 +62,4 @@ async function measure(request: BareRequest): Promise<BareReply> {
   };
 }
 
-process.on('message', (request: BareRequest) => {
-  measure(request).then(
-    (reply) => process.send!({ ok: true, reply }),
-    (err: unknown) => process.send!({ ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
-  );
-});
+answerRequests(measure);

@@ -6,6 +6,7 @@
  * to upload it; the answer says when the uploads were answered and when every
  * file was settled (completed or failed).
  */
+import { answerRequests } from './bench-child.js';
 import { corpus, type CorpusFile } from './ingest-corpus.js';
 import { documents } from './ingest-documents.js';
 
@@ -158,9 +159,4 @@ async function handle(request: ClientRequest): Promise<ClientReply> {
   return run(request.url, request.key, files, request.perRequest, request.clients);
 }
 
-process.on('message', (request: ClientRequest) => {
-  handle(request).then(
-    (reply) => process.send!({ ok: true, reply }),
-    (err: unknown) => process.send!({ ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
-  );
-});
+answerRequests(handle);

@@ -22,34 +22,18 @@
  *                                    CORPUS=documents for documents of an ordinary size,
  *                                    13k to 100k characters of text each, instead of the samples)
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { applyHeapSettings } from '@kb/platform';
 import { API_KEY, startTestSystem } from '../e2e/harness.js';
 import type { BareReply, BareRequest } from './ingest-bare.js';
 import type { ClientReply, ClientRequest, CorpusKind } from './ingest-client.js';
+import { child } from './bench-child.js';
+import { threadCpu } from './thread-cpu.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 8);
 const WORKERS = process.env.INGEST_WORKERS ?? '2';
 const CORPUS: CorpusKind = process.env.CORPUS === 'documents' ? 'documents' : 'samples';
-
-/** A child process of the benchmark (from sources, as this one runs); `ask` sends it a request and waits for its answer. */
-function child(file: string, execArgv = process.execArgv) {
-  const process_: ChildProcess = fork(new URL(file, import.meta.url), { execArgv });
-  const ask = <Req, Reply>(request: Req) =>
-    new Promise<Reply>((resolve, reject) => {
-      const exited = (code: number | null) => reject(new Error(`${file} exited (${code}) before answering`));
-      process_.once('exit', exited);
-      process_.once('message', (m: { ok: true; reply: Reply } | { ok: false; error: string }) => {
-        process_.off('exit', exited);
-        if (m.ok) resolve(m.reply);
-        else reject(new Error(`${file} failed: ${m.error}`));
-      });
-      process_.send(request as object);
-    });
-  return { ask, kill: () => process_.kill() };
-}
 
 // Baseline: the extraction libraries alone, in a process of their own with this one's V8 flags
 // (ingest-bare.ts), so that this process's main thread holds only what the service's does.
@@ -65,28 +49,10 @@ function cpuSeconds(from: NodeJS.CpuUsage): number {
 
 const WORKER_NICE = Number(process.env.INGEST_WORKER_NICE ?? 10);
 
-/**
- * CPU seconds so far of this process's threads, from /proc (Linux only; undefined
- * elsewhere), in ticks of 1/100 s (USER_HZ): the main thread, where everything but
- * extraction runs (on an idle machine what bounds the pipeline's wall time); the
- * extraction workers, told apart by the nice value they run at (when it is not 0);
- * and the rest, mostly V8's helper threads (its optimizing compiler and GC) and
- * libuv's (file I/O). Threads that ended meanwhile are not counted.
- */
-function threadCpu(): Map<number, { nice: number; seconds: number }> | undefined {
-  try {
-    const out = new Map<number, { nice: number; seconds: number }>();
-    for (const tid of readdirSync('/proc/self/task')) {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(tid), { nice: Number(fields[16]), seconds: (Number(fields[11]) + Number(fields[12])) / 100 });
-    }
-    return out;
-  } catch {
-    return undefined;
-  }
-}
-
+// CPU by kind of thread (threadCpu): the main thread, where everything but extraction runs (on an
+// idle machine what bounds the pipeline's wall time); the extraction workers, told apart by the nice
+// value they run at (when it is not 0); and the rest, mostly V8's helper threads (its optimizing
+// compiler and GC) and libuv's (file I/O). Threads that ended meanwhile are not counted.
 /** Each kind of thread's CPU seconds between two readings of threadCpu. */
 function threadSplit(from: ReturnType<typeof threadCpu>, to: ReturnType<typeof threadCpu>) {
   if (!from || !to) return undefined;
