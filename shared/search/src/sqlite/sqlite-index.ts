@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { registerForCheckpoints } from '@kb/store/sqlite';
 import { queryTerms } from '../analysis.js';
 import { DEFAULT_FUSION, fuseRanked, type FusionOptions } from '../fusion.js';
 import {
@@ -120,6 +121,9 @@ const fromBlob = (b: Buffer): Float32Array => new Float32Array(b.buffer.slice(b.
 /** SearchIndex on SQLite FTS5 (BM25) with brute-force cosine kNN over stored vectors. */
 export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): SearchIndex {
   const db = open(options.path);
+  // Indexing writes every chunk's text and its postings: checkpointing that inside a COMMIT
+  // (every 1000 pages) stalled the event loop with a copy and an fsync, as for the stores.
+  const checkpoints = options.path === ':memory:' ? undefined : registerForCheckpoints(options.path, (pragma) => db.pragma(pragma));
   const w = options.weights ?? { title: 2, heading: 1, text: 1 };
   const candidates = options.candidates ?? 100;
   const fusion = options.fusion ?? DEFAULT_FUSION;
@@ -472,6 +476,7 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
       vectorCache.clear();
     },
     async close() {
+      await checkpoints?.unregister();
       db.close();
     },
   };
