@@ -17,8 +17,8 @@
  * the listing once that one is settled.
  *
  *   npm run bench:ingest            (ROUNDS=n copies of each of the 12 samples, default 8;
- *                                    INGEST_WORKERS and INGEST_PREFETCH for the pipeline,
- *                                    defaults 2 and 1;
+ *                                    INGEST_WORKERS, INGEST_PREFETCH, INGEST_WORKER_NICE and
+ *                                    INGEST_WORKER_BACKGROUND_COMPILE for the pipeline, defaults 2, 1, 10, false;
  *                                    CORPUS=documents for documents of an ordinary size,
  *                                    13k to 100k characters of text each, instead of the samples)
  */
@@ -51,7 +51,8 @@ const WORKER_NICE = Number(process.env.INGEST_WORKER_NICE ?? 10);
 
 // CPU by kind of thread (threadCpu): the main thread, where everything but extraction runs (on an
 // idle machine what bounds the pipeline's wall time); the extraction workers, told apart by the nice
-// value they run at (when it is not 0); and the rest, mostly V8's helper threads (its optimizing
+// value they run at (when it is not 0), with the compilation of their code unless
+// INGEST_WORKER_BACKGROUND_COMPILE; and the rest, mostly V8's helper threads (its optimizing
 // compiler and GC) and libuv's (file I/O). Threads that ended meanwhile are not counted.
 /** Each kind of thread's CPU seconds between two readings of threadCpu. */
 function threadSplit(from: ReturnType<typeof threadCpu>, to: ReturnType<typeof threadCpu>) {
@@ -75,6 +76,7 @@ const t = await startTestSystem({
   INGEST_POLL_MS: '20',
   ...(process.env.INGEST_PREFETCH && { INGEST_PREFETCH: process.env.INGEST_PREFETCH }),
   ...(process.env.INGEST_WORKER_NICE && { INGEST_WORKER_NICE: process.env.INGEST_WORKER_NICE }),
+  ...(process.env.INGEST_WORKER_BACKGROUND_COMPILE && { INGEST_WORKER_BACKGROUND_COMPILE: process.env.INGEST_WORKER_BACKGROUND_COMPILE }),
 });
 const client = child('./ingest-client.ts', ['--conditions=source', '--import', 'tsx']);
 try {

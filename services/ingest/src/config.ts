@@ -54,6 +54,11 @@ export const ingestConfigSpec = defineConfig(
       description:
         'scheduling priority (nice value) of the extraction worker threads: above 0 they yield the CPU to request handling and commits when the cores are busy, and use all of it otherwise; 0: the same as the rest of the process',
     }),
+    INGEST_WORKER_BACKGROUND_COMPILE: Type.Boolean({
+      default: false,
+      description:
+        "let V8's shared helper threads, at the process's priority, compile the extraction workers' hot code (V8's default); off: each worker compiles on its own thread at INGEST_WORKER_NICE, so a busy machine gives request handling the CPU first",
+    }),
     INGEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 120000, description: 'longest extraction of one file before it is stopped' }),
     INGEST_WORKER_MEMORY_MB: Type.Integer({ minimum: 64, default: 1024, description: 'heap limit of each extraction worker thread' }),
     INGEST_MAX_ATTEMPTS: Type.Integer({

@@ -89,6 +89,7 @@ export async function startIngest(options: {
     timeoutMs: config.INGEST_TIMEOUT_MS,
     memoryMb: config.INGEST_WORKER_MEMORY_MB,
     nice: config.INGEST_WORKER_NICE,
+    compileOnOwnThread: !config.INGEST_WORKER_BACKGROUND_COMPILE,
     limits: {
       maxUncompressedBytes: config.MAX_UNCOMPRESSED_BYTES,
       maxCompressionRatio: config.MAX_COMPRESSION_RATIO,

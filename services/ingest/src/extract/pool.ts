@@ -1,5 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '@kb/platform';
+import { ownThreadCompilation } from './own-thread-compilation.js';
 import { ExtractionError, type ExtractionLimits, type ExtractionResult, type Format } from './types.js';
 import type { ExtractRequest, WorkerSettings } from './worker.js';
 
@@ -37,6 +38,8 @@ export function createExtractionPool(options: {
   memoryMb: number;
   /** Nice value of the worker threads (0 to 19, default 0): above 0 they yield the CPU to the main thread when the cores are busy. */
   nice?: number;
+  /** Workers compile their hot code on their own thread, at their nice value, not on V8's shared helper threads (default false). */
+  compileOnOwnThread?: boolean;
   limits: ExtractionLimits;
 }): ExtractionPool {
   const queue: Task[] = [];
@@ -44,8 +47,9 @@ export function createExtractionPool(options: {
   let nextId = 1;
   let closed = false;
 
+  const start = options.compileOnOwnThread ? ownThreadCompilation() : (spawn: () => Worker) => spawn();
   const spawn = () =>
-    spawnWorker({ resourceLimits: { maxOldGenerationSizeMb: options.memoryMb }, workerData: { nice: options.nice ?? 0 } });
+    start(() => spawnWorker({ resourceLimits: { maxOldGenerationSizeMb: options.memoryMb }, workerData: { nice: options.nice ?? 0 } }));
 
   function run(slot: (typeof slots)[number], task: Task) {
     slot.busy = true;
