@@ -153,6 +153,21 @@ describe('POST /search (spec 4.2)', () => {
         [v2.version_id],
       );
     });
+    // The first version's kept chunks go once the second is indexed; the second's stay for re-indexing.
+    const kb = new Database(join(t.dataDir, 'knowledge-base.db'), { readonly: true });
+    try {
+      const kept = kb
+        .prepare(
+          "SELECT json_extract(data, '$.version_id') AS version_id FROM documents WHERE collection = 'search_chunks' AND json_extract(data, '$.content_id') = ?",
+        )
+        .all(doc.content_id) as { version_id: string }[];
+      assert.deepEqual(
+        kept.map((b) => b.version_id),
+        [v2.version_id],
+      );
+    } finally {
+      kb.close();
+    }
     await feed.remove(org, doc.content_id);
     await eventually(async () =>
       assert.equal((await t.api('POST', '/search', { body: { query: 'garage bicycle' } })).body.total_results, 0),

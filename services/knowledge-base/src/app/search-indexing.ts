@@ -92,17 +92,19 @@ async function metaOf(reader: DocumentReader, doc: SearchContentDoc): Promise<Co
   };
 }
 
-async function chunksOf(reader: DocumentReader, versionId: string): Promise<ChunkBatchDoc['chunks']> {
-  const batches = await reader.find<ChunkBatchDoc>(SEARCH_CHUNKS, { where: { version_id: versionId } });
+/** The chunks of a version's kept batches, in order. */
+function chunksIn(batches: ChunkBatchDoc[]): ChunkBatchDoc['chunks'] {
   const byIndex = new Map<number, ChunkBatchDoc['chunks'][number]>();
   for (const b of batches) for (const c of b.chunks) byIndex.set(c.chunk_index, c);
   return [...byIndex.values()].sort((a, b) => a.chunk_index - b.chunk_index);
 }
 
-async function dropChunks(tx: StoreTransaction, where: Record<string, string>, keepVersion?: string): Promise<void> {
-  for (const b of await tx.find<ChunkBatchDoc>(SEARCH_CHUNKS, { where })) {
-    if (b.version_id !== keepVersion) await tx.delete(SEARCH_CHUNKS, b.id);
-  }
+async function chunksOf(reader: DocumentReader, versionId: string): Promise<ChunkBatchDoc['chunks']> {
+  return chunksIn(await reader.find<ChunkBatchDoc>(SEARCH_CHUNKS, { where: { version_id: versionId } }));
+}
+
+async function dropChunks(tx: StoreTransaction, where: Record<string, string>): Promise<void> {
+  for (const b of await tx.find<ChunkBatchDoc>(SEARCH_CHUNKS, { where })) await tx.delete(SEARCH_CHUNKS, b.id);
 }
 
 export function createSearchIndexer(deps: SearchIndexingDeps) {
@@ -125,9 +127,14 @@ export function createSearchIndexer(deps: SearchIndexingDeps) {
     return inputs.map((c, i) => ({ ...c, embedding: vectors[i]! }));
   }
 
-  /** Writes the content's current version into the index from the kept chunks. */
-  async function indexCurrent(reader: DocumentReader, doc: SearchContentDoc, versionId: string): Promise<number> {
-    const chunks = await chunksOf(reader, versionId);
+  /** Writes the content's current version into the index from the kept chunks (read unless given). */
+  async function indexCurrent(
+    reader: DocumentReader,
+    doc: SearchContentDoc,
+    versionId: string,
+    kept?: ChunkBatchDoc['chunks'],
+  ): Promise<number> {
+    const chunks = kept ?? (await chunksOf(reader, versionId));
     const meta = await metaOf(reader, doc);
     await index.indexVersion({
       org_id: doc.org_id,
@@ -203,8 +210,11 @@ export function createSearchIndexer(deps: SearchIndexingDeps) {
         await dropChunks(tx, { version_id: d.version_id });
         return;
       }
-      const count = await indexCurrent(tx, doc, d.version_id);
-      await dropChunks(tx, { content_id: d.content_id }, d.version_id);
+      // The content's kept batches, read once (each holds up to 200k characters): this version's
+      // are indexed and kept for re-indexing, the others' (the version indexed before) dropped.
+      const batches = await tx.find<ChunkBatchDoc>(SEARCH_CHUNKS, { where: { content_id: d.content_id } });
+      const count = await indexCurrent(tx, doc, d.version_id, chunksIn(batches.filter((b) => b.version_id === d.version_id)));
+      for (const b of batches) if (b.version_id !== d.version_id) await tx.delete(SEARCH_CHUNKS, b.id);
       await tx.put(SEARCH_CONTENTS, { ...doc, indexed_version_id: d.version_id });
       logger.debug({ content_id: d.content_id, version_id: d.version_id, chunks: count }, 'content version indexed');
     },
