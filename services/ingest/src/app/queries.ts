@@ -1,7 +1,19 @@
 import { errors } from '@kb/platform';
 import type { Store, Where } from '@kb/store';
 import type { CallContext } from '@kb/rpc';
-import { CHUNKS, CONTENT, VERSIONS, type ChunkDoc, type ContentDoc, type VersionDoc } from '../projections/content.js';
+import {
+  CHUNKS,
+  CHUNK_BATCHES,
+  CONTENT,
+  VERSIONS,
+  chunkBatchId,
+  chunkId,
+  type ChunkBatchDoc,
+  type ChunkBatchRef,
+  type ChunkDoc,
+  type ContentDoc,
+  type VersionDoc,
+} from '../projections/content.js';
 
 const BY_CREATION = [{ field: 'seq', order: 'asc' as const }];
 
@@ -17,6 +29,36 @@ function scopeWhere(ctx: CallContext): Where {
 
 /** Reads of content items, versions and chunks (read models only). */
 export function createContentQueries(store: Store) {
+  /** A page of a version's chunks, reading only the batches it spans. */
+  async function pageOfBatches(version: VersionDoc, refs: ChunkBatchRef[], page: { limit: number; offset: number }) {
+    const end = page.offset + page.limit;
+    const spanned: { ref: ChunkBatchRef; start: number }[] = [];
+    let start = 0;
+    for (const ref of refs) {
+      if (start < end && start + ref.count > page.offset) spanned.push({ ref, start });
+      start += ref.count;
+    }
+    const batches = await Promise.all(
+      spanned.map(({ ref }) => store.get<ChunkBatchDoc>(CHUNK_BATCHES, chunkBatchId(version.id, ref.first_index))),
+    );
+    const chunks: ChunkDoc[] = [];
+    for (const [i, batch] of batches.entries()) {
+      if (!batch) continue;
+      const ordered = [...batch.chunks].sort((a, b) => a.chunk_index - b.chunk_index);
+      const from = Math.max(0, page.offset - spanned[i]!.start);
+      for (const chunk of ordered.slice(from, from + page.limit - chunks.length)) {
+        chunks.push({
+          ...chunk,
+          id: chunkId(version.id, chunk.chunk_index),
+          content_id: batch.content_id,
+          version_id: batch.version_id,
+          org_id: batch.org_id,
+        });
+      }
+    }
+    return { chunks, total_count: start };
+  }
+
   async function readItem(ctx: CallContext, contentId: string): Promise<ContentDoc> {
     const item = await store.get<ContentDoc>(CONTENT, contentId);
     if (!item || item.org_id !== ctx.org_id || item.deleted) throw errors.notFound('Content');
@@ -51,6 +93,8 @@ export function createContentQueries(store: Store) {
       const version = versionId ?? item.version_id;
       const owned = await store.get<VersionDoc>(VERSIONS, version);
       if (!owned || owned.content_id !== contentId) throw errors.notFound('Content version');
+      if (owned.chunk_batches)
+        return { content_id: contentId, version_id: version, ...(await pageOfBatches(owned, owned.chunk_batches, page)) };
       const where = { version_id: version };
       const [chunks, total_count] = await Promise.all([
         store.find<ChunkDoc>(CHUNKS, { where, sort: [{ field: 'chunk_index', order: 'asc' }], ...page }),

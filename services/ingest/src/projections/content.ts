@@ -5,7 +5,10 @@ import type { ProcessingStatus, Source } from '../domain/content.js';
 
 export const CONTENT = 'content_items';
 export const VERSIONS = 'content_versions';
+/** One document per chunk: how versions accepted before chunk batches keep their chunks (read, never written). */
 export const CHUNKS = 'content_chunks';
+/** One document per content.chunks_added event: a version's chunks as extraction sent them. */
+export const CHUNK_BATCHES = 'content_chunk_batches';
 /** One document per (organization, sha256) of a live uploaded file: the dedupe index. */
 export const HASHES = 'content_hashes';
 
@@ -46,6 +49,25 @@ export interface VersionDoc {
   characters: number;
   created_at: string;
   completed_at?: string;
+  /**
+   * The version's chunk batches (CHUNK_BATCHES) in order, with their sizes, so a page of
+   * chunks reads only the batches it spans. Absent on versions accepted before batches,
+   * whose chunks are one document each (CHUNKS).
+   */
+  chunk_batches?: ChunkBatchRef[];
+}
+
+export interface ChunkBatchRef {
+  first_index: number;
+  count: number;
+}
+
+export interface ChunkBatchDoc {
+  id: string;
+  content_id: string;
+  version_id: string;
+  org_id: string;
+  chunks: ContentChunksAdded['chunks'];
 }
 
 export interface ChunkDoc extends Omit<ContentChunksAdded['chunks'][number], 'text'> {
@@ -58,6 +80,8 @@ export interface ChunkDoc extends Omit<ContentChunksAdded['chunks'][number], 'te
 
 export const hashId = (orgId: string, sha256: string): string => `${orgId}:${sha256}`;
 export const chunkId = (versionId: string, index: number): string => `${versionId}:${String(index).padStart(6, '0')}`;
+/** A batch is named by its version and its first chunk, so a replayed event writes the same document. */
+export const chunkBatchId = chunkId;
 
 /** Applies a version's status change, and to the item when the version is its current one. */
 async function setStatus(
@@ -87,7 +111,7 @@ async function recordFormat(tx: StoreTransaction, d: { content_id: string; versi
 
 export const contentProjection: Projection = {
   name: 'content',
-  collections: [CONTENT, VERSIONS, CHUNKS, HASHES],
+  collections: [CONTENT, VERSIONS, CHUNKS, CHUNK_BATCHES, HASHES],
   indexes: [
     { collection: CONTENT, fields: ['org_id', 'deleted', 'seq'] },
     { collection: VERSIONS, fields: ['content_id'] },
@@ -132,6 +156,7 @@ export const contentProjection: Projection = {
           chunk_count: 0,
           characters: 0,
           created_at: d.at,
+          chunk_batches: [],
         });
         if (d.source.kind === 'file') {
           await tx.put(HASHES, { id: hashId(d.org_id, d.source.sha256), content_id: d.content_id, version_id: d.version_id });
@@ -145,6 +170,24 @@ export const contentProjection: Projection = {
       }
       case 'content.chunks_added': {
         const d = event.data as ContentChunksAdded;
+        const version = await tx.get<VersionDoc>(VERSIONS, d.version_id);
+        if (version?.chunk_batches) {
+          // One document for the batch (57 chunks of an ordinary document: 57 writes before).
+          const first = d.chunks.reduce((min, c) => Math.min(min, c.chunk_index), Number.MAX_SAFE_INTEGER);
+          await tx.put<ChunkBatchDoc>(CHUNK_BATCHES, {
+            id: chunkBatchId(d.version_id, first),
+            content_id: d.content_id,
+            version_id: d.version_id,
+            org_id: d.org_id,
+            chunks: d.chunks,
+          });
+          const batches = version.chunk_batches.filter((b) => b.first_index !== first);
+          batches.push({ first_index: first, count: d.chunks.length });
+          batches.sort((a, b) => a.first_index - b.first_index);
+          await tx.put<VersionDoc>(VERSIONS, { ...version, chunk_batches: batches });
+          return;
+        }
+        // A version accepted before chunk batches keeps one document per chunk.
         for (const chunk of d.chunks) {
           await tx.put<ChunkDoc>(CHUNKS, {
             ...chunk,
