@@ -5,7 +5,7 @@ import type { ProcessingStatus, Source } from '../domain/content.js';
 
 export const CONTENT = 'content_items';
 export const VERSIONS = 'content_versions';
-/** One document per chunk: how versions accepted before chunk batches keep their chunks (read, never written). */
+/** One document per chunk: how versions accepted before chunk batches keep their chunks (new versions never write here). */
 export const CHUNKS = 'content_chunks';
 /** One document per content.chunks_added event: a version's chunks as extraction sent them. */
 export const CHUNK_BATCHES = 'content_chunk_batches';
