@@ -40,3 +40,6 @@ export function ownThreadCompilation(setFlags: (flags: string) => void = setFlag
     return worker;
   };
 }
+
+/** The process's one starter: V8's flag is process-wide, so every pool must share its count of starting workers. */
+export const startWithOwnThreadCompilation = ownThreadCompilation();

@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '@kb/platform';
-import { ownThreadCompilation } from './own-thread-compilation.js';
+import { startWithOwnThreadCompilation } from './own-thread-compilation.js';
 import { ExtractionError, type ExtractionLimits, type ExtractionResult, type Format } from './types.js';
 import type { ExtractRequest, WorkerSettings } from './worker.js';
 
@@ -47,7 +47,7 @@ export function createExtractionPool(options: {
   let nextId = 1;
   let closed = false;
 
-  const start = options.compileOnOwnThread ? ownThreadCompilation() : (spawn: () => Worker) => spawn();
+  const start = options.compileOnOwnThread ? startWithOwnThreadCompilation : (spawn: () => Worker) => spawn();
   const spawn = () =>
     start(() => spawnWorker({ resourceLimits: { maxOldGenerationSizeMb: options.memoryMb }, workerData: { nice: options.nice ?? 0 } }));
 
