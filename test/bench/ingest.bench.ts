@@ -6,7 +6,10 @@
  * and projections). The baseline is the bare extraction (format sniffing and the
  * extraction libraries, one file after another, no pipeline, in a child process:
  * ingest-bare.ts) on the same files in the same run; the ratio is the pipeline's
- * overhead. CPU is printed per kind of thread (Linux): the main thread, the
+ * overhead. A second baseline runs the same bare extraction under the heap sizing
+ * the service gives its extraction workers (HEAP_SEMI_SPACE_MB, HEAP_GROWING_PERCENT:
+ * a smaller young generation and a slower old-generation growth, chosen for memory),
+ * so the pipeline's own cost and that of the heap sizing are told apart. CPU is printed per kind of thread (Linux): the main thread, the
  * extraction workers (told apart by their nice value) and the rest, mostly V8's
  * compiler and GC helpers.
  *
@@ -24,7 +27,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { applyHeapSettings } from '@kb/platform';
+import { applyHeapSettings, heapConfigSpec, heapFlags, loadConfig } from '@kb/platform';
 import { API_KEY, startTestSystem } from '../e2e/harness.js';
 import type { BareReply, BareRequest } from './ingest-bare.js';
 import type { ClientReply, ClientRequest, CorpusKind } from './ingest-client.js';
@@ -37,9 +40,21 @@ const CORPUS: CorpusKind = process.env.CORPUS === 'documents' ? 'documents' : 's
 
 // Baseline: the extraction libraries alone, in a process of their own with this one's V8 flags
 // (ingest-bare.ts), so that this process's main thread holds only what the service's does.
-const bareChild = child('./ingest-bare.ts');
-const bare = await bareChild.ask<BareRequest, BareReply>({ corpus: CORPUS, rounds: ROUNDS }).finally(bareChild.kill);
+async function bareExtraction(execArgv: string[]): Promise<BareReply> {
+  const bareChild = child('./ingest-bare.ts', execArgv);
+  return bareChild.ask<BareRequest, BareReply>({ corpus: CORPUS, rounds: ROUNDS }).finally(bareChild.kill);
+}
+const bare = await bareExtraction(process.execArgv);
 const mb = bare.bytes / (1024 * 1024);
+
+// The second baseline: the same, under the heap sizing the extraction workers get (its flags
+// replace this process's own young-generation size); none when both settings keep V8's defaults.
+const heap = loadConfig(heapConfigSpec, process.env);
+const workerHeapFlags = heapFlags(heap);
+const bareUnderWorkerHeap =
+  workerHeapFlags.length > 0
+    ? await bareExtraction([...process.execArgv.filter((flag) => !flag.startsWith('--max-semi-space-size')), ...workerHeapFlags])
+    : undefined;
 
 /** CPU seconds of this process (every thread: the pipeline's workers too) since `from`; steadier than wall time on a shared machine. */
 function cpuSeconds(from: NodeJS.CpuUsage): number {
@@ -121,11 +136,17 @@ try {
     `Mixed corpus (${CORPUS === 'documents' ? 'ordinary-sized documents' : 'the format samples'}): ${bare.files} files (${ROUNDS} x the 12 formats), ${mb.toFixed(2)} MB, ` +
       `${Math.round(bare.characters / 1000)}k characters of text, ${WORKERS} ingest workers`,
   );
-  console.log(row('bare extraction (serial, a process of its own)', bare.seconds));
-  if (bare.ownThreadSeconds !== undefined)
+  const cpuLine = (b: BareReply) =>
+    b.ownThreadSeconds !== undefined &&
     console.log(
-      `  CPU seconds: ${bare.cpuSeconds.toFixed(2)}, of which its own thread ${bare.ownThreadSeconds.toFixed(2)}; V8's compiler and GC helpers: ${(bare.cpuSeconds - bare.ownThreadSeconds).toFixed(2)}`,
+      `  CPU seconds: ${b.cpuSeconds.toFixed(2)}, of which its own thread ${b.ownThreadSeconds.toFixed(2)}; V8's compiler and GC helpers: ${(b.cpuSeconds - b.ownThreadSeconds).toFixed(2)}`,
     );
+  console.log(row('bare extraction (serial, a process of its own)', bare.seconds));
+  cpuLine(bare);
+  if (bareUnderWorkerHeap) {
+    console.log(row(`the same under the workers' heap sizing (${workerHeapFlags.join(' ')})`, bareUnderWorkerHeap.seconds));
+    cpuLine(bareUnderWorkerHeap);
+  }
   for (const [label, r] of [
     ['batch: 10 files per request, 1 client', batch],
     ['single: 1 file per request, 4 clients', single],
@@ -134,6 +155,9 @@ try {
     console.log(`  of which uploading (${r.requests} requests answered 202): ${r.uploadSeconds.toFixed(2)} s`);
     console.log(
       `  pipeline time / bare extraction time: ${(r.seconds / bare.seconds).toFixed(2)}x` +
+        (bareUnderWorkerHeap
+          ? `; / the bare extraction under the workers' heap sizing: ${(r.seconds / bareUnderWorkerHeap.seconds).toFixed(2)}x`
+          : '') +
         (r.failed ? `  (${r.failed} failed!)` : '') +
         (r.files !== bare.files ? `  (${r.files} files!)` : ''),
     );

@@ -1,5 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { defineConfig, loadConfigOrExit } from './config.js';
 
 /**
@@ -8,8 +8,9 @@ import { defineConfig, loadConfigOrExit } from './config.js';
  * 3 x 16 MB and lets the old generation grow to several times its live data before a full
  * collection: during an upload flood the main heap held 66 MB live in 166 to 288 MB, and each
  * extraction worker 17 MB live in 125 MB (bench:upload-memory). Smaller semi-spaces and a
- * slower growth cut the flood's peak RSS by about a quarter at no measurable CPU cost
- * (bench:ingest, README "Limits").
+ * slower growth cut the flood's peak RSS by about a quarter, and cost the garbage collector
+ * more work: the bare extraction of ordinary documents takes a quarter to a half longer under
+ * them (bench:ingest prints both; README "Limits").
  */
 export const heapConfigSpec = defineConfig(
   Type.Object({
@@ -29,9 +30,17 @@ export const heapConfigSpec = defineConfig(
   }),
 );
 
+export type HeapSettings = Static<typeof heapConfigSpec.schema>;
+
+/** The V8 flags for the settings (none for a value of 0, which keeps V8's default). */
+export function heapFlags({ HEAP_SEMI_SPACE_MB, HEAP_GROWING_PERCENT }: HeapSettings): string[] {
+  return [
+    ...(HEAP_SEMI_SPACE_MB > 0 ? [`--max-semi-space-size=${HEAP_SEMI_SPACE_MB}`] : []),
+    ...(HEAP_GROWING_PERCENT > 0 ? [`--heap-growing-percent=${HEAP_GROWING_PERCENT}`] : []),
+  ];
+}
+
 /** Apply once, first thing in a process: V8 reads these when it sizes a heap. */
 export function applyHeapSettings(processName: string, env: Record<string, string | undefined> = process.env): void {
-  const { HEAP_SEMI_SPACE_MB, HEAP_GROWING_PERCENT } = loadConfigOrExit(heapConfigSpec, processName, env);
-  if (HEAP_SEMI_SPACE_MB > 0) setFlagsFromString(`--max-semi-space-size=${HEAP_SEMI_SPACE_MB}`);
-  if (HEAP_GROWING_PERCENT > 0) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  for (const flag of heapFlags(loadConfigOrExit(heapConfigSpec, processName, env))) setFlagsFromString(flag);
 }

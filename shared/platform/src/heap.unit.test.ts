@@ -2,7 +2,7 @@ import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { ConfigError, loadConfig } from './config.js';
-import { heapConfigSpec } from './heap.js';
+import { heapConfigSpec, heapFlags } from './heap.js';
 
 describe('heap settings', () => {
   it('default to a 4 MB semi-space and 30% growth; 0 keeps V8 defaults', () => {
@@ -11,6 +11,15 @@ describe('heap settings', () => {
       HEAP_SEMI_SPACE_MB: 0,
       HEAP_GROWING_PERCENT: 0,
     });
+  });
+
+  it('give the V8 flags of the values that are set, none for 0', () => {
+    assert.deepEqual(heapFlags({ HEAP_SEMI_SPACE_MB: 4, HEAP_GROWING_PERCENT: 30 }), [
+      '--max-semi-space-size=4',
+      '--heap-growing-percent=30',
+    ]);
+    assert.deepEqual(heapFlags({ HEAP_SEMI_SPACE_MB: 0, HEAP_GROWING_PERCENT: 30 }), ['--heap-growing-percent=30']);
+    assert.deepEqual(heapFlags({ HEAP_SEMI_SPACE_MB: 0, HEAP_GROWING_PERCENT: 0 }), []);
   });
 
   it('refuse values that are not small whole numbers', () => {
