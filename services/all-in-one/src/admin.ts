@@ -18,6 +18,20 @@ const adminConfigSpec = defineConfig(
   checkAdapterSettings,
 );
 
+/**
+ * Replay progress: on a terminal one line, overwritten as events are replayed; in a log or a
+ * pipe (no TTY), where a carriage return would run the lines together, a line every 5 seconds.
+ */
+function progressOf(service: string): (p: { events: number }) => void {
+  if (process.stdout.isTTY) return (p) => process.stdout.write(`\r${service}: ${p.events} events replayed`);
+  let last = Date.now();
+  return (p) => {
+    if (Date.now() - last < 5000) return;
+    last = Date.now();
+    process.stdout.write(`${service}: ${p.events} events replayed\n`);
+  };
+}
+
 const usage = `usage: npm run admin -- rebuild-read-models [${Object.keys(serviceProjections).join('|')} ...]`;
 
 async function main(argv: string[]): Promise<number> {
@@ -31,8 +45,8 @@ async function main(argv: string[]): Promise<number> {
   const services = rest.length > 0 ? rest : Object.keys(serviceProjections);
   for (const service of services) {
     process.stdout.write(`${service}: rebuilding read models…\n`);
-    const result = await rebuildService(service, config, logger, (p) => process.stdout.write(`\r${service}: ${p.events} events replayed`));
-    process.stdout.write(`\r${service}: done, ${result.events} events replayed\n`);
+    const result = await rebuildService(service, config, logger, progressOf(service));
+    process.stdout.write(`${process.stdout.isTTY ? '\r' : ''}${service}: done, ${result.events} events replayed\n`);
   }
   return 0;
 }

@@ -115,9 +115,11 @@ describe('read-model rebuild by replay', () => {
       const run = admin(dir, 'rebuild-read-models', 'gateway', 'knowledge-base', 'ingest', 'analytics', 'generation');
       assert.equal(run.status, 0, run.stderr);
       for (const service of Object.keys(serviceProjections)) {
-        assert.match(run.stdout, new RegExp(`${service}: done, [1-9]\\d* events replayed`));
+        // Not a terminal: whole lines, no carriage returns running them together.
+        assert.match(run.stdout, new RegExp(`^${service}: done, [1-9]\\d* events replayed$`, 'm'));
         assert.deepEqual(await snapshot(dir, service), originals[service], `${service} rebuilt by the command equals the original`);
       }
+      assert.doesNotMatch(run.stdout, /\r/);
       const unknown = admin(dir, 'rebuild-read-models', 'nonexistent');
       assert.equal(unknown.status, 1);
       assert.match(unknown.stderr, /Unknown service nonexistent; one of: gateway, knowledge-base, ingest, analytics, generation/);
