@@ -9,9 +9,9 @@
  * overhead. A second baseline runs the same bare extraction under the heap sizing
  * the service gives its extraction workers (HEAP_SEMI_SPACE_MB, HEAP_GROWING_PERCENT:
  * a smaller young generation and a slower old-generation growth, chosen for memory),
- * so the pipeline's own cost and that of the heap sizing are told apart. CPU is printed per kind of thread (Linux): the main thread, the
- * extraction workers (told apart by their nice value) and the rest, mostly V8's
- * compiler and GC helpers.
+ * so the pipeline's own cost and that of the heap sizing are told apart. CPU is
+ * printed per kind of thread (Linux): the main thread, the extraction workers (told
+ * apart by their nice value) and the rest, mostly V8's compiler and GC helpers.
  *
  * Measured twice: batch uploads (10 files per request, one client) and single
  * uploads (one file per request, four clients at a time). The HTTP client runs
@@ -47,13 +47,15 @@ async function bareExtraction(execArgv: string[]): Promise<BareReply> {
 const bare = await bareExtraction(process.execArgv);
 const mb = bare.bytes / (1024 * 1024);
 
-// The second baseline: the same, under the heap sizing the extraction workers get (its flags
-// replace this process's own young-generation size); none when both settings keep V8's defaults.
-const heap = loadConfig(heapConfigSpec, process.env);
-const workerHeapFlags = heapFlags(heap);
+// The second baseline: the same, under the heap sizing the extraction workers get (each of its
+// flags replaces the same flag of this process's); none when both settings keep V8's defaults, as
+// the workers then run with this process's flags, like the first.
+const workerHeapFlags = heapFlags(loadConfig(heapConfigSpec, process.env));
+const flagName = (flag: string) => flag.split('=')[0];
+const replaced = new Set(workerHeapFlags.map(flagName));
 const bareUnderWorkerHeap =
   workerHeapFlags.length > 0
-    ? await bareExtraction([...process.execArgv.filter((flag) => !flag.startsWith('--max-semi-space-size')), ...workerHeapFlags])
+    ? await bareExtraction([...process.execArgv.filter((flag) => !replaced.has(flagName(flag))), ...workerHeapFlags])
     : undefined;
 
 /** CPU seconds of this process (every thread: the pipeline's workers too) since `from`; steadier than wall time on a shared machine. */
@@ -136,11 +138,12 @@ try {
     `Mixed corpus (${CORPUS === 'documents' ? 'ordinary-sized documents' : 'the format samples'}): ${bare.files} files (${ROUNDS} x the 12 formats), ${mb.toFixed(2)} MB, ` +
       `${Math.round(bare.characters / 1000)}k characters of text, ${WORKERS} ingest workers`,
   );
-  const cpuLine = (b: BareReply) =>
-    b.ownThreadSeconds !== undefined &&
+  const cpuLine = (b: BareReply) => {
+    if (b.ownThreadSeconds === undefined) return;
     console.log(
       `  CPU seconds: ${b.cpuSeconds.toFixed(2)}, of which its own thread ${b.ownThreadSeconds.toFixed(2)}; V8's compiler and GC helpers: ${(b.cpuSeconds - b.ownThreadSeconds).toFixed(2)}`,
     );
+  };
   console.log(row('bare extraction (serial, a process of its own)', bare.seconds));
   cpuLine(bare);
   if (bareUnderWorkerHeap) {
