@@ -8,8 +8,9 @@ import type { Guidelines, SectionSpec } from './settings.js';
  * query (rarer words weighing more), and applies the brand kit's rules: a
  * sentence with a banned term or longer than the formatting allows is never
  * used, preferred terms replace the words they stand for, and the draft stays
- * inside the content type's word budget. Every sentence cites the passage it
- * came from and quotes the source sentence verbatim.
+ * inside the content type's word budget. A sentence on a section's own subject
+ * goes to that section. Every sentence cites the passage it came from and quotes
+ * the source sentence verbatim.
  */
 
 export interface DraftedSentence {
@@ -81,36 +82,71 @@ export function sourceSentences(text: string): string[] {
     .flatMap((line) => splitSentences(line));
 }
 
+interface Candidate {
+  text: string;
+  passage: number;
+  position: number;
+  score: number;
+  /** How much of the section's own subject (title, instructions) the sentence covers, by weight. */
+  onSubject: number;
+}
+
+/**
+ * The section's usable source sentences, best first: those that cover most of its query (rarer
+ * words weighing more). The section's own subject (its title and instructions) weighs double
+ * against what every section shares (the prompt, the run's instructions), so a sentence on it
+ * ranks higher here than in a section about something else.
+ */
+function rankedCandidates(section: SectionInput, guidelines: Guidelines): Candidate[] {
+  const own = new Set(contentStems([section.spec.title, section.spec.instructions].filter(Boolean).join(' ')));
+  const terms = [...new Set([...contentStems(section.query), ...own])];
+  const candidates = section.passages.flatMap((p, passage) =>
+    sourceSentences(p.text)
+      .filter((s) => s.length >= 12 && s.length <= 600 && /[.!?]$/.test(s) && allowed(s, guidelines))
+      .map((text, position) => ({ text, passage, position, stems: new Set(contentStems(text)) })),
+  );
+  const weight = new Map(
+    terms.map((t) => {
+      const df = candidates.filter((c) => c.stems.has(t)).length;
+      return [t, Math.log(1 + (candidates.length + 1) / (df + 0.5)) * (own.has(t) ? 2 : 1)];
+    }),
+  );
+  const total = terms.reduce((sum, t) => sum + weight.get(t)!, 0) || 1;
+  return candidates
+    .map(({ stems, ...c }) => {
+      const covered = terms.filter((t) => stems.has(t));
+      const coverage = covered.reduce((sum, t) => sum + weight.get(t)!, 0) / total;
+      const onSubject = covered.filter((t) => own.has(t)).reduce((sum, t) => sum + weight.get(t)!, 0);
+      // Retrieval order and position in the passage break ties: earlier is better.
+      return { ...c, onSubject, score: coverage + 0.05 / (c.passage + 1) - 0.001 * c.position };
+    })
+    .filter((c) => c.score > 0.06)
+    .sort((a, b) => b.score - a.score);
+}
+
 export function composeDeterministic(sections: SectionInput[], guidelines: Guidelines, budget: { max_words: number }): DraftedSection[] {
   const perSection = Math.max(15, Math.floor(budget.max_words / Math.max(1, sections.length)));
-  const used = new Set<string>();
-  return sections.map((section) => {
-    const terms = [...new Set(contentStems(section.query))];
-    const candidates = section.passages.flatMap((p, passage) =>
-      sourceSentences(p.text)
-        .filter((s) => s.length >= 12 && s.length <= 600 && /[.!?]$/.test(s) && allowed(s, guidelines))
-        .map((text, position) => ({ text, passage, position, stems: new Set(contentStems(text)) })),
-    );
-    const weight = new Map(
-      terms.map((t) => {
-        const df = candidates.filter((c) => c.stems.has(t)).length;
-        return [t, Math.log(1 + (candidates.length + 1) / (df + 0.5))];
-      }),
-    );
-    const total = terms.reduce((sum, t) => sum + weight.get(t)!, 0) || 1;
-    const ranked = candidates
-      .map((c) => {
-        const coverage = terms.filter((t) => c.stems.has(t)).reduce((sum, t) => sum + weight.get(t)!, 0) / total;
-        // Retrieval order and position in the passage break ties: earlier is better.
-        return { ...c, score: coverage + 0.05 / (c.passage + 1) - 0.001 * c.position };
-      })
-      .filter((c) => c.score > 0.06)
-      .sort((a, b) => b.score - a.score);
-    const picked: typeof ranked = [];
-    let count = 0;
-    for (const c of ranked) {
+  const ranked = sections.map((section) => rankedCandidates(section, guidelines));
+  // A sentence on a section's own subject belongs to that section (to the one it covers most of,
+  // the earlier on a tie): sections are filled in order, and the first would otherwise take every
+  // sentence the prompt matches, leaving a later section on that very subject with none. A
+  // sentence on no section's own subject goes to the first section with room for it.
+  const home = new Map<string, { section: number; onSubject: number }>();
+  ranked.forEach((candidates, section) => {
+    for (const c of candidates) {
       const key = c.text.toLowerCase();
-      if (used.has(key)) continue;
+      const best = home.get(key);
+      if (c.onSubject > 0 && (!best || c.onSubject > best.onSubject)) home.set(key, { section, onSubject: c.onSubject });
+    }
+  });
+  const used = new Set<string>();
+  return sections.map((section, i) => {
+    const picked: Candidate[] = [];
+    let count = 0;
+    for (const c of ranked[i]!) {
+      const key = c.text.toLowerCase();
+      // A sentence that belongs to a later section is left to it; one an earlier section had no room for may go here.
+      if (used.has(key) || (home.get(key)?.section ?? i) > i) continue;
       const n = words(c.text);
       if (picked.length > 0 && count + n > perSection) continue;
       picked.push(c);

@@ -61,6 +61,25 @@ describe('deterministic composer', () => {
     assert.equal(new Set(all).size, all.length);
     for (const s of sections) assert.ok(s.sentences.reduce((n, x) => n + x.text.split(' ').length, 0) <= 15 + 10);
   });
+  it('gives a sentence to the section on its subject, not to the first section the prompt matches', () => {
+    const guide = [
+      passage('Solar Panel Maintenance Guide\nClean the panels every three months with soft water.', 0),
+      passage('Warranty Terms\nThe panels carry a twenty five year performance warranty.', 1),
+    ];
+    const prompt = 'How do I maintain solar panels and what warranty do they carry?';
+    const sections = composeDeterministic(
+      [
+        { section_id: 's1', spec: { title: 'How it works' }, query: `${prompt} How it works`, passages: guide },
+        { section_id: 's2', spec: { title: 'Warranty' }, query: `${prompt} Warranty`, passages: guide },
+      ],
+      {},
+      { max_words: 200 },
+    );
+    assert.deepEqual(
+      sections.map((s) => s.sentences.map((x) => x.text)),
+      [['Clean the panels every three months with soft water.'], ['The panels carry a twenty five year performance warranty.']],
+    );
+  });
   it('preferred terms, heading case and source sentences', () => {
     assert.equal(
       applyPreferredTerms('Solar panels and solar panels.', { preferred_terms: [{ term: 'PV modules', instead_of: ['solar panels'] }] }),
