@@ -18,6 +18,18 @@ export const developmentDefaults = {
   PUBLISHING_SECRET_KEY: 'development-publishing-secret-key',
 } as const;
 
+/**
+ * Where hosted pages say they live when PUBLIC_BASE_URL is not set: on this machine at the
+ * gateway's port (`PORT=3000 npm start` links to :3000, not to publishing's default :8080).
+ * Unknown for PORT=0 (the port is picked when the gateway listens, after publishing starts):
+ * publishing's default then holds.
+ */
+export function defaultPublicBaseUrl(env: Record<string, string | undefined>): string | undefined {
+  if (env.PUBLIC_BASE_URL) return env.PUBLIC_BASE_URL;
+  const port = env.PORT?.trim();
+  return port && /^\d+$/.test(port) && Number(port) > 0 ? `http://localhost:${Number(port)}` : undefined;
+}
+
 export interface RunningSystem {
   url: string;
   gateway: RunningGateway;
@@ -68,8 +80,10 @@ export async function startSystem(options: {
       KNOWLEDGE_BASE_GRPC: knowledgeBase.address,
     });
     generation = await startGeneration({ config: generationConfig, logger: options.logger, ...extra });
+    const publicBaseUrl = defaultPublicBaseUrl(env);
     const publishingConfig = loadConfig(publishingConfigSpec, {
       ...env,
+      ...(publicBaseUrl && { PUBLIC_BASE_URL: publicBaseUrl }),
       GRPC_HOST: '127.0.0.1',
       GRPC_PORT: '0',
       ANALYTICS_GRPC: analytics.address,

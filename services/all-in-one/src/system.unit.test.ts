@@ -1,0 +1,20 @@
+import { describe, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { defaultPublicBaseUrl } from './system.js';
+
+describe('the public base URL of hosted pages in the all-in-one', () => {
+  it('follows the gateway port when PUBLIC_BASE_URL is not set', () => {
+    assert.equal(defaultPublicBaseUrl({ PORT: '3000' }), 'http://localhost:3000');
+    assert.equal(defaultPublicBaseUrl({ PORT: ' 8080 ' }), 'http://localhost:8080');
+  });
+
+  it('keeps a PUBLIC_BASE_URL that is set', () => {
+    assert.equal(defaultPublicBaseUrl({ PORT: '3000', PUBLIC_BASE_URL: 'https://kb.example.com' }), 'https://kb.example.com');
+  });
+
+  it("leaves publishing's default when the port is unknown or not a port", () => {
+    assert.equal(defaultPublicBaseUrl({}), undefined);
+    assert.equal(defaultPublicBaseUrl({ PORT: '0' }), undefined);
+    assert.equal(defaultPublicBaseUrl({ PORT: 'eighty' }), undefined);
+  });
+});
