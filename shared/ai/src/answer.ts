@@ -2,6 +2,8 @@
 export interface SourceChunk {
   text: string;
   title?: string;
+  /** The headings the chunk sits under: the chunker starts its text with its section's heading. */
+  heading_path?: string[];
 }
 
 export interface Citation {

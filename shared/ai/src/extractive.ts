@@ -10,6 +10,23 @@ export interface ExtractiveOptions {
 }
 
 /**
+ * A chunk's sentences without its heading lines: a heading is not a sentence of the answer, and
+ * having no end punctuation it would run into the sentence after it ("Warranty Terms The panels
+ * carry ...").
+ */
+function sentencesOf(chunk: SourceChunk): string[] {
+  const headings = new Set((chunk.heading_path ?? []).map((h) => h.trim()));
+  const text =
+    headings.size === 0
+      ? chunk.text
+      : chunk.text
+          .split('\n')
+          .filter((line) => !headings.has(line.trim()))
+          .join('\n');
+  return splitSentences(text);
+}
+
+/**
  * The built-in composer (no model, deterministic): picks the sentences of the
  * top chunks that cover most of the question's content words, rarer words
  * weighing more, and cites the chunk each came from. When no sentence covers
@@ -22,7 +39,7 @@ export function composeExtractiveAnswer(question: string, chunks: SourceChunk[],
   if (terms.length === 0 || chunks.length === 0) return nothingFound();
 
   const candidates = chunks.flatMap((chunk, index) =>
-    splitSentences(chunk.text)
+    sentencesOf(chunk)
       .filter((s) => s.length <= maxLength && s.length >= 12)
       .map((text, position) => ({ text, chunk: index, position, stems: new Set(contentStems(text)) })),
   );

@@ -27,6 +27,22 @@ describe('composeExtractiveAnswer', () => {
     assert.equal(composeExtractiveAnswer('the of and', chunks).grounded, false);
   });
 
+  it("leaves a chunk's heading lines out of its sentences", () => {
+    const sections = [
+      {
+        text: 'Warranty Terms\nThe panels carry a twenty five year performance warranty.\nClaims need the serial number.',
+        heading_path: ['Solar Guide', 'Warranty Terms'],
+      },
+    ];
+    const a = composeExtractiveAnswer('How long is the panels warranty?', sections);
+    assert.equal(a.answer, 'The panels carry a twenty five year performance warranty. [1]');
+    // Without the heading path the heading is indistinguishable from text: it stays.
+    assert.match(
+      composeExtractiveAnswer('How long is the panels warranty?', [{ text: sections[0]!.text }]).answer,
+      /^Warranty Terms The panels/,
+    );
+  });
+
   it('is deterministic and bounded in sentences', () => {
     const q = 'vacation days expire employees';
     const a = composeExtractiveAnswer(q, chunks, { maxSentences: 1 });

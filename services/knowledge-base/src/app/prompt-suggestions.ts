@@ -118,7 +118,7 @@ export function createPromptSuggestions(deps: {
           // A category or topic needs passages that actually talk about it.
           const answer = composeExtractiveAnswer(
             c.source.name,
-            res.hits.map((h) => ({ text: h.chunk_text, title: h.title })),
+            res.hits.map((h) => ({ text: h.chunk_text, title: h.title, heading_path: h.heading_path })),
           );
           if (!answer.grounded) continue;
           supporting = [...new Set(answer.citations.map((x) => res.hits[x.chunk]!.content_id))];

@@ -133,7 +133,7 @@ export function createSearchService(deps: SearchDeps) {
   }
 
   async function answerFrom(query: string, hits: SearchHit[]) {
-    const top = hits.slice(0, ANSWER_CHUNKS).map((h) => ({ text: h.chunk_text, title: h.title }));
+    const top = hits.slice(0, ANSWER_CHUNKS).map((h) => ({ text: h.chunk_text, title: h.title, heading_path: h.heading_path }));
     // A failing chat endpoint falls back to the extractive composer: still only sentences of the chunks, still cited.
     const composed = llm
       ? await composeGroundedAnswer(llm, query, top).catch((err: unknown) => {
