@@ -73,13 +73,30 @@ export function allowed(text: string, guidelines: Guidelines): boolean {
   return max === undefined || words(text) <= max;
 }
 
-/** A passage's sentences, line by line, so that a heading line never runs into the sentence after it. */
+const ENDS_SENTENCE = /[.!?]["'”’)]?$/;
+
+/**
+ * Whether a line runs on into the next: a sentence wrapped across lines, as PDF text comes line by
+ * line, continues in lower case or after a comma, semicolon or dash; a heading, a title or a table
+ * row ends where its line does.
+ */
+const runsOn = (line: string, next: string) => !ENDS_SENTENCE.test(line) && (/^\p{Ll}/u.test(next) || /[,;–—-]$/.test(line));
+
+/**
+ * A passage's sentences, line by line, so that a heading line never runs into the sentence after
+ * it, with a sentence wrapped across lines joined up again (its first line has no end punctuation
+ * and was otherwise dropped, leaving its tail as a sentence).
+ */
 export function sourceSentences(text: string): string[] {
-  return text
-    .split(/\n+/)
-    .map((line) => line.replace(/^\s*(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+)/, '').trim())
-    .filter((line) => /[.!?]["'”’)]?$/.test(line))
-    .flatMap((line) => splitSentences(line));
+  const lines: string[] = [];
+  for (const raw of text.split(/\n+/)) {
+    const line = raw.replace(/^\s*(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+)/, '').trim();
+    if (!line) continue;
+    const last = lines.at(-1);
+    if (last !== undefined && runsOn(last, line)) lines[lines.length - 1] = `${last} ${line}`;
+    else lines.push(line);
+  }
+  return lines.filter((line) => ENDS_SENTENCE.test(line)).flatMap((line) => splitSentences(line));
 }
 
 interface Candidate {

@@ -86,6 +86,16 @@ describe('deterministic composer', () => {
       'PV modules and PV modules.',
     );
     assert.equal(headingCase('the cost of solar power', { formatting: { heading_case: 'title' } }), 'The Cost of Solar Power');
+    // PDF text comes line by line: a wrapped sentence is one sentence, the heading above it none.
+    assert.deepEqual(
+      sourceSentences(
+        'Maintenance\nClean the panels every three months with soft water and inspect the\ninverter display monthly. Replace seals,\nfilters and gaskets.\nModel | Rated power',
+      ),
+      [
+        'Clean the panels every three months with soft water and inspect the inverter display monthly.',
+        'Replace seals, filters and gaskets.',
+      ],
+    );
     assert.deepEqual(sourceSentences('# Title\n- One item here.\nA sentence. Another one!'), [
       'One item here.',
       'A sentence.',
