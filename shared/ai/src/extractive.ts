@@ -9,21 +9,38 @@ export interface ExtractiveOptions {
   maxSentenceLength?: number;
 }
 
+/** A table row as ingest writes a spreadsheet's or CSV's rows: "product: Inverter 5kW; price: 899; currency: EUR". */
+const RECORD = /^[^:;|]+: [^;]*(?:; [^:;|]+: [^;]*)+$/;
+
 /**
- * A chunk's sentences without its heading lines: a heading is not a sentence of the answer, and
- * having no end punctuation it would run into the sentence after it ("Warranty Terms The panels
- * carry ...").
+ * A chunk's sentences, the units an answer quotes. Its heading lines are left out: a heading is
+ * not a sentence of the answer, and having no end punctuation it would run into the sentence
+ * after it ("Warranty Terms The panels carry ..."). Each table row is a unit of its own (rows have
+ * no end punctuation either, so a sheet ran together into one "sentence" too long to quote), and
+ * the header row above them goes, as every row repeats it.
  */
 function sentencesOf(chunk: SourceChunk): string[] {
   const headings = new Set((chunk.heading_path ?? []).map((h) => h.trim()));
-  const text =
-    headings.size === 0
-      ? chunk.text
-      : chunk.text
-          .split('\n')
-          .filter((line) => !headings.has(line.trim()))
-          .join('\n');
-  return splitSentences(text);
+  const units: string[] = [];
+  let prose: string[] = [];
+  const flush = () => {
+    if (prose.length > 0) units.push(...splitSentences(prose.join('\n')));
+    prose = [];
+  };
+  for (const line of chunk.text.split('\n')) {
+    const text = line.trim();
+    if (headings.has(text)) {
+      flush();
+    } else if (RECORD.test(text)) {
+      if (prose.at(-1)?.includes(' | ')) prose.pop();
+      flush();
+      units.push(text);
+    } else {
+      prose.push(text);
+    }
+  }
+  flush();
+  return units;
 }
 
 /**

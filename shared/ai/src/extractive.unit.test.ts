@@ -43,6 +43,20 @@ describe('composeExtractiveAnswer', () => {
     );
   });
 
+  it('quotes the table row that answers, not the whole sheet', () => {
+    const rows = Array.from({ length: 40 }, (_, i) => `sku: S-${i}; product: Mounting rail ${i}; price: ${10 + i}; currency: EUR`);
+    const sheet = {
+      text: ['sku | product | price | currency', ...rows, 'sku: S-99; product: Hybrid inverter 6kW; price: 1299; currency: EUR'].join('\n'),
+    };
+    const a = composeExtractiveAnswer('What is the price of the hybrid inverter?', [sheet]);
+    assert.equal(a.answer, 'sku: S-99; product: Hybrid inverter 6kW; price: 1299; currency: EUR [1]');
+    // The header row is not a unit of its own: every row repeats it.
+    assert.equal(
+      composeExtractiveAnswer('sku product price', [{ text: sheet.text.split('\n').slice(0, 2).join('\n') }]).answer.includes('|'),
+      false,
+    );
+  });
+
   it('is deterministic and bounded in sentences', () => {
     const q = 'vacation days expire employees';
     const a = composeExtractiveAnswer(q, chunks, { maxSentences: 1 });
