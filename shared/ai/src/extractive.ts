@@ -11,13 +11,16 @@ export interface ExtractiveOptions {
 
 /** A table row as ingest writes a spreadsheet's or CSV's rows: "product: Inverter 5kW; price: 899; currency: EUR". */
 const RECORD = /^[^:;|]+: [^;]*(?:; [^:;|]+: [^;]*)+$/;
+/** A list item's marker: "- ", "* ", "• ", "1. ", "2) ". */
+const LIST_ITEM = /^(?:[-*•+]|\d+[.)])\s+/;
 
 /**
  * A chunk's sentences, the units an answer quotes. Its heading lines are left out: a heading is
  * not a sentence of the answer, and having no end punctuation it would run into the sentence
  * after it ("Warranty Terms The panels carry ..."). Each table row is a unit of its own (rows have
  * no end punctuation either, so a sheet ran together into one "sentence" too long to quote), and
- * the header row above them goes, as every row repeats it.
+ * the header row above them goes, as every row repeats it. So is each list item, without its
+ * marker ("heating. - Service the unit ..." was one sentence).
  */
 function sentencesOf(chunk: SourceChunk): string[] {
   const headings = new Set((chunk.heading_path ?? []).map((h) => h.trim()));
@@ -35,6 +38,9 @@ function sentencesOf(chunk: SourceChunk): string[] {
       if (prose.at(-1)?.includes(' | ')) prose.pop();
       flush();
       units.push(text);
+    } else if (LIST_ITEM.test(text)) {
+      flush();
+      units.push(...splitSentences(text.replace(LIST_ITEM, '')));
     } else {
       prose.push(text);
     }

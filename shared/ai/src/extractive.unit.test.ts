@@ -57,6 +57,15 @@ describe('composeExtractiveAnswer', () => {
     );
   });
 
+  it('quotes a list item alone, without its marker', () => {
+    const chunk = {
+      text: 'Running costs\nWith a seasonal COP of 3.5, a heat pump uses a third of the electricity.\n- Service the heat pump every two years.\n- Keep the outdoor unit free of leaves',
+      heading_path: ['Heat pumps', 'Running costs'],
+    };
+    const a = composeExtractiveAnswer('How often should the heat pump get a service?', [chunk], { maxSentences: 1 });
+    assert.equal(a.answer, 'Service the heat pump every two years. [1]');
+  });
+
   it('is deterministic and bounded in sentences', () => {
     const q = 'vacation days expire employees';
     const a = composeExtractiveAnswer(q, chunks, { maxSentences: 1 });
