@@ -52,7 +52,8 @@ function sentencesOf(chunk: SourceChunk): string[] {
 /**
  * The built-in composer (no model, deterministic): picks the sentences of the
  * top chunks that cover most of the question's content words, rarer words
- * weighing more, and cites the chunk each came from. When no sentence covers
+ * weighing more (a word found only in the chunk's title or headings at half),
+ * and cites the chunk each came from. When no sentence covers
  * enough of the question, the answer says nothing relevant was found.
  */
 export function composeExtractiveAnswer(question: string, chunks: SourceChunk[], options: ExtractiveOptions = {}): ComposedAnswer {
@@ -61,6 +62,9 @@ export function composeExtractiveAnswer(question: string, chunks: SourceChunk[],
   const terms = [...new Set(contentStems(question))];
   if (terms.length === 0 || chunks.length === 0) return nothingFound();
 
+  // What a chunk's sentences are about besides their own words: its document's title and the
+  // headings it sits under ("Service the unit every two years." under "Heat pumps").
+  const context = chunks.map((chunk) => new Set(contentStems([chunk.title ?? '', ...(chunk.heading_path ?? [])].join(' '))));
   const candidates = chunks.flatMap((chunk, index) =>
     sentencesOf(chunk)
       .filter((s) => s.length <= maxLength && s.length >= 12)
@@ -76,12 +80,15 @@ export function composeExtractiveAnswer(question: string, chunks: SourceChunk[],
   const totalWeight = terms.reduce((sum, t) => sum + weight.get(t)!, 0);
   const scored = candidates
     .map((c) => {
-      const matched = terms.filter((t) => c.stems.has(t));
-      const coverage = matched.reduce((sum, t) => sum + weight.get(t)!, 0) / totalWeight;
+      const own = terms.filter((t) => c.stems.has(t));
+      // A question word only the title or a heading has counts at half: the sentence must say something itself.
+      const inContext = terms.filter((t) => !c.stems.has(t) && context[c.chunk]!.has(t));
+      const coverage =
+        (own.reduce((sum, t) => sum + weight.get(t)!, 0) + 0.5 * inContext.reduce((sum, t) => sum + weight.get(t)!, 0)) / totalWeight;
       // Retrieval order is evidence too: a sentence of the first chunk wins a tie.
-      return { ...c, matched: matched.length, score: coverage + 0.05 / (c.chunk + 1) - 0.001 * c.position };
+      return { ...c, own: own.length, matched: own.length + inContext.length, score: coverage + 0.05 / (c.chunk + 1) - 0.001 * c.position };
     })
-    .filter((c) => c.matched >= Math.min(2, terms.length) && c.score >= 0.3)
+    .filter((c) => c.own >= 1 && c.matched >= Math.min(2, terms.length) && c.score >= 0.3)
     .sort((a, b) => b.score - a.score);
 
   const picked: typeof scored = [];

@@ -66,6 +66,27 @@ describe('composeExtractiveAnswer', () => {
     assert.equal(a.answer, 'Service the heat pump every two years. [1]');
   });
 
+  it("counts the chunk's title and headings as what its sentences are about, at half weight", () => {
+    // Two sections of one FAQ, the one retrieval ranked first first.
+    const faq = [
+      {
+        title: 'Heat pump FAQ',
+        text: 'Maintenance\nService the unit every two years.\nKeep the outdoor unit free of leaves.',
+        heading_path: ['Heat pumps', 'Maintenance'],
+      },
+      {
+        title: 'Heat pump FAQ',
+        text: 'Noise\nA modern heat pump runs at about 40 dB at three metres.',
+        heading_path: ['Heat pumps', 'Noise'],
+      },
+    ];
+    // "Service the unit every two years." says nothing of heat pumps itself: its title and headings do.
+    const a = composeExtractiveAnswer('How often should a heat pump be serviced?', faq, { maxSentences: 1 });
+    assert.equal(a.answer, 'Service the unit every two years. [1]');
+    // A sentence that matches nothing of the question itself is never picked for its headings alone.
+    assert.equal(composeExtractiveAnswer('heat pump noise', faq).answer.includes('leaves'), false);
+  });
+
   it('is deterministic and bounded in sentences', () => {
     const q = 'vacation days expire employees';
     const a = composeExtractiveAnswer(q, chunks, { maxSentences: 1 });
