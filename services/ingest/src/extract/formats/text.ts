@@ -11,7 +11,16 @@ export function extractPlainText(text: string): Block[] {
   return paragraphs(text).map((p) => ({ kind: 'paragraph', text: p }));
 }
 
-/** Markdown (raw text intake): ATX headings open sections, blank lines end paragraphs, table lines are rows. */
+/** A thematic break ("---", "***", "_ _ _"): it ends a paragraph and is no text. */
+const RULE = /^\s{0,3}([-*_])(?:\s*\1){2,}\s*$/;
+/** A list item's line: "- item", "* item", "+ item", "1. item", "1) item" (its text in group 1). */
+const LIST_ITEM = /^\s{0,3}(?:[-*+]|\d{1,9}[.)])\s+(.*)$/;
+
+/**
+ * Markdown (raw text intake): ATX headings open sections, blank lines end paragraphs, table lines
+ * are rows, each list item is a paragraph of its own without its marker (as an HTML or DOCX list
+ * item is), its continuation lines with it, and a thematic break only ends a paragraph.
+ */
 export function extractMarkdown(text: string): Block[] {
   const blocks: Block[] = [];
   let buffer: string[] = [];
@@ -40,8 +49,12 @@ export function extractMarkdown(text: string): Block[] {
           .map((c) => c.trim());
         blocks.push({ kind: 'row', text: cells.join(' | ') });
       }
-    } else if (line.trim() === '') flush();
-    else buffer.push(line.trim());
+    } else if (line.trim() === '' || (!inFence && RULE.test(line))) flush();
+    else {
+      const item = inFence ? null : LIST_ITEM.exec(line);
+      if (item) flush();
+      buffer.push((item ? item[1]! : line).trim());
+    }
   }
   flush();
   return blocks;
