@@ -19,8 +19,8 @@ const LIST_ITEM = /^(?:[-*•+]|\d+[.)])\s+/;
  * not a sentence of the answer, and having no end punctuation it would run into the sentence
  * after it ("Warranty Terms The panels carry ..."). Each table row is a unit of its own (rows have
  * no end punctuation either, so a sheet ran together into one "sentence" too long to quote), and
- * the header row above them goes, as every row repeats it. So is each list item, without its
- * marker ("heating. - Service the unit ..." was one sentence).
+ * the header row above them goes, as every row repeats it. Each list item is a unit of its own
+ * too, without its marker ("heating. - Service the unit ..." was one sentence).
  */
 function sentencesOf(chunk: SourceChunk): string[] {
   const headings = new Set((chunk.heading_path ?? []).map((h) => h.trim()));
@@ -53,8 +53,8 @@ function sentencesOf(chunk: SourceChunk): string[] {
  * The built-in composer (no model, deterministic): picks the sentences of the
  * top chunks that cover most of the question's content words, rarer words
  * weighing more (a word found only in the chunk's title or headings at half),
- * and cites the chunk each came from. When no sentence covers
- * enough of the question, the answer says nothing relevant was found.
+ * and cites the chunk each came from. When no sentence covers enough of the
+ * question, the answer says nothing relevant was found.
  */
 export function composeExtractiveAnswer(question: string, chunks: SourceChunk[], options: ExtractiveOptions = {}): ComposedAnswer {
   const maxSentences = options.maxSentences ?? 3;
