@@ -94,6 +94,27 @@ describe('POST /org/prompts/suggestions', () => {
     assert.ok([a.content_id, b.content_id].includes(res.body.suggestions[0].supporting_content_ids[0]));
   });
 
+  it('names an uploaded file by its top heading, not its file name', async () => {
+    const admin = await newOrgAdmin(t, 'suggest-files');
+    assert.equal((await admin.call('POST', '/org/credits/grants', { amount: 50 })).status < 300, true);
+    const file = await feed.put(admin.org_id, {
+      title: 'panel-care.pdf',
+      chunks: ['Solar Panel Maintenance Guide\nClean the panels every three months with soft water.'],
+      headings: [['Solar Panel Maintenance Guide']],
+    });
+    const plain = await feed.put(admin.org_id, { title: 'prices.csv', chunks: ['product: Inverter 5kW; price: 899; currency: EUR'] });
+    await eventually(async () => assert.equal((await admin.call('POST', '/search', { query: 'panels inverter' })).body.total_results, 2));
+    const res = await admin.call('POST', '/org/prompts/suggestions', { count: 20 });
+    assert.equal(res.status, 200, res.text);
+    const s = res.body.suggestions as { name: string; text: string; source: { type: string; id: string; name: string } }[];
+    const byContent = new Map(s.map((x) => [x.source.id, x]));
+    assert.equal(byContent.get(file.content_id)?.text, 'What should we know about Solar Panel Maintenance Guide?', JSON.stringify(s));
+    assert.equal(byContent.get(file.content_id)?.name, 'What should we know about Solar Panel Maintenance Guide?');
+    assert.deepEqual(byContent.get(file.content_id)?.source, { type: 'content', id: file.content_id, name: 'panel-care.pdf' });
+    // A file without headings keeps its name.
+    assert.equal(byContent.get(plain.content_id)?.text, 'What does prices.csv say?', JSON.stringify(s));
+  });
+
   it('has its own rate limit per organization: 429 with Retry-After, other organizations unaffected', async () => {
     const admin = await newOrgAdmin(t, 'suggest-limit');
     for (let i = 0; i < PER_MINUTE; i++) assert.equal((await admin.call('POST', '/org/prompts/suggestions', {})).status, 200);

@@ -14,6 +14,8 @@ import type { TestSystem } from './harness.js';
 export interface ContentSpec {
   title: string;
   chunks: string[];
+  /** The heading path of each chunk (by index), when it sits under headings. */
+  headings?: string[][];
   parent_id?: string | null;
   category_id?: string;
   topic_id?: string;
@@ -74,7 +76,11 @@ export function contentFeed(t: TestSystem) {
         content_id: contentId,
         version_id: versionId,
         org_id: org,
-        chunks: spec.chunks.map((c, chunk_index) => ({ chunk_index, text: c })),
+        chunks: spec.chunks.map((c, chunk_index) => ({
+          chunk_index,
+          text: c,
+          ...(spec.headings?.[chunk_index] && { heading_path: spec.headings[chunk_index] }),
+        })),
         at,
       }),
       envelope(org, 'content.extracted', stream, {

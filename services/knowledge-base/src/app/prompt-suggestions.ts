@@ -32,6 +32,9 @@ interface Candidate {
   mustInclude?: string;
 }
 
+/** A title that is an uploaded file's name ("sample.pdf", "Price list 2026.xlsx"), not a name people use. */
+const isFileName = (title: string) => /\.(pdf|docx?|xlsx?|pptx?|csv|txt|html?|json|xml|md)$/i.test(title.trim());
+
 /** Word overlap of two questions: above 0.8 they ask the same thing. */
 function overlap(a: string, b: string): number {
   const x = new Set(contentStems(a));
@@ -44,7 +47,8 @@ function overlap(a: string, b: string): number {
 
 /**
  * POST /org/prompts/suggestions: questions the knowledge base answers well,
- * built from its categories, topics and content titles, each checked by
+ * built from its categories, topics and content titles (an uploaded file's top
+ * heading instead of its file name), each checked by
  * retrieval and by the answer composer (grounded answers only), never a
  * duplicate of an existing prompt. Rate-limited per organization (the limiter
  * is Redis-backed in the distributed runtime, so replicas share the count).
@@ -110,9 +114,17 @@ export function createPromptSuggestions(deps: {
         const res = await index.search({ org_id: ctx.org_id, query: c.source.name, filters: { folder_scope: ctx.folder_scope }, limit: 5 });
         if (res.hits.length === 0) continue;
         let supporting: string[];
+        let text = c.text;
         if (c.mustInclude) {
           // A content item answers "what does it say" itself, when the caller can see it.
-          if (!res.hits.some((h) => h.content_id === c.mustInclude)) continue;
+          const own = res.hits.find((h) => h.content_id === c.mustInclude);
+          if (!own) continue;
+          // An uploaded file is known by its top heading, not its file name ("What does sample.pdf say?").
+          const heading = isFileName(c.source.name) ? own.heading_path[0]?.trim() : undefined;
+          if (heading) {
+            text = `What should we know about ${heading}?`;
+            if (taken(text)) continue;
+          }
           supporting = [c.mustInclude];
         } else {
           // A category or topic needs passages that actually talk about it.
@@ -124,8 +136,8 @@ export function createPromptSuggestions(deps: {
           supporting = [...new Set(answer.citations.map((x) => res.hits[x.chunk]!.content_id))];
         }
         scored.push({
-          name: c.text.length <= 255 ? c.text : c.text.slice(0, 255),
-          text: c.text,
+          name: text.length <= 255 ? text : text.slice(0, 255),
+          text,
           source: c.source,
           supporting_content_ids: supporting,
           confidence: Math.min(1, res.hits.length / 5),
