@@ -117,7 +117,8 @@ export function createPromptSuggestions(deps: {
         let text = c.text;
         if (c.mustInclude) {
           // A content item answers "what does it say" itself, when the caller can see it.
-          const own = res.hits.find((h) => h.content_id === c.mustInclude);
+          // Its earliest retrieved chunk: the one nearest its start.
+          const own = res.hits.filter((h) => h.content_id === c.mustInclude).sort((a, b) => a.chunk_index - b.chunk_index)[0];
           if (!own) continue;
           // An uploaded file is known by its top heading, not its file name ("What does sample.pdf say?").
           const heading = isFileName(c.source.name) ? own.heading_path[0]?.trim() : undefined;
