@@ -24,6 +24,13 @@ beforeAll(async () => {
   ).content_id;
   await eventually(async () => assert.equal((await t.api('POST', '/search', { body: { query: 'parental leave' } })).body.total_results, 1));
 });
+/** A new organization whose admin can search (50 credits). */
+async function orgWithCredits(name: string) {
+  const admin = await newOrgAdmin(t, name);
+  assert.equal((await admin.call('POST', '/org/credits/grants', { amount: 50 })).status < 300, true);
+  return admin;
+}
+
 afterAll(async () => {
   await feed?.close();
   await t?.stop();
@@ -76,8 +83,7 @@ describe('POST /org/prompts/suggestions', () => {
   });
 
   it('never proposes the same question twice in one answer (two items with one title)', async () => {
-    const admin = await newOrgAdmin(t, 'suggest-twins');
-    assert.equal((await admin.call('POST', '/org/credits/grants', { amount: 50 })).status < 300, true);
+    const admin = await orgWithCredits('suggest-twins');
     const a = await feed.put(admin.org_id, {
       title: 'Greenhouse guide',
       chunks: ['Tomatoes in the greenhouse need watering twice a day.'],
@@ -95,8 +101,7 @@ describe('POST /org/prompts/suggestions', () => {
   });
 
   it('names an uploaded file by its top heading, not its file name', async () => {
-    const admin = await newOrgAdmin(t, 'suggest-files');
-    assert.equal((await admin.call('POST', '/org/credits/grants', { amount: 50 })).status < 300, true);
+    const admin = await orgWithCredits('suggest-files');
     const file = await feed.put(admin.org_id, {
       title: 'panel-care.pdf',
       chunks: ['Solar Panel Maintenance Guide\nClean the panels every three months with soft water.'],
