@@ -119,11 +119,14 @@ describe('MCP: every tool', () => {
     await completed(ingested.id);
     assert.equal((await ok(client, 'kb_read_content', { content_id: ingested.id })).title, 'Otter diet');
     assert.match((await ok(client, 'kb_read_chunks', { content_id: ingested.id })).chunks[0].text, /crayfish/);
-    const folderNode = await ok(client, 'kb_folder', { kb_node_id: folderId });
-    assert.deepEqual(
-      folderNode.children.map((c: { content_id?: string }) => c.content_id),
-      [ingested.id],
-    );
+    // The content's node is the knowledge base's, made from ingest's event: there a moment later.
+    await eventually(async () => {
+      const folderNode = await ok(client, 'kb_folder', { kb_node_id: folderId });
+      assert.deepEqual(
+        folderNode.children.map((c: { content_id?: string }) => c.content_id),
+        [ingested.id],
+      );
+    }, 10_000);
     assert.deepEqual(
       (await ok(client, 'kb_node_path', { kb_node_id: folderId })).items.map((n: { name: string }) => n.name),
       (await t.api('GET', `/org/kb/nodes/${folderId}/path`)).body.map((n: { name: string }) => n.name),
@@ -247,7 +250,10 @@ describe('MCP: folder-scoped keys and credits', () => {
 
     const found = await ok(client, 'search', { query: 'puffin', max_results: 10 });
     assert.deepEqual(found.source_ids, [insideDoc]);
-    assert.equal((await ok(client, 'kb_folder', { kb_node_id: inside })).children[0].content_id, insideDoc);
+    await eventually(
+      async () => assert.equal((await ok(client, 'kb_folder', { kb_node_id: inside })).children[0]?.content_id, insideDoc),
+      10_000,
+    );
     assert.equal((await ok(client, 'kb_read_content', { content_id: insideDoc })).id, insideDoc);
     for (const [tool, args] of [
       ['kb_tree', {}],
