@@ -1,6 +1,7 @@
 /**
  * Upload flood memory (issue 13, item 3): peak RSS of the service (the
- * all-in-one process, measured from /proc) while 50 clients each upload 10
+ * all-in-one process as `npm start` runs it, its node flags included, measured
+ * from /proc) while 50 clients each upload 10
  * files of 1 MB at once, against the payload size, in the same run. Clients
  * honour 503 Retry-After (the in-flight budget) and send again. Target: peak RSS
  * / payload under 1.5. Linux only (reads /proc/<pid>/status).
@@ -21,7 +22,14 @@ const TARGET = 1.5;
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'kb-bench-upload-'));
-const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', join(root, 'services/all-in-one/src/main.ts')], {
+// The service as `npm start` runs it: the node flags of its script (its main thread's young generation among them).
+const startScript = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(
+  /\s+/,
+);
+const entry = startScript.indexOf('services/all-in-one/src/main.ts');
+if (startScript[0] !== 'node' || entry < 0) throw new Error(`npm start is no longer "node <flags> services/all-in-one/src/main.ts"`);
+const nodeFlags = startScript.slice(1, entry);
+const child = spawn(process.execPath, [...nodeFlags, join(root, 'services/all-in-one/src/main.ts')], {
   cwd: root,
   env: { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' },
   stdio: ['ignore', 'pipe', 'pipe'],
