@@ -7,7 +7,7 @@
  * extraction libraries, one file after another, no pipeline, in a child process:
  * ingest-bare.ts) on the same files in the same run; the ratio is the pipeline's
  * overhead. A second baseline runs the same bare extraction under the heap sizing
- * the service gives its extraction workers (INGEST_WORKER_SEMI_SPACE_MB, HEAP_GROWING_PERCENT:
+ * the service gives its extraction workers (HEAP_SEMI_SPACE_MB, HEAP_GROWING_PERCENT:
  * a smaller young generation and a slower old-generation growth, chosen for memory),
  * so the pipeline's own cost and that of the heap sizing are told apart. CPU is
  * printed per kind of thread (Linux): the main thread, the extraction workers (told
@@ -20,17 +20,14 @@
  * the listing once that one is settled.
  *
  *   npm run bench:ingest            (ROUNDS=n copies of each of the 12 samples, default 8;
- *                                    INGEST_WORKERS, INGEST_PREFETCH, INGEST_WORKER_NICE,
- *                                    INGEST_WORKER_BACKGROUND_COMPILE and INGEST_WORKER_SEMI_SPACE_MB
- *                                    for the pipeline, defaults 2, 1, 10, false, 4;
+ *                                    INGEST_WORKERS, INGEST_PREFETCH, INGEST_WORKER_NICE and
+ *                                    INGEST_WORKER_BACKGROUND_COMPILE for the pipeline, defaults 2, 1, 10, false;
  *                                    CORPUS=documents for documents of an ordinary size,
  *                                    13k to 100k characters of text each, instead of the samples)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { Type } from '@sinclair/typebox';
-import { applyHeapSettings, defineConfig, heapConfigSpec, heapFlags, loadConfig } from '@kb/platform';
-import { ingestConfigSpec } from '@kb/ingest';
+import { applyHeapSettings, heapConfigSpec, heapFlags, loadConfig } from '@kb/platform';
 import { API_KEY, startTestSystem } from '../e2e/harness.js';
 import type { BareReply, BareRequest } from './ingest-bare.js';
 import type { ClientReply, ClientRequest, CorpusKind } from './ingest-client.js';
@@ -53,14 +50,7 @@ const mb = bare.bytes / (1024 * 1024);
 // The second baseline: the same, under the heap sizing the extraction workers get (each of its
 // flags replaces the same flag of this process's); none when both settings keep V8's defaults, as
 // the workers then run with this process's flags, like the first.
-const workerSemiSpace = defineConfig(
-  Type.Object({ INGEST_WORKER_SEMI_SPACE_MB: ingestConfigSpec.schema.properties.INGEST_WORKER_SEMI_SPACE_MB }),
-);
-const { INGEST_WORKER_SEMI_SPACE_MB: semiSpaceMb } = loadConfig(workerSemiSpace, process.env);
-const workerHeapFlags = [
-  ...(semiSpaceMb > 0 ? [`--max-semi-space-size=${semiSpaceMb}`] : []),
-  ...heapFlags(loadConfig(heapConfigSpec, process.env)),
-];
+const workerHeapFlags = heapFlags(loadConfig(heapConfigSpec, process.env));
 const flagName = (flag: string) => flag.split('=')[0];
 const replaced = new Set(workerHeapFlags.map(flagName));
 const bareUnderWorkerHeap =
@@ -95,13 +85,13 @@ function threadSplit(from: ReturnType<typeof threadCpu>, to: ReturnType<typeof t
 }
 
 // Pipeline: the whole embedded system over HTTP, in this process; the client in a child process of its own.
-// The heap settings `npm start` applies (HEAP_GROWING_PERCENT; the workers' young generation is their own).
+// The heap settings `npm start` applies (HEAP_SEMI_SPACE_MB, HEAP_GROWING_PERCENT) hold for the
+// isolates started from here on: the extraction workers.
 applyHeapSettings('bench:ingest');
 const t = await startTestSystem({
   INGEST_WORKERS: WORKERS,
   INGEST_POLL_MS: '20',
   ...(process.env.INGEST_PREFETCH && { INGEST_PREFETCH: process.env.INGEST_PREFETCH }),
-  ...(process.env.INGEST_WORKER_SEMI_SPACE_MB && { INGEST_WORKER_SEMI_SPACE_MB: process.env.INGEST_WORKER_SEMI_SPACE_MB }),
   ...(process.env.INGEST_WORKER_NICE && { INGEST_WORKER_NICE: process.env.INGEST_WORKER_NICE }),
   ...(process.env.INGEST_WORKER_BACKGROUND_COMPILE && { INGEST_WORKER_BACKGROUND_COMPILE: process.env.INGEST_WORKER_BACKGROUND_COMPILE }),
 });

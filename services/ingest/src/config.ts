@@ -61,13 +61,6 @@ export const ingestConfigSpec = defineConfig(
     }),
     INGEST_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 120000, description: 'longest extraction of one file before it is stopped' }),
     INGEST_WORKER_MEMORY_MB: Type.Integer({ minimum: 64, default: 1024, description: 'heap limit of each extraction worker thread' }),
-    INGEST_WORKER_SEMI_SPACE_MB: Type.Integer({
-      minimum: 0,
-      maximum: 64,
-      default: 4,
-      description:
-        "largest semi-space of each extraction worker's young generation, in MB: small keeps an upload flood's memory down, for more garbage collection; 0: V8's default (16)",
-    }),
     INGEST_MAX_ATTEMPTS: Type.Integer({
       minimum: 1,
       maximum: 20,

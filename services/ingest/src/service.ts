@@ -88,7 +88,6 @@ export async function startIngest(options: {
     size: config.INGEST_WORKERS,
     timeoutMs: config.INGEST_TIMEOUT_MS,
     memoryMb: config.INGEST_WORKER_MEMORY_MB,
-    semiSpaceMb: config.INGEST_WORKER_SEMI_SPACE_MB,
     nice: config.INGEST_WORKER_NICE,
     compileOnOwnThread: !config.INGEST_WORKER_BACKGROUND_COMPILE,
     limits: {

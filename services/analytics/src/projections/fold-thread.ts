@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker, youngGenerationMb, type Logger } from '@kb/platform';
+import { startModuleWorker, type Logger } from '@kb/platform';
 import type { FoldJob, FoldReply, HandedAnswer } from './fold-worker.js';
 import type { RowWrite } from './row-overlay.js';
 
@@ -91,7 +91,8 @@ export function createFoldThread(options: { logger?: Pick<Logger, 'warn'> } = {}
   function start(): Worker {
     const w = startModuleWorker(new URL(import.meta.url.endsWith('.ts') ? './fold-worker.ts' : './fold-worker.js', import.meta.url), {
       // A young generation as large as the service's own (--max-semi-space-size=32): the merge allocates much and briefly.
-      resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb(32) },
+      // V8's --max-semi-space-size overrides it when set (HEAP_SEMI_SPACE_MB, applied after boot; README "Limits").
+      resourceLimits: { maxYoungGenerationSizeMb: 96 },
     });
     w.on('message', (reply: FoldReply) => {
       const job = waiting.get(reply.id);

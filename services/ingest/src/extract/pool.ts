@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker, youngGenerationMb } from '@kb/platform';
+import { startModuleWorker } from '@kb/platform';
 import { startWithOwnThreadCompilation } from './own-thread-compilation.js';
 import { ExtractionError, type ExtractionLimits, type ExtractionResult, type Format } from './types.js';
 import type { ExtractRequest, WorkerSettings } from './worker.js';
@@ -23,10 +23,8 @@ interface Task {
 }
 
 const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
-const spawnWorker = (options: {
-  resourceLimits: { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb?: number };
-  workerData: WorkerSettings;
-}): Worker => startModuleWorker(workerUrl, options);
+const spawnWorker = (options: { resourceLimits: { maxOldGenerationSizeMb: number }; workerData: WorkerSettings }): Worker =>
+  startModuleWorker(workerUrl, options);
 
 /**
  * Extraction in worker threads with a time and memory limit per file: a file
@@ -38,12 +36,6 @@ export function createExtractionPool(options: {
   size: number;
   timeoutMs: number;
   memoryMb: number;
-  /**
-   * Largest semi-space of each worker's young generation, in MB (0 or none: V8's default). Small
-   * keeps an upload flood's memory down (a scavenge per few MB of a parser's garbage), for more
-   * collections.
-   */
-  semiSpaceMb?: number;
   /** Nice value of the worker threads (0 to 19, default 0): above 0 they yield the CPU to the main thread when the cores are busy. */
   nice?: number;
   /** Workers compile their hot code on their own thread, at their nice value, not on V8's shared helper threads (default false). */
@@ -56,11 +48,8 @@ export function createExtractionPool(options: {
   let closed = false;
 
   const start = options.compileOnOwnThread ? startWithOwnThreadCompilation : (spawn: () => Worker) => spawn();
-  const resourceLimits = {
-    maxOldGenerationSizeMb: options.memoryMb,
-    ...(options.semiSpaceMb && { maxYoungGenerationSizeMb: youngGenerationMb(options.semiSpaceMb) }),
-  };
-  const spawn = () => start(() => spawnWorker({ resourceLimits, workerData: { nice: options.nice ?? 0 } }));
+  const spawn = () =>
+    start(() => spawnWorker({ resourceLimits: { maxOldGenerationSizeMb: options.memoryMb }, workerData: { nice: options.nice ?? 0 } }));
 
   function run(slot: (typeof slots)[number], task: Task) {
     slot.busy = true;
