@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { FALLBACK_PAGES, registerForCheckpoints } from './checkpointer.js';
 import { createSqliteStore } from './sqlite-store.js';
@@ -53,5 +55,36 @@ describe('WAL checkpoints in a worker thread', () => {
       assert.equal((await reopened.get<{ id: string; text: string }>('docs', `${n}-49`))?.text.length, 50_000);
       await reopened.close();
     }
+  });
+});
+
+describe('the checkpointer and the process', () => {
+  // In a fresh process: one store opened and written, then (CLOSE=1) closed or left open.
+  const run = (close: boolean) => {
+    const store = JSON.stringify(fileURLToPath(new URL('./sqlite-store.ts', import.meta.url)));
+    const script = `
+      const { createSqliteStore } = await import(${store});
+      const s = await createSqliteStore({ path: ${JSON.stringify(join(dir, `process-${close}.db`))} });
+      await s.transaction(async (tx) => { await tx.put('things', { id: 'a', n: 1 }); });
+      ${close ? 'await s.close();' : ''}
+      console.log('written');`;
+    const file = join(dir, `process-${close}.mjs`);
+    writeFileSync(file, script);
+    const started = Date.now();
+    const out = spawnSync(process.execPath, ['--conditions=source', '--import', 'tsx', file], { encoding: 'utf8', timeout: 10_000 });
+    return { ...out, seconds: (Date.now() - started) / 1000 };
+  };
+
+  it('never holds the process open: a script that leaves its store open still exits', () => {
+    const left = run(false);
+    assert.equal(left.signal, null, `the process was still running after ${left.seconds} s`);
+    assert.equal(left.status, 0, left.stderr);
+    assert.match(left.stdout, /written/);
+  });
+
+  it('keeps the process alive while a close waits for it', () => {
+    const closed = run(true);
+    assert.equal(closed.status, 0, closed.stderr);
+    assert.match(closed.stdout, /written/);
   });
 });

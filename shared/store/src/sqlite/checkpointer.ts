@@ -69,12 +69,15 @@ function ensureWorker(): Worker {
   if (worker) return worker;
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, intervalMs: INTERVAL_MS } });
-  w.unref();
   w.on('message', (m: Reply) => {
     const key = `${m.type}:${m.id}`;
     waiting.get(key)?.();
     waiting.delete(key);
+    if (waiting.size === 0) w.unref();
   });
+  // After the listener, which refs the worker again: an idle checkpointer never holds the process
+  // open (a process that never closed its store hung for ever); one with an answer due does.
+  w.unref();
   // A dead checkpointer only costs the fallback: the committing thread checkpoints at FALLBACK_PAGES.
   const forget = () => {
     if (worker === w) worker = undefined;
@@ -90,6 +93,7 @@ function ensureWorker(): Worker {
 function request(w: Worker, type: 'remove' | 'checkpoint', id: number): Promise<void> {
   return new Promise<void>((resolve) => {
     waiting.set(`${type === 'remove' ? 'removed' : 'checkpointed'}:${id}`, resolve);
+    w.ref();
     w.postMessage({ type, id });
   });
 }
