@@ -30,7 +30,8 @@ describe('heap settings', () => {
 
   it('a worker started after they apply gets the smaller young generation, even one that asks for more', () => {
     // In a fresh process: the largest new space a worker reaches while allocating garbage. V8's flag
-    // overrides a worker's resourceLimits (the analytics fold thread asks for 96 MB and gets the flag's).
+    // overrides a worker's resourceLimits, so a worker that needs another size is started under it
+    // (startModuleWorker's semiSpaceMb, worker.unit.test.ts).
     const probe = (semi: string, resourceLimits = '{}') => {
       const script = `
         import { setFlagsFromString } from 'node:v8';

@@ -90,9 +90,9 @@ export function createFoldThread(options: { logger?: Pick<Logger, 'warn'> } = {}
 
   function start(): Worker {
     const w = startModuleWorker(new URL(import.meta.url.endsWith('.ts') ? './fold-worker.ts' : './fold-worker.js', import.meta.url), {
-      // A young generation as large as the service's own (--max-semi-space-size=32): the merge allocates much and briefly.
-      // V8's --max-semi-space-size overrides it when set (HEAP_SEMI_SPACE_MB, applied after boot; README "Limits").
-      resourceLimits: { maxYoungGenerationSizeMb: 96 },
+      // A young generation as large as the service's own (--max-semi-space-size=32), not the extraction
+      // workers' (HEAP_SEMI_SPACE_MB): the merge allocates much and briefly.
+      semiSpaceMb: 32,
     });
     w.on('message', (reply: FoldReply) => {
       const job = waiting.get(reply.id);
