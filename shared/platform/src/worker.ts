@@ -12,10 +12,13 @@ export interface ModuleWorkerOptions extends WorkerOptions {
 
 /**
  * The first statement of a sized worker: takes the buffer `withSemiSpace` posted before anything
- * else, and tells it this thread's heap is sized.
+ * else (waiting a millisecond at a time in case this thread got here first), and tells it this
+ * thread's heap is sized.
  */
 const SIGNAL_SIZED = `{ const { parentPort, receiveMessageOnPort } = process.getBuiltinModule('node:worker_threads');
-  const sized = receiveMessageOnPort(parentPort).message; Atomics.store(sized, 0, 1); Atomics.notify(sized, 0); }`;
+  const pause = new Int32Array(new SharedArrayBuffer(4)); let m;
+  while (!(m = receiveMessageOnPort(parentPort))) Atomics.wait(pause, 0, 0, 1);
+  Atomics.store(m.message, 0, 1); Atomics.notify(m.message, 0); }`;
 
 /**
  * A worker thread running a module of this codebase. Under tsx (sources) the
