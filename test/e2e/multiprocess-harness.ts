@@ -232,10 +232,26 @@ export async function startMultiProcessSystem(options: {
     return spec;
   };
 
+  /**
+   * A process's first start picks a free port; another process (a Kafka client's outgoing
+   * connection, say) can take it before the service binds it, so a first start that finds its
+   * port in use tries again on another. A restart keeps its port.
+   */
   const launch = async (spec: ServiceSpec, replica: number): Promise<ServiceProcess> => {
     const key = `${spec.name}#${replica}`;
-    const port = ports.get(key) ?? (await freePort());
-    ports.set(key, port);
+    if (ports.has(key)) return launchOn(spec, replica, ports.get(key)!);
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort();
+      try {
+        return await launchOn(spec, replica, port);
+      } catch (err) {
+        if (attempt >= 3 || !/EADDRINUSE/.test((err as Error).message)) throw err;
+      }
+    }
+  };
+
+  const launchOn = async (spec: ServiceSpec, replica: number, port: number): Promise<ServiceProcess> => {
+    const key = `${spec.name}#${replica}`;
     const dataDir = join(base, spec.name);
     mkdirSync(dataDir, { recursive: true });
     const env: Record<string, string> = { ...shared, DATA_DIR: dataDir, ...spec.env };
@@ -265,6 +281,7 @@ export async function startMultiProcessSystem(options: {
       child.kill('SIGKILL');
       throw err;
     });
+    ports.set(key, port);
     const index = processes.findIndex((p) => p.name === spec.name && p.replica === replica);
     if (index >= 0) processes.splice(index, 1, started);
     else processes.push(started);
