@@ -9,7 +9,10 @@
  * overhead. A second baseline runs the same bare extraction under the heap sizing
  * the service gives its extraction workers (HEAP_SEMI_SPACE_MB, HEAP_GROWING_PERCENT:
  * a smaller young generation and a slower old-generation growth, chosen for memory),
- * so the pipeline's own cost and that of the heap sizing are told apart. CPU is
+ * so the pipeline's own cost and that of the heap sizing are told apart. A third runs
+ * the service's extraction pool alone (its workers and settings, that heap sizing,
+ * files read from disk; no HTTP, commits, events or indexing: ingest-pool.ts): the
+ * floor the pipeline stands on, what is left of the 1.5x budget for the rest. CPU is
  * printed per kind of thread (Linux): the main thread, the extraction workers (told
  * apart by their nice value) and the rest, mostly V8's compiler and GC helpers.
  *
@@ -23,7 +26,8 @@
  *                                    INGEST_WORKERS, INGEST_PREFETCH, INGEST_WORKER_NICE and
  *                                    INGEST_WORKER_BACKGROUND_COMPILE for the pipeline, defaults 2, 1, 10, false;
  *                                    CORPUS=documents for documents of an ordinary size,
- *                                    13k to 100k characters of text each, instead of the samples)
+ *                                    13k to 100k characters of text each, instead of the samples;
+ *                                    BASELINE_RUNS=n runs of each baseline, its median compared, default 3)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -31,6 +35,7 @@ import { applyHeapSettings, heapConfigSpec, heapFlags, loadConfig } from '@kb/pl
 import { API_KEY, startTestSystem } from '../e2e/harness.js';
 import type { BareReply, BareRequest } from './ingest-bare.js';
 import type { ClientReply, ClientRequest, CorpusKind } from './ingest-client.js';
+import type { PoolReply, PoolRequest } from './ingest-pool.js';
 import { child } from './bench-child.js';
 import { threadCpu } from './thread-cpu.js';
 
@@ -38,11 +43,26 @@ const ROUNDS = Number(process.env.ROUNDS ?? 8);
 const WORKERS = process.env.INGEST_WORKERS ?? '2';
 const CORPUS: CorpusKind = process.env.CORPUS === 'documents' ? 'documents' : 'samples';
 
+// Each baseline runs BASELINE_RUNS times (default 3), each time in a fresh process (as warm as the
+// pipeline's workers are), and its median run is the one compared: a single run of about a second
+// on a shared machine varied by a third from one run to the next.
+const BASELINE_RUNS = Math.max(1, Number(process.env.BASELINE_RUNS ?? 3));
+
+/** The run of median time of `runs` runs of `measure`, and the range of their times. */
+async function medianOf<T extends { seconds: number }>(measure: () => Promise<T>): Promise<T & { range: [number, number] }> {
+  const results: T[] = [];
+  for (let i = 0; i < BASELINE_RUNS; i++) results.push(await measure());
+  results.sort((a, b) => a.seconds - b.seconds);
+  return { ...results[Math.floor((results.length - 1) / 2)]!, range: [results[0]!.seconds, results.at(-1)!.seconds] };
+}
+
 // Baseline: the extraction libraries alone, in a process of their own with this one's V8 flags
 // (ingest-bare.ts), so that this process's main thread holds only what the service's does.
-async function bareExtraction(execArgv: string[]): Promise<BareReply> {
-  const bareChild = child('./ingest-bare.ts', execArgv);
-  return bareChild.ask<BareRequest, BareReply>({ corpus: CORPUS, rounds: ROUNDS }).finally(bareChild.kill);
+function bareExtraction(execArgv: string[]) {
+  return medianOf(() => {
+    const bareChild = child('./ingest-bare.ts', execArgv);
+    return bareChild.ask<BareRequest, BareReply>({ corpus: CORPUS, rounds: ROUNDS }).finally(bareChild.kill);
+  });
 }
 const bare = await bareExtraction(process.execArgv);
 const mb = bare.bytes / (1024 * 1024);
@@ -57,6 +77,12 @@ const bareUnderWorkerHeap =
   workerHeapFlags.length > 0
     ? await bareExtraction([...process.execArgv.filter((flag) => !replaced.has(flagName(flag))), ...workerHeapFlags])
     : undefined;
+
+// The third baseline: the service's extraction pool alone, with the pipeline's settings, in a process of its own.
+const poolAlone = await medianOf(() => {
+  const poolChild = child('./ingest-pool.ts', process.execArgv);
+  return poolChild.ask<PoolRequest, PoolReply>({ corpus: CORPUS, rounds: ROUNDS, workers: Number(WORKERS) }).finally(poolChild.kill);
+});
 
 /** CPU seconds of this process (every thread: the pipeline's workers too) since `from`; steadier than wall time on a shared machine. */
 function cpuSeconds(from: NodeJS.CpuUsage): number {
@@ -138,10 +164,14 @@ try {
     `Mixed corpus (${CORPUS === 'documents' ? 'ordinary-sized documents' : 'the format samples'}): ${bare.files} files (${ROUNDS} x the 12 formats), ${mb.toFixed(2)} MB, ` +
       `${Math.round(bare.characters / 1000)}k characters of text, ${WORKERS} ingest workers`,
   );
-  const cpuLine = (b: BareReply) => {
-    if (b.ownThreadSeconds === undefined) return;
+  const spread = (b: { range: [number, number] }) =>
+    BASELINE_RUNS > 1 ? `  the median of ${BASELINE_RUNS} runs, which took ${b.range[0].toFixed(2)} to ${b.range[1].toFixed(2)} s; ` : '  ';
+  const cpuLine = (b: BareReply & { range: [number, number] }) => {
     console.log(
-      `  CPU seconds: ${b.cpuSeconds.toFixed(2)}, of which its own thread ${b.ownThreadSeconds.toFixed(2)}; V8's compiler and GC helpers: ${(b.cpuSeconds - b.ownThreadSeconds).toFixed(2)}`,
+      `${spread(b)}CPU seconds: ${b.cpuSeconds.toFixed(2)}` +
+        (b.ownThreadSeconds === undefined
+          ? ''
+          : `, of which its own thread ${b.ownThreadSeconds.toFixed(2)}; V8's compiler and GC helpers: ${(b.cpuSeconds - b.ownThreadSeconds).toFixed(2)}`),
     );
   };
   console.log(row('bare extraction (serial, a process of its own)', bare.seconds));
@@ -150,6 +180,12 @@ try {
     console.log(row(`the same under the workers' heap sizing (${workerHeapFlags.join(' ')})`, bareUnderWorkerHeap.seconds));
     cpuLine(bareUnderWorkerHeap);
   }
+  console.log(row(`the service's extraction pool alone (${WORKERS} workers, no pipeline)`, poolAlone.seconds));
+  console.log(
+    `${spread(poolAlone)}CPU seconds: ${poolAlone.cpuSeconds.toFixed(2)}` +
+      (poolAlone.workerSeconds !== undefined ? `, of which the workers' threads ${poolAlone.workerSeconds.toFixed(2)}` : '') +
+      `; time / bare extraction time: ${(poolAlone.seconds / bare.seconds).toFixed(2)}x`,
+  );
   for (const [label, r] of [
     ['batch: 10 files per request, 1 client', batch],
     ['single: 1 file per request, 4 clients', single],
@@ -161,6 +197,7 @@ try {
         (bareUnderWorkerHeap
           ? `; / the bare extraction under the workers' heap sizing: ${(r.seconds / bareUnderWorkerHeap.seconds).toFixed(2)}x`
           : '') +
+        `; / the extraction pool alone: ${(r.seconds / poolAlone.seconds).toFixed(2)}x` +
         (r.failed ? `  (${r.failed} failed!)` : '') +
         (r.files !== bare.files ? `  (${r.files} files!)` : ''),
     );
