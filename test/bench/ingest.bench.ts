@@ -46,7 +46,7 @@ const CORPUS: CorpusKind = process.env.CORPUS === 'documents' ? 'documents' : 's
 // Each baseline runs BASELINE_RUNS times (default 3), each time in a fresh process (as warm as the
 // pipeline's workers are), and its median run is the one compared: a single run of about a second
 // on a shared machine varied by a third from one run to the next.
-const BASELINE_RUNS = Math.max(1, Number(process.env.BASELINE_RUNS ?? 3));
+const BASELINE_RUNS = Math.max(1, Math.floor(Number(process.env.BASELINE_RUNS ?? 3)) || 3);
 
 /** The run of median time of `runs` runs of `measure`, and the range of their times. */
 async function medianOf<T extends { seconds: number }>(measure: () => Promise<T>): Promise<T & { range: [number, number] }> {
