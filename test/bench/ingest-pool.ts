@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyHeapSettings, loadConfig } from '@kb/platform';
-import { ingestConfigSpec } from '../../services/ingest/src/config.js';
+import { extractionPoolOptions, ingestConfigSpec } from '../../services/ingest/src/config.js';
 import { createExtractionPool } from '../../services/ingest/src/extract/pool.js';
 import type { CorpusKind } from './ingest-client.js';
 import { answerRequests } from './bench-child.js';
@@ -43,20 +43,7 @@ async function measure(request: PoolRequest): Promise<PoolReply> {
     INGEST_WORKERS: String(request.workers),
   });
   applyHeapSettings('bench:ingest pool baseline');
-  const pool = createExtractionPool({
-    size: config.INGEST_WORKERS,
-    timeoutMs: config.INGEST_TIMEOUT_MS,
-    memoryMb: config.INGEST_WORKER_MEMORY_MB,
-    nice: config.INGEST_WORKER_NICE,
-    compileOnOwnThread: !config.INGEST_WORKER_BACKGROUND_COMPILE,
-    limits: {
-      maxUncompressedBytes: config.MAX_UNCOMPRESSED_BYTES,
-      maxCompressionRatio: config.MAX_COMPRESSION_RATIO,
-      maxStreamBytes: config.MAX_STREAM_BYTES,
-      maxCharacters: config.MAX_EXTRACTED_CHARS,
-      maxPages: config.MAX_PDF_PAGES,
-    },
-  });
+  const pool = createExtractionPool(extractionPoolOptions(config));
   const dir = mkdtempSync(join(tmpdir(), 'kb-bench-pool-'));
   try {
     const stored = (files: CorpusFile[]) =>

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { checkAdapterSettings, configFields, defineConfig } from '@kb/platform';
+import type { ExtractionPoolOptions } from './extract/pool.js';
 
 export const ingestConfigSpec = defineConfig(
   Type.Object({
@@ -86,3 +87,21 @@ export const ingestConfigSpec = defineConfig(
 );
 
 export type IngestConfig = Static<typeof ingestConfigSpec.schema>;
+
+/** The extraction pool's settings in the service's configuration (the service's pool, and the benchmark's pool-alone baseline). */
+export function extractionPoolOptions(config: IngestConfig): ExtractionPoolOptions {
+  return {
+    size: config.INGEST_WORKERS,
+    timeoutMs: config.INGEST_TIMEOUT_MS,
+    memoryMb: config.INGEST_WORKER_MEMORY_MB,
+    nice: config.INGEST_WORKER_NICE,
+    compileOnOwnThread: !config.INGEST_WORKER_BACKGROUND_COMPILE,
+    limits: {
+      maxUncompressedBytes: config.MAX_UNCOMPRESSED_BYTES,
+      maxCompressionRatio: config.MAX_COMPRESSION_RATIO,
+      maxStreamBytes: config.MAX_STREAM_BYTES,
+      maxCharacters: config.MAX_EXTRACTED_CHARS,
+      maxPages: config.MAX_PDF_PAGES,
+    },
+  };
+}

@@ -8,7 +8,7 @@ import type { BlobStore } from '@kb/blob';
 import { createRpcServer, loadProto, serviceConstructor } from '@kb/rpc';
 import { checkDependencies, createEventSourcedCore, dependencyChecks, openBus, openStore } from '@kb/runtime';
 import { startEventConsumer } from '@kb/eventsourcing';
-import type { IngestConfig } from './config.js';
+import { extractionPoolOptions, type IngestConfig } from './config.js';
 import { createIntake } from './app/intake.js';
 import { createProcessor } from './app/processor.js';
 import { createContentQueries } from './app/queries.js';
@@ -84,20 +84,7 @@ export async function startIngest(options: {
     clock,
     logger,
   });
-  const pool = createExtractionPool({
-    size: config.INGEST_WORKERS,
-    timeoutMs: config.INGEST_TIMEOUT_MS,
-    memoryMb: config.INGEST_WORKER_MEMORY_MB,
-    nice: config.INGEST_WORKER_NICE,
-    compileOnOwnThread: !config.INGEST_WORKER_BACKGROUND_COMPILE,
-    limits: {
-      maxUncompressedBytes: config.MAX_UNCOMPRESSED_BYTES,
-      maxCompressionRatio: config.MAX_COMPRESSION_RATIO,
-      maxStreamBytes: config.MAX_STREAM_BYTES,
-      maxCharacters: config.MAX_EXTRACTED_CHARS,
-      maxPages: config.MAX_PDF_PAGES,
-    },
-  });
+  const pool = createExtractionPool(extractionPoolOptions(config));
   // Unique per start: a restarted process must not mistake its predecessor's leases for its own.
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   liveOwners.add(owner);

@@ -26,13 +26,7 @@ const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './w
 const spawnWorker = (options: { resourceLimits: { maxOldGenerationSizeMb: number }; workerData: WorkerSettings }): Worker =>
   startModuleWorker(workerUrl, options);
 
-/**
- * Extraction in worker threads with a time and memory limit per file: a file
- * that hangs a parser is stopped (the worker is terminated and replaced), and
- * one that exhausts memory kills only its worker. Both fail the item for good:
- * the same bytes would hit the same limit again.
- */
-export function createExtractionPool(options: {
+export interface ExtractionPoolOptions {
   size: number;
   timeoutMs: number;
   memoryMb: number;
@@ -41,7 +35,15 @@ export function createExtractionPool(options: {
   /** Workers compile their hot code on their own thread, at their nice value, not on V8's shared helper threads (default false). */
   compileOnOwnThread?: boolean;
   limits: ExtractionLimits;
-}): ExtractionPool {
+}
+
+/**
+ * Extraction in worker threads with a time and memory limit per file: a file
+ * that hangs a parser is stopped (the worker is terminated and replaced), and
+ * one that exhausts memory kills only its worker. Both fail the item for good:
+ * the same bytes would hit the same limit again.
+ */
+export function createExtractionPool(options: ExtractionPoolOptions): ExtractionPool {
   const queue: Task[] = [];
   const slots: { worker?: Worker; busy: boolean }[] = Array.from({ length: Math.max(1, options.size) }, () => ({ busy: false }));
   let nextId = 1;
