@@ -31,6 +31,17 @@ export const generationConfigSpec = defineConfig(
       default: false,
       description: 'with LLM_URL: the chat model gives a second opinion on sentences the embedded fact checker judges',
     }),
+    FACT_CHECK_MODEL: Type.Union([Type.Literal('local'), Type.Literal('off')], {
+      default: 'local',
+      description:
+        'local: the fact checker recognises claims worded differently from their sources with the sentence-embedding model in FACT_CHECK_MODEL_DIR (run in-process; lexical only, with a warning, when the folder is missing); off: lexical only',
+    }),
+    FACT_CHECK_MODEL_DIR: Type.String({
+      minLength: 1,
+      default: '.models/bge-small-en-v1.5-q',
+      description:
+        "the fact checker's model folder (model.onnx, tokenizer.json, config.json: scripts/fetch-embedding-model.sh), relative to the working directory",
+    }),
     CONTENT_ENGINE_TICK_MS: Type.Integer({
       minimum: 100,
       default: 60000,

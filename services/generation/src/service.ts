@@ -16,6 +16,7 @@ import { createBuilderService } from './app/builder.js';
 import { createContentEngine } from './engine/engine.js';
 import { createRunWorker, createStoreRunLeases, type RunLeases } from './app/worker.js';
 import { createKnowledgeBaseRetriever } from './retrieval.js';
+import { openFactCheckModel } from './fact-check-model.js';
 import { generationHandlers } from './transport/grpc.js';
 import { startGenerationConsumers } from './transport/consumers.js';
 
@@ -84,7 +85,13 @@ export async function startGeneration(options: {
           })
         : undefined;
   // The embedded checker stands on its own; the chat model adds a second opinion only when asked to.
-  const checker = options.checker ?? createFactChecker(llm && config.FACT_CHECK_LLM_JUDGE ? { judge: llm } : {});
+  const factModel = options.checker ? undefined : await openFactCheckModel(config, logger);
+  const checker =
+    options.checker ??
+    createFactChecker({
+      ...(llm && config.FACT_CHECK_LLM_JUDGE && { judge: llm }),
+      ...(factModel && { embeddings: factModel }),
+    });
 
   const settings = createSettingsService({ store, commands: core.commands, ids, clock });
   const runs = createRunsService({ store, commands: core.commands, ids, clock, settings, retriever, prompts, checker, llm, logger });
@@ -137,6 +144,7 @@ export async function startGeneration(options: {
       await server.shutdown();
       for (const c of consumers) await c.stop();
       await core.stop();
+      await factModel?.close();
       search.close();
       prompts.close();
       await bus.close();

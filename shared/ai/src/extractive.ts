@@ -1,6 +1,6 @@
 import { contentStems } from '@kb/search';
-import { splitSentences } from './sentences.js';
 import { nothingFound, withCitations, type ComposedAnswer, type SourceChunk } from './answer.js';
+import { isCodeLike, proseRanges, stripInlineMarkup } from './prose.js';
 
 export interface ExtractiveOptions {
   /** Sentences in the answer (default 3). */
@@ -14,35 +14,68 @@ const RECORD = /^[^:;|]+: [^;]*(?:; [^:;|]+: [^;]*)+$/;
 /** A list item's marker: "- ", "* ", "• ", "1. ", "2) ". */
 const LIST_ITEM = /^(?:[-*•+]|\d+[.)])\s+/;
 
+/** Inline code (`x`, ``x``): one word to the sentence splitter, never a sentence boundary. */
+const INLINE_CODE = /(`+)(?!`)[^\n]*?[^`\n]\1(?!`)/g;
+const HELD = /\uE000(\d+)\uE001/g;
+
 /**
- * A chunk's sentences, the units an answer quotes. Its heading lines are left out: a heading is
- * not a sentence of the answer, and having no end punctuation it would run into the sentence
- * after it ("Warranty Terms The panels carry ..."). Each table row is a unit of its own (rows have
- * no end punctuation either, so a sheet ran together into one "sentence" too long to quote), and
- * the header row above them goes, as every row repeats it. Each list item is a unit of its own
- * too, without its marker ("heating. - Service the unit ..." was one sentence).
+ * Splits prose into sentences: after . ! ? followed by space and a capital, digit, quote,
+ * bracket or inline code; what is inside inline code never ends a sentence.
+ */
+function splitProse(text: string): string[] {
+  const spans: string[] = [];
+  const held = text.replace(/[\uE000\uE001]/g, '').replace(INLINE_CODE, (code) => `\uE000${spans.push(code) - 1}\uE001`);
+  return held
+    .replace(/\s+/g, ' ')
+    .split(/(?<=[.!?])\s+(?=["'([\p{Lu}\p{N}\uE000])/u)
+    .map((s) => s.replace(HELD, (_, n: string) => spans[Number(n)] ?? '').trim())
+    .filter((s) => s.length > 0);
+}
+
+/**
+ * A chunk's sentences, the units an answer quotes. They come from its prose only: a fenced code
+ * block is never split into sentences, markup that an older chunk still carries is removed first
+ * (links read as their text, no HTML tags), and a "sentence" that is really code or markup
+ * (isCodeLike) is never a unit. Its heading lines are left out: a heading is not a sentence of
+ * the answer, and having no end punctuation it would run into the sentence after it ("Warranty
+ * Terms The panels carry ..."). Each table row is a unit of its own (rows have no end punctuation
+ * either, so a sheet ran together into one "sentence" too long to quote), and the header row
+ * above them goes, as every row repeats it. Each list item is a unit of its own too, without its
+ * marker ("heating. - Service the unit ..." was one sentence).
  */
 function sentencesOf(chunk: SourceChunk): string[] {
-  const headings = new Set((chunk.heading_path ?? []).map((h) => h.trim()));
+  const headings = new Set(
+    (chunk.heading_path ?? []).flatMap((h) => {
+      const clean = stripInlineMarkup(h).trim();
+      return [h.trim(), clean, clean.replace(/`/g, '')];
+    }),
+  );
   const units: string[] = [];
   let prose: string[] = [];
   const flush = () => {
-    if (prose.length > 0) units.push(...splitSentences(prose.join('\n')));
+    if (prose.length > 0) units.push(...splitProse(prose.join('\n')).filter((s) => !isCodeLike(s)));
     prose = [];
   };
-  for (const line of chunk.text.split('\n')) {
-    const text = line.trim();
-    if (headings.has(text)) {
-      flush();
-    } else if (RECORD.test(text)) {
-      if (prose.at(-1)?.includes(' | ')) prose.pop();
-      flush();
-      units.push(text);
-    } else if (LIST_ITEM.test(text)) {
-      flush();
-      units.push(...splitSentences(text.replace(LIST_ITEM, '')));
-    } else {
-      prose.push(text);
+  for (const range of proseRanges(chunk.text)) {
+    // A code block between two parts of prose ends the sentence before it.
+    flush();
+    for (const line of stripInlineMarkup(chunk.text.slice(range.start, range.end)).split('\n')) {
+      const text = line.trim();
+      if (!text) continue;
+      if (headings.has(text) || headings.has(text.replace(/^#{1,6}\s+/, ''))) {
+        flush();
+      } else if (RECORD.test(text)) {
+        if (prose.at(-1)?.includes(' | ')) prose.pop();
+        flush();
+        units.push(text);
+      } else if (LIST_ITEM.test(text) || isCodeLike(text)) {
+        // A list item, or a line with code in it (an older chunk's flattened code block), is a
+        // paragraph of its own: code never runs into the sentence after it.
+        flush();
+        units.push(...splitProse(text.replace(LIST_ITEM, '')).filter((s) => !isCodeLike(s)));
+      } else {
+        prose.push(text);
+      }
     }
   }
   flush();

@@ -87,6 +87,41 @@ describe('composeExtractiveAnswer', () => {
     assert.equal(composeExtractiveAnswer('heat pump noise', faq).answer.includes('leaves'), false);
   });
 
+  it('never quotes Markdown links, HTML anchors or code: sentences come from the prose of a chunk only', () => {
+    const question = 'How do I add a preHandler hook with fastify.addHook and a done callback?';
+    // A chunk as ingest writes it now: clean prose, the code fenced.
+    const clean = {
+      text: "preHandler\nThe preHandler hook runs before the handler; call `done` when the hook has finished.\n```\nfastify.addHook('preHandler', (request, reply, done) => {\n  // some code\n  done()\n})\n```\nA preHandler hook can also be async, then it gets no done callback.",
+      heading_path: ['Hooks', 'preHandler'],
+    };
+    // A chunk stored before issue 33: markup and code ran into its prose.
+    const leaky = {
+      text: '<a id="prehandler"></a>\npreHandler\nfastify.addHook(\'preHandler\', (request, reply, done) => { // some code done() })\nSee [`fastify.close()`](./Server.md#close) and [test/hooks-async.js](https://github.com/fastify/fastify/blob/main/test/hooks-async.js) for the preHandler hook with a done callback.',
+      heading_path: ['Hooks', 'preHandler'],
+    };
+    for (const chunks of [[clean], [leaky], [leaky, clean]]) {
+      const a = composeExtractiveAnswer(question, chunks, { maxSentences: 5 });
+      assert.equal(a.grounded, true, JSON.stringify(chunks));
+      for (const bad of ['=>', '](', '<a', '</', '```', '// some code', 'done() })', 'https://']) {
+        assert.ok(!a.answer.includes(bad), `${bad} in: ${a.answer}`);
+      }
+    }
+    // The old chunk's link reads as its text.
+    assert.match(
+      composeExtractiveAnswer(question, [leaky]).answer,
+      /^See `fastify\.close\(\)` and test\/hooks-async\.js for the preHandler hook with a done callback\. \[1\]$/,
+    );
+    // Code alone answers nothing.
+    const onlyCode = { text: "```\nfastify.addHook('preHandler', (request, reply, done) => {\n  done()\n})\n```" };
+    assert.equal(composeExtractiveAnswer(question, [onlyCode]).grounded, false);
+  });
+
+  it('treats inline code as a word: never a sentence boundary, and it may start a sentence', () => {
+    const chunk = { text: 'The hook runs first. `onRequest` runs before parsing, see `Reply. Send` for the reply object.' };
+    const a = composeExtractiveAnswer('When does onRequest run before parsing?', [chunk], { maxSentences: 1 });
+    assert.equal(a.answer, '`onRequest` runs before parsing, see `Reply. Send` for the reply object. [1]');
+  });
+
   it('is deterministic and bounded in sentences', () => {
     const q = 'vacation days expire employees';
     const a = composeExtractiveAnswer(q, chunks, { maxSentences: 1 });

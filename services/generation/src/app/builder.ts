@@ -158,8 +158,8 @@ export function createBuilderService(deps: {
       const { config, guidelines } = await context(ctx.org_id, draft);
       if (input.instructions !== undefined && (typeof input.instructions !== 'string' || input.instructions.length > 4000))
         throw errors.validation('instructions must be a string of at most 4000 characters', { details: { field: 'instructions' } });
-      const position = draft.sections.indexOf(target);
-      const spec = config.sections[position] ?? { title: target.title };
+      // Section sN is the content type's Nth section wherever it stands now (moved, or others left out of a run's draft).
+      const spec = config.sections[Number(/^s(\d+)$/.exec(target.section_id)?.[1] ?? 0) - 1] ?? { title: target.title };
       const query = [draft.title, target.title, spec.instructions, input.instructions].filter(Boolean).join(' ');
       const passages = await retriever.retrieve(ctx, query, scopeOf(draft), 8);
       if (passages.length === 0)
@@ -175,6 +175,10 @@ export function createBuilderService(deps: {
             max_words: budget.max_words,
           }).catch(() => composeDeterministic([input1], guidelines, budget))
         : composeDeterministic([input1], guidelines, budget);
+      if (drafted!.sentences.length === 0)
+        throw errors.unprocessable('The knowledge base holds nothing on this section’s subject within the draft’s scope', {
+          code: 'nothing_to_draw_on',
+        });
       const [verified] = await verifySections({
         sections: [{ ...drafted!, title: target.title }],
         checker,

@@ -6,7 +6,7 @@ import type { CallContext, RpcClient } from '@kb/rpc';
 import type { FactChecker, Llm } from '@kb/ai';
 import type { DraftRevision } from '@kb/events';
 import { draftDecider, draftStream, runDecider, runStream } from '../domain/aggregates.js';
-import { composeDeterministic, type SectionInput } from '../domain/composer.js';
+import { composeDeterministic, sectionsWithContent, type SectionInput } from '../domain/composer.js';
 import { numberSentences, renderBody, sourcesOf, totalsOf } from '../domain/draft.js';
 import type { ContentTypeConfig, Guidelines } from '../domain/settings.js';
 import { draftWithLlm } from '../drafting/llm-drafter.js';
@@ -121,8 +121,13 @@ export function createRunsService(deps: RunsDeps) {
       const sections: SectionInput[] = [];
       for (const [i, spec] of config.sections.entries()) {
         guard();
-        const query = [subject, spec.title, spec.instructions, line?.name].filter(Boolean).join(' ');
-        const passages = await retriever.retrieve(ctx, query, run.scope, PASSAGES_PER_SECTION);
+        // Section first: its own title and instructions lead the query (the retriever keeps the query's
+        // first 2000 characters), and with several sections the passages on them alone come first.
+        const own = [spec.title, spec.instructions].filter(Boolean).join(' ');
+        const query = [own, subject, line?.name].filter(Boolean).join(' ');
+        const all = await retriever.retrieve(ctx, query, run.scope, PASSAGES_PER_SECTION);
+        const first = config.sections.length > 1 ? await retriever.retrieve(ctx, own, run.scope, PASSAGES_PER_SECTION / 2) : [];
+        const passages = [...first, ...all.filter((p) => !first.some((f) => f.chunk_id === p.chunk_id))].slice(0, PASSAGES_PER_SECTION);
         sections.push({ section_id: `s${i + 1}`, spec, query, passages });
         await step(run, 'retrieving', 0.1 + (0.3 * (i + 1)) / config.sections.length);
       }
@@ -156,7 +161,8 @@ export function createRunsService(deps: RunsDeps) {
           await step(run, 'verifying', 0.7 + (0.25 * done) / total);
         },
       });
-      const numbered = numberSentences(verified);
+      // A section with nothing on its subject (or nothing the checker kept) is left out of the draft.
+      const numbered = numberSentences(sectionsWithContent(verified));
       const totals = totalsOf(numbered);
       if (totals.sentences === 0) return await fail(run, 'No drafted sentence is supported by the knowledge base');
       guard();

@@ -63,7 +63,7 @@ describe('deterministic composer', () => {
   });
   it('gives a sentence to the section on its subject, not to the first section the prompt matches', () => {
     const guide = [
-      passage('Solar Panel Maintenance Guide\nClean the panels every three months with soft water.', 0),
+      passage('Solar Panel Maintenance Guide\nMaintain the panels by cleaning them every three months with soft water.', 0),
       passage('Warranty Terms\nThe panels carry a twenty five year performance warranty.', 1),
     ];
     const prompt = 'How do I maintain solar panels and what warranty do they carry?';
@@ -77,7 +77,10 @@ describe('deterministic composer', () => {
     );
     assert.deepEqual(
       sections.map((s) => s.sentences.map((x) => x.text)),
-      [['Clean the panels every three months with soft water.'], ['The panels carry a twenty five year performance warranty.']],
+      [
+        ['Maintain the panels by cleaning them every three months with soft water.'],
+        ['The panels carry a twenty five year performance warranty.'],
+      ],
     );
   });
   it('preferred terms, heading case and source sentences', () => {

@@ -1,10 +1,13 @@
 /**
  * What an extractor produces: the document as a flat list of structural blocks,
  * each knowing where it came from, so chunks (and citations) can point back to a
- * page, sheet, slide or heading.
+ * page, sheet, slide or heading. Text is clean: no Markdown or HTML markup, inline
+ * code in backticks. A code block (a Markdown fence, an HTML <pre>) keeps its lines
+ * as they are, newlines and indentation included, without fence lines; chunks
+ * write it fenced so it is never read as prose.
  */
 export interface Block {
-  kind: 'heading' | 'paragraph' | 'row';
+  kind: 'heading' | 'paragraph' | 'row' | 'code';
   text: string;
   /** Heading level, 1 = top. */
   level?: number;

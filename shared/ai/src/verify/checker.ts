@@ -1,9 +1,22 @@
-import type { Llm } from '../ports.js';
+import type { Embeddings, Llm } from '../ports.js';
 import { analyze, joinAnalyses, type Analysis } from './analysis.js';
 import { align, type Alignment } from './align.js';
 import type { CheckedSentence, Equivalent, EvidencePassage, FactChecker, FactCheckRequest, SentenceSupport } from './port.js';
 import { sentenceSpans, type SentenceSpan } from './text.js';
+import { isCodeLike, proseRanges } from '../prose.js';
 import { secondOpinion, type JudgeItem } from './judge.js';
+import { contrastOf } from './contrast.js';
+import {
+  DEFAULT_SEMANTIC_WEIGHTS,
+  dot,
+  halvesOf,
+  longestCommonRun,
+  meanDirection,
+  semanticVerdict,
+  type PassageFeatures,
+  type SemanticVerdict,
+  type SemanticWeights,
+} from './semantic.js';
 
 export interface FactCheckerOptions {
   /** A chat model asked for a second opinion on every factual sentence (optional; the embedded check stands on its own). */
@@ -16,6 +29,17 @@ export interface FactCheckerOptions {
   maxSupport?: number;
   /** Sentences the judge is asked about at once. */
   judgeConcurrency?: number;
+  /**
+   * A sentence-embedding model: with it, a sentence that no span backs word for
+   * word is still supported by a passage that states it in other words, and
+   * contradicted by one that states the opposite (see semantic.ts). Without
+   * it, the check is lexical only.
+   */
+  embeddings?: Embeddings;
+  /** The semantic decision's weights (default: DEFAULT_SEMANTIC_WEIGHTS). */
+  semanticWeights?: SemanticWeights;
+  /** Candidate passages (cited first, then retrieved) the semantic check compares a sentence with. */
+  semanticPassages?: number;
 }
 
 /** Chosen by cross-validation on the SciFact benchmark (npm run bench:factcheck). */
@@ -32,6 +56,8 @@ interface Window {
   /** The text analysed: the quote, with equivalent words replaced when the request gives any. */
   text: string;
   analysis: Analysis;
+  /** For a window of two sentences: their texts (as analysed). */
+  double?: [string, string];
 }
 
 interface Scored extends Window {
@@ -52,7 +78,7 @@ function notFactual(span: SentenceSpan, a: Analysis): boolean {
   return content < 2 || (content < 3 && a.numbers.length === 0 && !/[.!]$/.test(claim));
 }
 
-type Part = { quote: string; text: string; analysis: Analysis };
+type Part = { quote: string; text: string; analysis: Analysis; double?: [string, string] };
 
 /** Replaces every alternative of an equivalent term (whole words, any case) by the term. */
 function equate(text: string, equivalents: readonly Equivalent[]): string {
@@ -69,6 +95,15 @@ function equate(text: string, equivalents: readonly Equivalent[]): string {
   return out;
 }
 
+/** A passage's sentences, from its prose only: code blocks and code-like lines are never a source span. */
+function proseSentences(text: string): SentenceSpan[] {
+  return proseRanges(text).flatMap((r) =>
+    sentenceSpans(text.slice(r.start, r.end))
+      .filter((s) => !isCodeLike(s.text))
+      .map((s) => ({ ...s, start: s.start + r.start, end: s.end + r.start })),
+  );
+}
+
 /**
  * Passage sentences and windows of two consecutive sentences, analysed once per
  * passage text (and set of equivalents). The quote is always the passage's own text.
@@ -83,7 +118,7 @@ function windowsOf(
   const cacheKey = key ? `${key}\u0000${passage.text}` : passage.text;
   let parts = cache.get(cacheKey);
   if (!parts) {
-    const spans = sentenceSpans(passage.text);
+    const spans = proseSentences(passage.text);
     if (equivalents.length === 0) {
       const singles = spans.map((s) => ({ quote: s.text, text: s.text, analysis: analyze(s.text), start: s.start }));
       parts = singles.map(({ quote, text, analysis }) => ({ quote, text, analysis }));
@@ -93,6 +128,7 @@ function windowsOf(
           quote,
           text: quote,
           analysis: joinAnalyses([singles[i]!.analysis, singles[i + 1]!.analysis], [0, singles[i + 1]!.start - singles[i]!.start]),
+          double: [singles[i]!.text, singles[i + 1]!.text],
         });
       }
     } else {
@@ -101,7 +137,8 @@ function windowsOf(
         return { quote, text, analysis: analyze(text) };
       };
       parts = spans.map((s) => part(s.text));
-      for (let i = 0; i + 1 < spans.length; i++) parts.push(part(passage.text.slice(spans[i]!.start, spans[i + 1]!.end)));
+      for (let i = 0; i + 1 < spans.length; i++)
+        parts.push({ ...part(passage.text.slice(spans[i]!.start, spans[i + 1]!.end)), double: [parts[i]!.text, parts[i + 1]!.text] });
     }
     if (cache.size > 20_000) cache.clear();
     cache.set(cacheKey, parts);
@@ -175,24 +212,65 @@ function judgeAgainst(claim: string, a: Analysis, candidates: Window[], threshol
   };
 }
 
-/** A sentence checked, with the internal score the benchmark tunes on. */
+/** What the semantic check saw of one candidate passage (for tuning). */
+export interface PassageInspection {
+  content_id: string;
+  chunk_id: string;
+  features: PassageFeatures;
+}
+
+/** A sentence checked, with what the benchmark tunes on. */
 export interface CheckedSentenceDetail extends CheckedSentence {
   /** Best share of words held by a source span that agrees on everything else (0 when none). */
   best_score: number;
+  /** The verdict of the word-for-word check alone. */
+  lexical_verdict: CheckedSentence['verdict'];
+  /** The candidates the semantic check compared the sentence with, when it ran. */
+  passages?: PassageInspection[];
 }
 
+/** The copied_run and rest_words features of a span (see semantic.ts). */
+function copiedRun(claimStems: string[], span: Analysis): { copied_run: number; rest_words: number } {
+  if (claimStems.length === 0) return { copied_run: 0, rest_words: 0 };
+  const spanStems = span.tokens.flatMap((t) => (t.stem ? [t.stem] : []));
+  const run = longestCommonRun(claimStems, spanStems);
+  const rest = [...claimStems.slice(0, run.start), ...claimStems.slice(run.start + run.length)];
+  return {
+    copied_run: run.length / claimStems.length,
+    rest_words: rest.length === 0 ? 1 : rest.filter((x) => span.stems.has(x)).length / rest.length,
+  };
+}
+
+/** A window of a passage with its sentence vector. */
+interface Placed extends Window {
+  vector: Float32Array;
+}
+
+const SEMANTIC_REASON = {
+  contradicted: 'the closest source says otherwise',
+} as const;
+
 /**
- * The embedded fact checker: no model. Every sentence is split out with its
- * offsets; a sentence with a claim is compared with the passages it cites ([n]),
- * then, when those do not back it, with what `retrieve` finds. A passage backs
- * it when one or two consecutive sentences of it hold enough of its content
- * words and agree on every number and unit, every direction word, every
- * negation and every name; a span that agrees on the rest but not on one of
- * those contradicts it. With a judge, a chat model gives a second opinion.
+ * The fact checker. Every sentence is split out with its offsets; a sentence
+ * with a claim is compared with the passages it cites ([n]), then, when those
+ * do not back it, with what `retrieve` finds.
+ *
+ * Word for word first: a passage backs the sentence when one or two
+ * consecutive sentences of it hold enough of its content words and agree on
+ * every number and unit, every direction word, every negation and every name;
+ * a span that agrees on the rest but not on one of those contradicts it.
+ *
+ * Then, with an embedding model, in other words: a sentence no span backs word
+ * for word is supported by a passage that states the same claim (its closest
+ * span is near in meaning, every part of the sentence is, and it stands out
+ * among the candidates), and contradicted when that passage goes against it
+ * (see semantic.ts). With a judge, a chat model gives a second opinion.
  */
 export function createFactChecker(options: FactCheckerOptions = {}): FactChecker & {
-  /** The same check with the score behind each verdict. */
+  /** The same check with what each verdict rests on. */
   checkDetailed(request: FactCheckRequest): Promise<CheckedSentenceDetail[]>;
+  /** Whether sentences worded differently from their sources can be supported (an embedding model is set). */
+  readonly semantic: boolean;
 } {
   const threshold = options.threshold ?? DEFAULT_FACT_THRESHOLD;
   if (!(threshold >= 0 && threshold <= 1)) throw new RangeError(`threshold must be between 0 and 1, not ${threshold}`);
@@ -200,7 +278,131 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
     throw new RangeError('retrieveLimit must be a positive integer');
   const retrieveLimit = options.retrieveLimit ?? 8;
   const maxSupport = options.maxSupport ?? 3;
+  const semanticPassages = options.semanticPassages ?? 5;
+  const weights = options.semanticWeights ?? DEFAULT_SEMANTIC_WEIGHTS;
+  const embeddings = options.embeddings;
   const cache = new Map<string, Part[]>();
+  // Sentence vectors by text: passages recur across the sentences of a draft and across drafts.
+  const vectors = new Map<string, Float32Array>();
+
+  async function vectorsOf(texts: string[]): Promise<Float32Array[]> {
+    const missing = [...new Set(texts.filter((t) => !vectors.has(t)))];
+    if (missing.length > 0) {
+      const got = await embeddings!.embed(missing, 'document');
+      if (vectors.size + missing.length > 50_000) vectors.clear();
+      missing.forEach((t, i) => vectors.set(t, Float32Array.from(got[i]!)));
+    }
+    return texts.map((t) => vectors.get(t)!);
+  }
+
+  /** The semantic check over the candidate passages, best-ranked first. */
+  async function semantically(claim: string, a: Analysis, candidates: Window[]) {
+    const passages: EvidencePassage[] = [];
+    const ranks = new Map<string, number>();
+    for (const w of candidates)
+      if (!ranks.has(w.passage.chunk_id) && passages.length < semanticPassages) {
+        ranks.set(w.passage.chunk_id, w.rank);
+        passages.push(w.passage);
+      }
+    const kept = candidates.filter((w) => ranks.has(w.passage.chunk_id));
+    // Windows of two sentences get the mean direction of their sentences' vectors.
+    const singles = kept.filter((w) => !w.double);
+    const halves = halvesOf(claim);
+    const [claimVector, contrastVector, ...rest] = await vectorsOf([
+      claim,
+      contrastOf(claim),
+      ...(halves ?? []),
+      ...singles.map((w) => w.text),
+    ]);
+    const halfVectors = halves ? rest.slice(0, 2) : [];
+    const singleVectors = rest.slice(halfVectors.length);
+    const byText = new Map(singles.map((w, i) => [`${w.passage.chunk_id}\u0000${w.text}`, singleVectors[i]!]));
+    const placed: Placed[] = kept.map((w) => ({
+      ...w,
+      vector: w.double
+        ? meanDirection(w.double.map((t) => byText.get(`${w.passage.chunk_id}\u0000${t}`) ?? claimVector!))
+        : byText.get(`${w.passage.chunk_id}\u0000${w.text}`)!,
+    }));
+    const best = passages.map((p) => {
+      let top: Placed | undefined;
+      let topSimilarity = -Infinity;
+      for (const w of placed)
+        if (w.passage.chunk_id === p.chunk_id) {
+          const s = dot(claimVector!, w.vector);
+          if (s > topSimilarity) [top, topSimilarity] = [w, s];
+        }
+      return { window: top!, similarity: topSimilarity };
+    });
+    const claimStems = a.tokens.flatMap((t) => (t.stem ? [t.stem] : []));
+    const stems = [...new Set(claimStems)];
+    const stemHalves = [stems.slice(0, Math.ceil(stems.length / 2)), stems.slice(Math.ceil(stems.length / 2))];
+    const scores = passages.map((p) => p.score).filter((s): s is number => typeof s === 'number' && s > 0);
+    const topScore = Math.max(0, ...scores);
+    const features: PassageFeatures[] = passages.map((p, i) => {
+      const { window: w, similarity } = best[i]!;
+      const alignment = align(a, claim, w.analysis, w.text);
+      const others = best.filter((_, j) => j !== i).map((b) => b.similarity);
+      const contradicting = (kind: string) => (alignment.issues.some((x) => x.kind === kind && x.contradiction) ? 1 : 0);
+      const rank = ranks.get(p.chunk_id)!;
+      const halfSimilarity = halfVectors.map((h) => dot(h, w.vector));
+      const halfWords = stemHalves.map((xs: string[]) =>
+        xs.length === 0 ? 1 : xs.filter((x) => w.analysis.stems.has(x)).length / xs.length,
+      );
+      return {
+        evidence: {
+          similarity,
+          halves: halfSimilarity.length === 2 ? Math.min(...halfSimilarity) : similarity,
+          half_gap: halfSimilarity.length === 2 ? Math.abs(halfSimilarity[0]! - halfSimilarity[1]!) : 0,
+          shared_words: alignment.score,
+          word_gap: Math.abs(halfWords[0]! - halfWords[1]!),
+          ...copiedRun(claimStems, w.analysis),
+          first: rank === 0 ? 1 : 0,
+          retrieval: p.score !== undefined && topScore > 0 ? Math.max(0, p.score) / topScore : 1 / (1 + rank),
+          lead: others.length > 0 ? similarity - Math.max(...others) : 0,
+        },
+        contradiction: {
+          contrast: dot(contrastVector!, w.vector) - similarity,
+          direction: contradicting('direction'),
+          negation: contradicting('negation'),
+          number: contradicting('number') || contradicting('unit'),
+          name: contradicting('entity'),
+          negative_claim: a.negations.length > 0 ? 1 : 0,
+        },
+      };
+    });
+    return { passages, best, features, verdict: semanticVerdict(weights, features) };
+  }
+
+  function semanticOutcome(lexical: Outcome, s: Awaited<ReturnType<typeof semantically>>, claim: string, a: Analysis): Outcome {
+    const v: SemanticVerdict = s.verdict;
+    const quoteOf = (i: number, score: number): SentenceSupport => {
+      const w = s.best[i]!.window;
+      return {
+        content_id: w.passage.content_id,
+        version_id: w.passage.version_id,
+        chunk_id: w.passage.chunk_id,
+        quote: w.quote,
+        score: round(score),
+      };
+    };
+    if (v.verdict === 'supported')
+      return {
+        verdict: 'supported',
+        support: v.passages.slice(0, maxSupport).map((i) => quoteOf(i, v.decisions[i]!.evidence)),
+        best: lexical.best,
+      };
+    if (v.verdict === 'contradicted') {
+      const w = s.best[v.passage]!.window;
+      const issue = align(a, claim, w.analysis, w.text).issues.find((x) => x.contradiction);
+      return {
+        verdict: 'contradicted',
+        support: [quoteOf(v.passage, v.decisions[v.passage]!.contradiction)],
+        reason: issue?.reason ?? SEMANTIC_REASON.contradicted,
+        best: lexical.best,
+      };
+    }
+    return lexical;
+  }
 
   async function checkOne(
     span: SentenceSpan,
@@ -213,7 +415,11 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
     const claim = equivalents.length > 0 ? equate(span.claim, equivalents) : span.claim;
     const a = analyze(claim);
     if (notFactual(span, a))
-      return { claim: span.claim, upgradable: false, sentence: { ...base, verdict: 'not_factual', support: [], best_score: 0 } };
+      return {
+        claim: span.claim,
+        upgradable: false,
+        sentence: { ...base, verdict: 'not_factual', support: [], best_score: 0, lexical_verdict: 'not_factual' },
+      };
     const cited = request.cited ?? [];
     const citedHere = span.cited.filter((n) => n >= 1 && n <= cited.length).map((n) => cited[n - 1]!);
     const badMarkers = span.cited.filter((n) => n < 1 || n > cited.length);
@@ -228,6 +434,16 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
       outcome = judgeAgainst(claim, a, candidates, threshold, maxSupport);
     }
     if (!outcome) outcome = { verdict: 'unsupported', support: [], reason: 'no source to check it against', best: 0 };
+    const lexicalVerdict = outcome.verdict;
+    let inspected: PassageInspection[] | undefined;
+    // Word for word settles it when a span backs it or disagrees on a number, direction, negation or name.
+    if (embeddings && outcome.verdict === 'unsupported' && candidates.length > 0) {
+      const s = await semantically(claim, a, candidates);
+      inspected = s.passages.map((p, i) => ({ content_id: p.content_id, chunk_id: p.chunk_id, features: s.features[i]! }));
+      const lexical: Outcome = outcome;
+      outcome = semanticOutcome(lexical, s, claim, a);
+      if (outcome.verdict !== 'unsupported') outcome.upgradable = false;
+    }
     const reason =
       badMarkers.length > 0 && outcome.verdict !== 'supported'
         ? [outcome.reason, `cites [${badMarkers.join(', ')}], which is not among the ${cited.length} sources`].filter(Boolean).join('; ')
@@ -241,6 +457,8 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
         support: outcome.support,
         ...(reason && { reason }),
         best_score: round(outcome.best),
+        lexical_verdict: lexicalVerdict,
+        ...(inspected && { passages: inspected }),
       },
     };
   }
@@ -255,8 +473,9 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
 
   return {
     checkDetailed,
+    semantic: embeddings !== undefined,
     async check(request) {
-      return (await checkDetailed(request)).map(({ best_score: _, ...s }) => s);
+      return (await checkDetailed(request)).map(({ best_score: _, lexical_verdict: _l, passages: _p, ...s }) => s);
     },
   };
 }

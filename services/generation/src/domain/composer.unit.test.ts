@@ -1,0 +1,276 @@
+import { describe, it } from 'vitest';
+import assert from 'node:assert/strict';
+import type { EvidencePassage } from '@kb/ai';
+import { composeDeterministic, draftableSentences, isWholeSentence, sectionsWithContent, type SectionInput } from './composer.js';
+
+/**
+ * The deterministic composer (issue 33 item 4): drafts an editor would keep. Whole sentences only,
+ * each section on its own subject first, nothing twice, sentences in source order, and a section
+ * with nothing on its subject left out.
+ */
+
+const passage = (text: string, content = 'c0', chunk = 0): EvidencePassage => ({
+  content_id: content,
+  version_id: `v-${content}`,
+  chunk_id: `v-${content}:${chunk}`,
+  text,
+});
+
+const section = (id: string, title: string, prompt: string, passages: EvidencePassage[], instructions?: string): SectionInput => ({
+  section_id: id,
+  spec: { title, ...(instructions && { instructions }) },
+  query: [prompt, title, instructions].filter(Boolean).join(' '),
+  passages,
+});
+
+const texts = (sections: { sentences: { text: string }[] }[]) => sections.map((s) => s.sentences.map((x) => x.text));
+
+describe('whole sentences', () => {
+  it('tells a whole sentence from a fragment, code or markup residue', () => {
+    for (const whole of [
+      'The `__proto__` key is dropped from parsed bodies.',
+      'Hooks are registered with the `fastify.addHook` method.',
+      'The onRequest hook runs first (before parsing).',
+      '“Hooks” run in the order they were added.',
+      '2024 brought ten new hooks to the lifecycle.',
+      'Is a hook scoped to its plugin?',
+    ])
+      assert.ok(isWholeSentence(whole), whole);
+    for (const fragment of [
+      'validators work correctly with both sync and async hooks.', // lower-case start
+      'can be called to: Prevent Fastify from running subsequent hooks.',
+      'And the hook runs once per request.', // continuation
+      'But this is not the case for async hooks.',
+      'Which means the reply is sent twice.',
+      'Or use the done callback instead.',
+      'The hook can be called to:', // ends on a colon
+      'You can register these hooks:',
+      'The hook receives the request and the reply (and a done callback.', // unbalanced
+      'The "onSend hook changes the payload.',
+      '2) The second hook runs after parsing.', // list continuation
+      '(b) The handler sends the reply.',
+      '- The handler sends the reply.',
+      'As shown by Smith et al.', // an abbreviation taken for an end
+      'The hook runs, e.g.',
+      'The list goes on...',
+      "fastify.addHook('onRequest', async (request, reply) => { await check(request); }).", // code
+      'const hooks = require("./hooks").',
+      'See the [hooks page](./Hooks.md) for more.', // markup residue
+      'Hooks are **fast** everywhere.',
+      'Read <b>this</b> page first.',
+      'Read more at https://fastify.dev/docs/latest/Reference/Hooks/ now.',
+    ])
+      assert.ok(!isWholeSentence(fragment), fragment);
+  });
+
+  it('reads only the prose of a passage: no code block, no fragment, markup removed from the text and kept in the quote', () => {
+    const text = [
+      'the previous chunk ends here with the tail of its last sentence.',
+      '## Hooks',
+      'a heading is not part of the sentence after it.',
+      'Hooks are registered with the [addHook](./Hooks.md#addhook) method and run in order.',
+      '```js',
+      "fastify.addHook('onRequest', (request, reply, done) => {",
+      '  done()',
+      '})',
+      'Hooks are not this line of the code block either.',
+      '```',
+      'Hooks run in the order they were added. A hook **can be called to:**',
+      '- Prevent Fastify from running subsequent hooks.',
+      'And the route handler is skipped.',
+      'The onSend hook may change the payload.',
+    ].join('\n');
+    assert.deepEqual(draftableSentences(text), [
+      {
+        text: 'Hooks are registered with the addHook method and run in order.',
+        quote: 'Hooks are registered with the [addHook](./Hooks.md#addhook) method and run in order.',
+      },
+      { text: 'Hooks run in the order they were added.', quote: 'Hooks run in the order they were added.' },
+      { text: 'Prevent Fastify from running subsequent hooks.', quote: 'Prevent Fastify from running subsequent hooks.' },
+      { text: 'The onSend hook may change the payload.', quote: 'The onSend hook may change the payload.' },
+    ]);
+  });
+
+  it('takes a callout’s sign and label off its sentence, and ends a sentence before one that starts with inline code', () => {
+    assert.deepEqual(
+      draftableSentences(
+        'ℹ️ Note: This hook is not called for wrapped plugins.\nProvide a `host` key in the options. `host` values can be strings.',
+      ),
+      [
+        { text: 'This hook is not called for wrapped plugins.', quote: 'ℹ️ Note: This hook is not called for wrapped plugins.' },
+        { text: 'Provide a `host` key in the options.', quote: 'Provide a `host` key in the options.' },
+      ],
+    );
+  });
+
+  it('never drafts a fragment, code, markup, a pointer to what the draft lacks or a question, whatever it matches', () => {
+    const p = passage(
+      [
+        'hooks run for every request and every reply in the lifecycle.',
+        'Hooks can be called to:',
+        'But hooks run for every request in the lifecycle.',
+        'Which hooks run for every request depends on the lifecycle.',
+        'Hooks run (for every request in the lifecycle.',
+        '```',
+        'Hooks run for every request in the lifecycle.',
+        '```',
+        '`hooks.run(request)`; // hooks run for every request in the lifecycle.',
+        'Hooks run for every **request** in the [lifecycle](./Lifecycle.md).',
+        'Below is a table of the hooks that run for every request in the lifecycle.',
+        'Do hooks run for every request in the lifecycle?',
+      ].join('\n'),
+    );
+    const [drafted] = composeDeterministic([section('s1', 'Hooks', 'request lifecycle hooks', [p])], {}, { max_words: 400 });
+    assert.deepEqual(texts([drafted!]), [['Hooks run for every request in the lifecycle.']]);
+    assert.equal(drafted!.sentences[0]!.quote, 'Hooks run for every **request** in the [lifecycle](./Lifecycle.md).');
+    for (const s of drafted!.sentences) assert.ok(isWholeSentence(s.text), s.text);
+  });
+});
+
+describe('which sentence goes where', () => {
+  const prompt = 'How do Fastify hooks work?';
+
+  it('gives a sentence on a later section’s title to that section, not to the first the prompt matches', () => {
+    const passages = [
+      passage(
+        'Fastify hooks let you run your own code at set points of the work. ' +
+          'Application hooks such as onReady and onClose run when the application starts or stops.',
+        'hooks',
+      ),
+      passage('Request hooks such as onRequest run for every request in its lifecycle.', 'lifecycle'),
+    ];
+    const sections = composeDeterministic(
+      [
+        section('s1', 'What hooks are', prompt, passages),
+        section('s2', 'Request lifecycle hooks', prompt, passages),
+        section('s3', 'Application hooks', prompt, passages),
+      ],
+      {},
+      { max_words: 600 },
+    );
+    assert.deepEqual(texts(sections), [
+      ['Fastify hooks let you run your own code at set points of the work.'],
+      ['Request hooks such as onRequest run for every request in its lifecycle.'],
+      ['Application hooks such as onReady and onClose run when the application starts or stops.'],
+    ]);
+  });
+
+  it('draws on the section’s own title and instructions first, the prompt’s matches only fill in after', () => {
+    const passages = [
+      passage('Fastify hooks work by running your code at fixed points of the request and reply.', 'a'),
+      passage('The onClose hook runs when the server shuts down.', 'b'),
+    ];
+    // Room for one sentence: the one on the section's instructions wins over the better prompt match.
+    const [drafted] = composeDeterministic(
+      [section('s1', 'Shutting down', prompt, passages, 'What runs when the server shuts down')],
+      {},
+      { max_words: 15 },
+    );
+    assert.deepEqual(texts([drafted!]), [['The onClose hook runs when the server shuts down.']]);
+  });
+
+  it('borrows the passage another section retrieved for a sentence on its own subject, and cites it', () => {
+    const shared = passage('Fastify hooks work at every step. Application hooks run when the application starts.', 'x');
+    const sections = composeDeterministic(
+      [section('s1', 'What hooks are', prompt, [shared]), section('s2', 'Application hooks', prompt, [])],
+      {},
+      { max_words: 600 },
+    );
+    assert.deepEqual(texts(sections), [['Fastify hooks work at every step.'], ['Application hooks run when the application starts.']]);
+    const borrowed = sections[1]!;
+    assert.equal(borrowed.passages[borrowed.sentences[0]!.passage]!.chunk_id, shared.chunk_id);
+  });
+});
+
+describe('nothing twice, in source order, nothing empty', () => {
+  it('never drafts a sentence twice across sections, nor a near-duplicate (content-stem Jaccard >= 0.8)', () => {
+    // Overlapping chunks repeat a sentence; another document says the same in other words.
+    const passages = [
+      passage('Hooks run before the route handler is called. Hooks can stop the request early.', 'd1', 0),
+      passage('Hooks run before the route handler is called. Hooks are registered per plugin.', 'd1', 1),
+      passage('Hooks always run before the route handler is called!', 'd2', 0),
+    ];
+    const sections = composeDeterministic(
+      [
+        section('s1', 'Hooks', 'route handler hooks', passages),
+        section('s2', 'Handler', 'route handler hooks', passages),
+        section('s3', 'Route', 'route handler hooks', passages),
+      ],
+      {},
+      { max_words: 900 },
+    );
+    const all = sections.flatMap((s) => s.sentences.map((x) => x.text));
+    assert.equal(new Set(all).size, all.length);
+    assert.equal(all.filter((t) => /before the route handler is called/.test(t)).length, 1, JSON.stringify(all));
+  });
+
+  it('reads a section in source order: documents by retrieval rank, a document’s chunks and sentences in their order', () => {
+    const passages = [
+      passage('Hooks run third in the lifecycle. Hooks run fourth in the lifecycle.', 'd1', 3),
+      passage('Hooks run first in the lifecycle. Hooks run second in the lifecycle.', 'd1', 1),
+      passage('Hooks run elsewhere in the lifecycle of other servers.', 'd2', 0),
+    ];
+    const [drafted] = composeDeterministic([section('s1', 'Hooks', 'hooks lifecycle', passages)], {}, { max_words: 400 });
+    assert.deepEqual(texts([drafted!]), [
+      [
+        'Hooks run first in the lifecycle.',
+        'Hooks run second in the lifecycle.',
+        'Hooks run third in the lifecycle.',
+        'Hooks run fourth in the lifecycle.',
+        'Hooks run elsewhere in the lifecycle of other servers.',
+      ],
+    ]);
+    // Each sentence cites its passage and quotes its source sentence verbatim.
+    for (const s of drafted!.sentences) assert.ok(drafted!.passages[s.passage]!.text.includes(s.quote));
+  });
+
+  it('favours the top-ranked passages: a weak match far down the list is not drafted', () => {
+    const passages = [
+      passage('Vitamin D deficiency raises the risk of bone fractures in older adults.', 'top'),
+      passage('Calcium intake matters.', 'b'),
+      passage('Older adults walk less.', 'c'),
+      passage('Bone density falls with age in older adults.', 'd'),
+    ];
+    const [drafted] = composeDeterministic(
+      [section('s1', 'Vitamin D deficiency and fractures in older adults', '', passages)],
+      {},
+      { max_words: 400 },
+    );
+    assert.deepEqual(texts([drafted!]), [['Vitamin D deficiency raises the risk of bone fractures in older adults.']]);
+  });
+
+  it('comes back empty for a section with nothing on its subject, which the draft then leaves out', () => {
+    const passages = [passage('Hooks run for every request in the lifecycle.')];
+    const sections = composeDeterministic(
+      [section('s1', 'Hooks', 'request lifecycle hooks', passages), section('s2', 'Pricing and licences', '', passages)],
+      {},
+      { max_words: 400 },
+    );
+    assert.deepEqual(texts(sections), [['Hooks run for every request in the lifecycle.'], []]);
+    assert.deepEqual(
+      sectionsWithContent(sections).map((s) => s.section_id),
+      ['s1'],
+    );
+  });
+
+  it('keeps the brand kit: banned terms, preferred terms, the word budget, heading case', () => {
+    const passages = [
+      passage(
+        'Solar panels convert 22 percent of sunlight into power. Cheap solar panels lose power fast in sunlight. ' +
+          'Solar panels keep 80 percent of their power in sunlight after 25 years.',
+      ),
+    ];
+    const [drafted] = composeDeterministic(
+      [section('s1', 'solar panel power', 'solar panels sunlight power', passages)],
+      {
+        banned_terms: ['cheap'],
+        preferred_terms: [{ term: 'PV modules', instead_of: ['solar panels'] }],
+        formatting: { heading_case: 'title' },
+      },
+      { max_words: 12 },
+    );
+    assert.equal(drafted!.title, 'Solar Panel Power');
+    assert.deepEqual(texts([drafted!]), [['PV modules convert 22 percent of sunlight into power.']]);
+    assert.equal(drafted!.sentences[0]!.quote, 'Solar panels convert 22 percent of sunlight into power.');
+  });
+});
