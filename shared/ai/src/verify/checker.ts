@@ -335,6 +335,8 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
     });
     const claimStems = a.tokens.flatMap((t) => (t.stem ? [t.stem] : []));
     const stems = [...new Set(claimStems)];
+    const passageNumbers = (chunk: string) =>
+      new Set(kept.filter((w) => w.passage.chunk_id === chunk).flatMap((w) => w.analysis.numbers.map((n) => n.value)));
     const stemHalves = [stems.slice(0, Math.ceil(stems.length / 2)), stems.slice(Math.ceil(stems.length / 2))];
     const scores = passages.map((p) => p.score).filter((s): s is number => typeof s === 'number' && s > 0);
     const topScore = Math.max(0, ...scores);
@@ -364,7 +366,9 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
           contrast: dot(contrastVector!, w.vector) - similarity,
           direction: contradicting('direction'),
           negation: contradicting('negation'),
-          number: contradicting('number') || contradicting('unit'),
+          // A number at odds counts only when the claim's number is nowhere in the passage (the closest span may just be another sentence of it).
+          number:
+            (contradicting('number') || contradicting('unit')) && a.numbers.some((n) => !passageNumbers(p.chunk_id).has(n.value)) ? 1 : 0,
           name: contradicting('entity'),
           negative_claim: a.negations.length > 0 ? 1 : 0,
         },
