@@ -38,6 +38,8 @@ export const DraftSentence = Type.Object({
   text: Type.String(),
   verdict: Verdict,
   citations: Type.Array(Citation),
+  /** Why a sentence is not supported, in the fact checker's words (e.g. "number 12% differs from the source's 21%"). */
+  reason: Type.Optional(Type.String()),
 });
 
 export const DraftSection = Type.Object({

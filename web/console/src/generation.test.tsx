@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { SchemaFields, readSchemaForm, type JsonSchema } from './components/SchemaForm';
 import { DraftView } from './pages/Generation';
 import { Review } from './pages/Review';
@@ -68,7 +68,17 @@ describe('SchemaFields', () => {
 });
 
 describe('DraftView', () => {
-  it('marks every sentence with its verdict in words and shows its sources on focus', async () => {
+  /** The API for a draft view: the draft, and the titles of the sources the knowledge base knows. */
+  const draftApi = (draft: unknown, titles: Record<string, string> = {}) =>
+    api(async (_method, path) => {
+      if (path.startsWith('/org/generation/drafts/')) return draft;
+      const id = /^\/org\/kb\/content\/(.+)$/.exec(path)?.[1];
+      if (id && titles[id]) return { id, title: titles[id] };
+      throw new ApiError(404, 'Not found', 'not_found');
+    });
+  const evidenceOf = (sentence: HTMLElement) => document.getElementById(sentence.getAttribute('aria-describedby')!)!;
+
+  it('marks every sentence with its verdict in words and shows its sources in a visible line', async () => {
     const draft = {
       draft_id: 'd1',
       revision: 2,
@@ -91,14 +101,79 @@ describe('DraftView', () => {
         },
       ],
     };
-    render(<DraftView api={api(async () => draft)} id="d1" />);
+    render(<DraftView api={draftApi(draft)} id="d1" />);
     const supported = await screen.findByText('Heat pumps move heat.', { exact: false });
     expect(supported.className).toContain('v-supported');
     expect(supported.textContent).toContain('[supported]');
-    const tip = document.getElementById(supported.getAttribute('aria-describedby')!)!;
-    expect(tip.textContent).toContain('“move heat” (content c1234567, chunk 3)');
-    expect(screen.getByText('They never fail.', { exact: false }).textContent).toContain('[unsupported]');
+    const evidence = evidenceOf(supported);
+    expect(evidence.textContent).toContain('Source says: “move heat” — content c1234567, chunk 3');
+    expect(evidence.getAttribute('role')).toBeNull(); // shown, not a tooltip
+    const unsupported = screen.getByText('They never fail.', { exact: false });
+    expect(unsupported.textContent).toContain('[unsupported]');
+    expect(evidenceOf(unsupported).textContent).toBe('Why: No source in the knowledge base states this.');
     expect(screen.getByRole('note').textContent).toMatch(/1 cited source\(s\) changed/);
+  });
+
+  it('shows a paraphrased sentence the source’s own words, and a contradicted one its reason and closest span', async () => {
+    const draft = {
+      draft_id: 'd2',
+      revision: 1,
+      title: 'Vitamin D',
+      verification: 'needs_review',
+      stale_sources: [],
+      sections: [
+        {
+          section_id: 's',
+          title: 'Findings',
+          sentences: [
+            {
+              index: 0,
+              text: 'Taking vitamin D lowers the risk of fractures in older adults.',
+              verdict: 'supported',
+              citations: [
+                {
+                  content_id: 'a1111111-0000',
+                  version_id: 'v1',
+                  chunk_id: 'v1:4',
+                  quote: 'Supplementation reduced hip fracture incidence among participants aged 65 and over.',
+                  score: 0.81,
+                },
+              ],
+            },
+            {
+              index: 1,
+              text: 'Vitamin D has no effect on bone density.',
+              verdict: 'contradicted',
+              reason: 'The source reports a gain in bone density.',
+              citations: [{ content_id: 'b2222222-0000', chunk_id: 'v2:0', quote: 'Bone mineral density rose by 2% after a year.' }],
+            },
+            { index: 2, text: 'Vitamin D is made in the skin.', verdict: 'contradicted', citations: [] },
+            { index: 3, text: 'Read on.', verdict: 'not_factual', citations: [] },
+          ],
+        },
+      ],
+    };
+    render(<DraftView api={draftApi(draft, { 'a1111111-0000': 'Fracture trial 2019' })} id="d2" />);
+    const paraphrase = await screen.findByText('Taking vitamin D lowers', { exact: false });
+    expect(paraphrase.textContent).toContain('[supported, in other words]');
+    const span = evidenceOf(paraphrase);
+    expect(span.textContent).toContain(
+      'Source says: “Supplementation reduced hip fracture incidence among participants aged 65 and over.”',
+    );
+    const source = await waitFor(() => within(span).getByRole('link', { name: 'Fracture trial 2019' }));
+    expect(source.getAttribute('href')).toBe('#/kb/content/a1111111-0000');
+
+    const contradicted = screen.getByText('Vitamin D has no effect', { exact: false });
+    expect(contradicted.textContent).toContain('[contradicted]');
+    const why = evidenceOf(contradicted);
+    expect(why.textContent).toContain('Why: The source reports a gain in bone density.');
+    expect(why.textContent).toContain('Source says: “Bone mineral density rose by 2% after a year.” — content b2222222, chunk 0');
+
+    const bare = screen.getByText('Vitamin D is made in the skin.', { exact: false });
+    expect(evidenceOf(bare).textContent).toBe('Why: The source says otherwise.');
+    const notFactual = screen.getByText('Read on.', { exact: false });
+    expect(notFactual.textContent).toContain('[not a factual claim]');
+    expect(notFactual.getAttribute('aria-describedby')).toBeNull();
   });
 });
 

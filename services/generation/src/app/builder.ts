@@ -73,7 +73,13 @@ export function createBuilderService(deps: {
     const numbered: DraftSection[] = sections.map((s) => ({
       section_id: s.section_id,
       title: s.title,
-      sentences: s.sentences.map((x) => ({ index: index++, text: x.text, verdict: x.verdict, citations: x.citations })),
+      sentences: s.sentences.map((x) => ({
+        index: index++,
+        text: x.text,
+        verdict: x.verdict,
+        citations: x.citations,
+        ...(x.reason && x.verdict !== 'supported' && { reason: x.reason }),
+      })),
     }));
     const totals = totalsOf(numbered);
     const { id: _id, seq: _seq, created_at: _c, ...current } = draft;

@@ -16,6 +16,8 @@ const RANK: Record<FactVerdict, number> = { not_factual: 0, supported: 1, unsupp
 export interface SentenceCheck {
   verdict: FactVerdict;
   support: SentenceSupport[];
+  /** The checker's reason for the worst part, when it is not supported. */
+  reason?: string;
 }
 
 /** One sentence through the checker; when the checker splits it further, the worst verdict wins. */
@@ -31,7 +33,8 @@ export async function checkSentence(
   const parts = await checker.check({ text: marked, cited, ...(retrieve && { retrieve }), ...(equivalents.length && { equivalents }) });
   if (parts.length === 0) return { verdict: 'not_factual', support: [] };
   const verdict = parts.map((p) => p.verdict).reduce((a, b) => (RANK[b] > RANK[a] ? b : a));
-  return { verdict, support: parts.flatMap((p) => p.support).sort((a, b) => b.score - a.score) };
+  const reason = parts.find((p) => p.verdict === verdict)?.reason;
+  return { verdict, support: parts.flatMap((p) => p.support).sort((a, b) => b.score - a.score), ...(reason && { reason }) };
 }
 
 /** A second attempt at an unsupported sentence: the model rewrites it from its passage only, or the source sentence itself. */
@@ -99,7 +102,12 @@ export async function verifySections(options: {
           : passage
             ? [{ content_id: passage.content_id, version_id: passage.version_id, chunk_id: passage.chunk_id, quote: drafted.quote }]
             : [];
-      sentences.push({ text, verdict: check.verdict, citations });
+      sentences.push({
+        text,
+        verdict: check.verdict,
+        citations,
+        ...(check.reason && !isSupported(check.verdict) && { reason: check.reason }),
+      });
     }
     out.push({ section_id: section.section_id, title: section.title, sentences });
   }

@@ -12,6 +12,8 @@ export interface VerifiedSentence {
   text: string;
   verdict: FactVerdict;
   citations: Citation[];
+  /** Why it is not supported (the fact checker's reason), when it is not. */
+  reason?: string;
 }
 
 export interface VerifiedSection {
@@ -69,7 +71,13 @@ export function numberSentences(sections: VerifiedSection[]): DraftSection[] {
   return sections.map((s) => ({
     section_id: s.section_id,
     title: s.title,
-    sentences: s.sentences.map((x) => ({ index: index++, text: x.text, verdict: x.verdict, citations: x.citations })),
+    sentences: s.sentences.map((x) => ({
+      index: index++,
+      text: x.text,
+      verdict: x.verdict,
+      citations: x.citations,
+      ...(x.reason && x.verdict !== 'supported' && { reason: x.reason }),
+    })),
   }));
 }
 

@@ -42,11 +42,23 @@ interface Reference {
   quote: string;
 }
 
-/** Numbers each distinct cited chunk in order of first use. */
-function referencesOf(draft: DraftRevision): { refs: Reference[]; numberOf: Map<string, number> } {
+type Section = DraftRevision['sections'][number];
+
+/**
+ * The sections a page shows: sentences with text only, and only sections left
+ * with at least one, so no heading stands over nothing and no FAQ answer is empty.
+ */
+export function shownSections(draft: Pick<DraftRevision, 'sections'>): Section[] {
+  return draft.sections
+    .map((s) => ({ ...s, sentences: s.sentences.filter((x) => x.text.trim().length > 0) }))
+    .filter((s) => s.sentences.length > 0);
+}
+
+/** Numbers each distinct cited chunk of the shown sentences in order of first use. */
+function referencesOf(sections: Section[]): { refs: Reference[]; numberOf: Map<string, number> } {
   const refs: Reference[] = [];
   const numberOf = new Map<string, number>();
-  for (const section of draft.sections)
+  for (const section of sections)
     for (const sentence of section.sentences)
       for (const c of sentence.citations)
         if (!numberOf.has(c.chunk_id)) {
@@ -58,7 +70,8 @@ function referencesOf(draft: DraftRevision): { refs: Reference[]; numberOf: Map<
 
 export function jsonLd(site: Site, page: SitePage, draft: DraftRevision): Record<string, unknown> {
   const url = pageUrl(site, page.slug);
-  const { refs } = referencesOf(draft);
+  const sections = shownSections(draft);
+  const { refs } = referencesOf(sections);
   const article = {
     '@type': 'Article',
     '@id': `${url}#article`,
@@ -73,26 +86,24 @@ export function jsonLd(site: Site, page: SitePage, draft: DraftRevision): Record
     citation: refs.map((r) => ({ '@type': 'CreativeWork', identifier: r.chunk_id, text: r.quote })),
   };
   const graph: Record<string, unknown>[] = [article];
-  if (draft.content_kind === 'qa')
-    graph.push({
-      '@type': 'FAQPage',
-      '@id': `${url}#faq`,
-      mainEntity: draft.sections.map((s) => ({
-        '@type': 'Question',
-        name: s.title,
-        acceptedAnswer: { '@type': 'Answer', text: s.sentences.map((x) => x.text).join(' ') },
-      })),
-    });
+  // A Question with an empty answer is invalid FAQPage markup; a FAQPage without questions is left out.
+  const questions = sections
+    .map((s) => ({ name: s.title, text: s.sentences.map((x) => x.text).join(' ') }))
+    .filter((q) => q.text.trim().length > 0)
+    .map((q) => ({ '@type': 'Question', name: q.name, acceptedAnswer: { '@type': 'Answer', text: q.text } }));
+  if (draft.content_kind === 'qa' && questions.length > 0) graph.push({ '@type': 'FAQPage', '@id': `${url}#faq`, mainEntity: questions });
   return { '@context': 'https://schema.org', '@graph': graph };
 }
 
 /**
  * The article's body: sections with inline citation marks linking to the
  * numbered references, which quote the cited chunks. Also what CMS destinations get.
+ * A section without sentences is left out, heading and all.
  */
 export function renderArticleBody(draft: DraftRevision): string {
-  const { refs, numberOf } = referencesOf(draft);
-  const sections = draft.sections
+  const shown = shownSections(draft);
+  const { refs, numberOf } = referencesOf(shown);
+  const sections = shown
     .map((s) => {
       const sentences = s.sentences
         .map((x) => {

@@ -134,10 +134,10 @@ export const DEFAULT_SEMANTIC_WEIGHTS: SemanticWeights = {
     },
   },
   contradiction: {
-    bias: -0.625,
-    weights: { contrast: 14.206, direction: 1.187, negation: 0.699, number: -0.05, name: -0.581, negative_claim: 0.866 },
+    bias: -0.642,
+    weights: { contrast: 14.159, direction: 1.203, negation: 0.695, number: 0.489, name: -0.585, negative_claim: 0.869 },
   },
-  threshold: 0.575,
+  threshold: 0.6,
   veto: ['number'],
 };
 

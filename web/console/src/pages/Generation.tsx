@@ -3,6 +3,7 @@ import { ApiError, type Api } from '../api';
 import { useInterval, useLoad } from '../hooks';
 import { ErrorNote, Section, formatDate } from '../components/common';
 import { SchemaFields, readSchemaForm, type Components, type JsonSchema } from '../components/SchemaForm';
+import type { ContentItem } from '../types';
 
 interface OpenApi {
   components: { schemas: Components };
@@ -22,16 +23,21 @@ interface Run {
   draft_id: string | null;
   created_at: string;
 }
+/** Where a sentence's verdict comes from: a chunk of a source and the span of it, verbatim. */
 interface Citation {
   content_id: string;
+  version_id?: string;
   chunk_id: string;
   quote: string;
+  score?: number;
 }
 interface Sentence {
   index: number;
   text: string;
   verdict: 'supported' | 'unsupported' | 'contradicted' | 'not_factual';
   citations: Citation[];
+  /** Why the sentence is not supported, when the API says. */
+  reason?: string;
 }
 interface Draft {
   draft_id: string;
@@ -226,10 +232,68 @@ function ContentTypes({ api, components, schema }: { api: Api; components: Compo
   );
 }
 
-/** A draft with every sentence marked by its verdict (colour and words) and its sources on hover or focus. */
+/** Words only, lower case: enough to tell a sentence that repeats its source from one that paraphrases it. */
+const words = (s: string) =>
+  s
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+
+/** A supported sentence whose cited spans it does not repeat: the source says it in other words. */
+export function isParaphrase(sentence: Pick<Sentence, 'text' | 'verdict' | 'citations'>): boolean {
+  if (sentence.verdict !== 'supported' || sentence.citations.length === 0) return false;
+  const text = words(sentence.text);
+  return !sentence.citations.some((c) => {
+    const quote = words(c.quote);
+    return quote.length > 0 && (text.includes(quote) || quote.includes(text));
+  });
+}
+
+const defaultReason: Partial<Record<Sentence['verdict'], string>> = {
+  contradicted: 'The source says otherwise.',
+  unsupported: 'No source in the knowledge base states this.',
+};
+
+/** How a sentence's cited span is introduced, by verdict. */
+const spanLabel: Record<Sentence['verdict'], string> = {
+  supported: 'Source says:',
+  contradicted: 'Source says:',
+  unsupported: 'Closest source:',
+  not_factual: 'Source:',
+};
+
+/** The sources cited in a draft, by content id, with their titles where the knowledge base gives them. */
+function useSourceTitles(api: Api, draft: Draft | undefined): Map<string, string> {
+  const ids = [...new Set((draft?.sections ?? []).flatMap((s) => s.sentences.flatMap((x) => x.citations.map((c) => c.content_id))))].slice(
+    0,
+    50,
+  );
+  const titles = useLoad(
+    () =>
+      Promise.all(
+        ids.map((id) =>
+          api.request<ContentItem>('GET', `/org/kb/content/${id}`).then(
+            (item) => [id, item.title] as const,
+            () => [id, ''] as const,
+          ),
+        ),
+      ).then((pairs) => new Map(pairs.filter(([, title]) => title))),
+    [ids.join(',')],
+  );
+  return titles.data ?? new Map<string, string>();
+}
+
+/**
+ * A draft with every sentence marked by its verdict (colour and words) and, in a
+ * visible line under it, the span of the source that backs the verdict (its own
+ * words, which matter most when the sentence paraphrases it) and, for a sentence
+ * that is not supported, why and the closest span when there is one.
+ */
 export function DraftView({ api, id }: { api: Api; id: string }) {
   const draft = useLoad(() => api.request<Draft>('GET', `/org/generation/drafts/${id}`), [id]);
   const d = draft.data;
+  const titles = useSourceTitles(api, d);
   return (
     <Section title={d ? `Draft: ${d.title}` : 'Draft'} actions={<a href="#/generation">Back to generation</a>}>
       <ErrorNote error={draft.error} />
@@ -255,11 +319,11 @@ export function DraftView({ api, id }: { api: Api; id: string }) {
           {d.sections.map((s) => (
             <article key={s.section_id} class="draft-section">
               <h3>{s.title}</h3>
-              <p>
+              <ol class="draft-sentences">
                 {s.sentences.map((sentence) => (
-                  <SentenceView key={sentence.index} sentence={sentence} />
+                  <SentenceView key={sentence.index} sentence={sentence} titles={titles} />
                 ))}
-              </p>
+              </ol>
             </article>
           ))}
         </>
@@ -268,18 +332,38 @@ export function DraftView({ api, id }: { api: Api; id: string }) {
   );
 }
 
-function SentenceView({ sentence }: { sentence: Sentence }) {
+function SentenceView({ sentence, titles }: { sentence: Sentence; titles: Map<string, string> }) {
   const id = useId();
+  const paraphrase = isParaphrase(sentence);
+  const reason = sentence.reason ?? defaultReason[sentence.verdict];
+  const spans = sentence.citations;
+  const hasEvidence = reason !== undefined || spans.length > 0 || sentence.verdict === 'supported';
   return (
-    <span class={`sentence v-${sentence.verdict}`} tabIndex={0} aria-describedby={id}>
-      {sentence.text} <span class="verdict">[{verdictText[sentence.verdict]}]</span>{' '}
-      <span role="tooltip" id={id} class="tip">
-        {sentence.citations.length === 0
-          ? 'No source.'
-          : sentence.citations
-              .map((c) => `“${c.quote}” (content ${c.content_id.slice(0, 8)}, chunk ${c.chunk_id.split(':').at(-1)})`)
-              .join(' · ')}
+    <li>
+      <span class={`sentence v-${sentence.verdict}`} aria-describedby={hasEvidence ? id : undefined}>
+        {sentence.text}{' '}
+        <span class="verdict">
+          [{verdictText[sentence.verdict]}
+          {paraphrase ? ', in other words' : ''}]
+        </span>
       </span>
-    </span>
+      {hasEvidence && (
+        <div class="evidence" id={id}>
+          {reason !== undefined && (
+            <p class="reason">
+              <strong>Why:</strong> {reason}
+            </p>
+          )}
+          {spans.map((c, i) => (
+            <p key={`${c.chunk_id}#${i}`} class="source-span">
+              <strong>{spanLabel[sentence.verdict]}</strong> <span class="quote">“{c.quote}”</span> —{' '}
+              <a href={`#/kb/content/${c.content_id}`}>{titles.get(c.content_id) ?? `content ${c.content_id.slice(0, 8)}`}</a>, chunk{' '}
+              {c.chunk_id.split(':').at(-1)}
+            </p>
+          ))}
+          {sentence.verdict === 'supported' && spans.length === 0 && <p class="muted">No source cited.</p>}
+        </div>
+      )}
+    </li>
   );
 }
