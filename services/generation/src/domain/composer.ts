@@ -5,24 +5,29 @@ import type { Guidelines, SectionSpec } from './settings.js';
 /**
  * The built-in drafter (no model, deterministic): builds each section from the
  * retrieved passages' own whole sentences (never a fragment, code or markup; see
- * isWholeSentence), and applies the brand kit's rules: a sentence with a banned
- * term or longer than the formatting allows is never used, preferred terms
- * replace the words they stand for, and the draft stays inside the content
- * type's word budget.
+ * isWholeSentence; never a heading, glued in front of a sentence or not), and
+ * applies the brand kit's rules: a sentence with a banned term or longer than
+ * the formatting allows is never used, preferred terms replace the words they
+ * stand for, and the draft stays inside the content type's word budget.
  *
  * Which sentences: those that cover most of the section's query (rarer words
  * weighing more, the section's own title and instructions double, a word only
- * in the document's title half), discounted by their document's retrieval rank
- * (RANK_DECAY), above a floor, and saying a word of the piece's subject
- * themselves. A sentence on a section's own subject (most of the words of its
- * title and instructions, one that no other section's has) goes to that section
- * first; what only matches the prompt fills in after. No sentence appears twice
- * in a draft, nor one that says nearly the same thing (content-stem Jaccard >=
- * 0.8). Within a section sentences read in source order: documents in the
- * order the section retrieved them, a document's chunks in its own order, a
- * chunk's sentences as they stand. A section with nothing on its subject comes
- * back empty: the caller leaves it out (sectionsWithContent). Every sentence
- * cites the passage it came from and quotes the source sentence verbatim.
+ * in the sentence's context, the heading it stands under or its document's
+ * title, half), discounted by their document's retrieval rank (RANK_DECAY),
+ * above a floor. A sentence on a section's own subject (it or its heading says
+ * most of the words of the section's title and instructions, one that no other
+ * section's has) goes to that section first; what else says the section's own
+ * words, or covers the prompt well without saying any word that sets another
+ * section apart (PROMPT_MATCH), fills in after, if it says a word of the
+ * piece's subject itself. No sentence lands in a section it has nothing to do
+ * with. No sentence appears twice in a draft, nor one that says nearly the same
+ * thing (content-stem Jaccard >= 0.8). Within a section sentences read in
+ * source order: documents in the order the section retrieved them, a
+ * document's chunks in its own order, a chunk's sentences as they stand. A
+ * section with nothing on its subject comes back empty: the caller leaves it
+ * out (sectionsWithContent). Every sentence cites the passage it came from
+ * (its headings set apart, see headingsApart) and quotes the source sentence
+ * verbatim, without its heading.
  */
 
 export interface DraftedSentence {
@@ -146,39 +151,179 @@ export interface SourceSentence {
   quote: string;
 }
 
+/** A source sentence with the heading it stands under in its passage, if any. */
+interface HeadedSentence extends SourceSentence {
+  /** The text of the nearest heading above it in the passage (a heading line, or one glued in front of a sentence). */
+  heading?: string;
+}
+
 /**
- * A passage's whole sentences, in order, from its prose only (code blocks are never read), line by
- * line, so that a heading line never runs into the sentence after it, with a sentence wrapped
- * across lines joined up again (its first line has no end punctuation and was otherwise dropped,
- * leaving its tail as a sentence). A fragment (a chunk that starts mid-sentence, a list item's
- * tail, an abbreviation taken for an end), code and markup residue are left out.
+ * Whether a line (list marker and Markdown heading marker removed) heads what follows it rather than
+ * saying anything: a title, a slide's or a PDF page's heading ("Warranty Terms"). Short, without end
+ * punctuation, starting as a title does, not a table row and not code.
  */
-export function draftableSentences(text: string): SourceSentence[] {
-  const out: SourceSentence[] = [];
-  for (const { start, end } of proseRanges(text)) {
-    const lines: string[] = [];
-    let afterHeading = false;
+const isHeadingLine = (line: string) =>
+  words(line) <= 12 &&
+  /^["'“‘(]?[\p{Lu}\p{N}]/u.test(line) &&
+  !/[.!?:;,]["'”’)]?$/.test(line) &&
+  !/(?:^|\s)\|(?:\s|$)/.test(line) &&
+  !isCodeLike(line);
+
+/** Words that open a sentence and never close a heading: a capitalized one right after a title-case run starts the sentence. */
+const OPENERS = new Set(
+  'the this these that those each every its our your their you we they it there an most many some all any both such several'.split(' '),
+);
+/** Words an imperative's object starts with ("Clean the panels"). */
+const DETERMINERS = new Set('the a an your this these those each every all any its their our'.split(' '));
+/** Words a heading glued in front of a sentence does not hold (they open or join sentences, not titles). */
+const FUNCTION_WORD =
+  /^(?:a|an|the|this|these|that|those|in|on|at|for|of|to|from|by|with|and|or|but|as|if|when|while|after|before|because|since|during|how|what|why|which|who|where|is|are|was|were|be|i|we|you|they|it|he|she|there|here|most|many|some|all|any|each|every|our|your|their|its|his|her|no|not)$/i;
+
+/**
+ * Where the sentence proper starts when a heading is glued in front of it (0 when none): PDF text
+ * has no heading structure, so a page's heading may run into its first sentence ("Warranty Terms
+ * The panels carry ...", "Solar Panel Maintenance Guide Clean the panels ...", "RESULTS We found
+ * ..."). Told apart from a sentence that starts with a name ("New Zealand has ...", "Vitamin A
+ * deficiency ...", "The World Health Organization recommends ...") by what follows the run of
+ * capitalized words:
+ * - a label in capitals (a word of at least four letters, "METHODS AND RESULTS") followed by a
+ *   capitalized word ("We", "The", "Microarrays");
+ * - a title-case run whose last word opens a sentence ("The", "This", "Each", "You"; never "A" or
+ *   "I", which end names) with a lower-case word after it ("Warranty Terms The panels");
+ * - a title-case run of at least three words whose last word is followed by a determiner, an
+ *   imperative and its object ("Solar Panel Maintenance Guide Clean the panels").
+ * The heading's words are content words only (no "In", "The", "Of", ...).
+ */
+export function gluedHeading(sentence: string): number {
+  const tokens = [...sentence.matchAll(/\S+/g)].map((m) => ({ w: m[0], at: m.index }));
+  let k = 0;
+  while (k < tokens.length && /^(?:\p{Lu}{2,}|&)$/u.test(tokens[k]!.w)) k++;
+  if (
+    k > 0 &&
+    tokens[0]!.w !== '&' &&
+    tokens.slice(0, k).some((t) => /^\p{Lu}{4,}$/u.test(t.w)) &&
+    /^\p{Lu}\p{Ll}/u.test(tokens[k]?.w ?? '')
+  )
+    return tokens[k]!.at;
+  k = 0;
+  while (k < tokens.length && /^\p{Lu}[\p{L}'’-]*$/u.test(tokens[k]!.w)) k++;
+  if (k < 2 || !/^\p{Ll}/u.test(tokens[k]?.w ?? '')) return 0;
+  const heading = tokens.slice(0, k - 1);
+  if (heading.some((t) => FUNCTION_WORD.test(t.w))) return 0;
+  const last = tokens[k - 1]!;
+  if (OPENERS.has(last.w.toLowerCase())) return last.at;
+  if (heading.length >= 2 && DETERMINERS.has(tokens[k]!.w)) return last.at;
+  return 0;
+}
+
+const cleanText = (quote: string) => stripInlineMarkup(quote).replace(/\s+/g, ' ').trim().replace(CALLOUT, '');
+
+/** A passage's prose lines as drafting reads them (see draftableSentences). */
+function proseLines(text: string): { line: string; heading: boolean }[][] {
+  return proseRanges(text).map(({ start, end }) => {
+    const lines: { line: string; heading: boolean; markdown: boolean }[] = [];
     for (const raw of text.slice(start, end).split(/\n+/)) {
       const line = raw.replace(/^\s*(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+)/, '').trim();
       if (!line) continue;
-      const heading = /^\s*#{1,6}\s/.test(raw);
+      const markdown = /^\s*#{1,6}\s/.test(raw);
+      const item = !markdown && line !== raw.trim();
       const last = lines.at(-1);
       // A Markdown heading neither runs on into the line after it nor takes in the line before it.
-      if (last !== undefined && !afterHeading && !heading && runsOn(last, line)) lines[lines.length - 1] = `${last} ${line}`;
-      else lines.push(line);
-      afterHeading = heading;
+      if (last !== undefined && !last.markdown && !markdown && runsOn(last.line, line)) {
+        last.line = `${last.line} ${line}`;
+        last.heading = false;
+      } else lines.push({ line, heading: markdown || (!item && isHeadingLine(line)), markdown });
     }
+    return lines.map(({ line, heading }) => ({ line, heading }));
+  });
+}
+
+/**
+ * A passage's whole sentences with the heading each stands under. A heading glued in front of a
+ * sentence (gluedHeading) is taken off it: neither the drafted text nor the quote holds it.
+ */
+function readSentences(text: string): (HeadedSentence & { glued?: string })[] {
+  const out: (HeadedSentence & { glued?: string })[] = [];
+  for (const lines of proseLines(text)) {
+    let heading: string | undefined;
     // A line's last "sentence" without end punctuation (a heading, a title, a row, "... as follows:")
     // is not whole and is left out below, the sentences before it on the line are kept.
-    for (const line of lines) {
+    for (const { line, heading: isHeading } of lines) {
+      if (isHeading) heading = cleanText(line);
       // The splitter wants a capital after the stop; a sentence that starts with inline code ends the one before it too.
-      for (const quote of splitSentences(line).flatMap((x) => x.split(/(?<=[\p{L}\p{N})`][.!?])\s+(?=`)/u))) {
-        const clean = stripInlineMarkup(quote).replace(/\s+/g, ' ').trim().replace(CALLOUT, '');
-        if (isWholeSentence(clean)) out.push({ text: clean, quote });
+      for (let quote of splitSentences(line).flatMap((x) => x.split(/(?<=[\p{L}\p{N})`][.!?])\s+(?=`)/u))) {
+        let glued: string | undefined;
+        const at = gluedHeading(quote);
+        if (at > 0 && words(quote.slice(at)) >= 3 && isWholeSentence(cleanText(quote.slice(at)))) {
+          glued = quote.slice(0, at).trim();
+          quote = quote.slice(at);
+          heading = cleanText(glued);
+        }
+        const clean = cleanText(quote);
+        if (isWholeSentence(clean)) out.push({ text: clean, quote, ...(heading !== undefined && { heading }), ...(glued && { glued }) });
       }
     }
   }
   return out;
+}
+
+/**
+ * A passage's whole sentences, in order, from its prose only (code blocks are never read), line by
+ * line, so that a heading line never runs into the sentence after it, with a sentence wrapped
+ * across lines joined up again (its first line has no end punctuation and was otherwise dropped,
+ * leaving its tail as a sentence), and a heading glued in front of a sentence (PDF text) taken off
+ * it (gluedHeading). A fragment (a chunk that starts mid-sentence, a list item's tail, an
+ * abbreviation taken for an end), code and markup residue are left out.
+ */
+export function draftableSentences(text: string): SourceSentence[] {
+  return readSentences(text).map(({ text: t, quote }) => ({ text: t, quote }));
+}
+
+/**
+ * The passage's text with its headings set apart by a blank line: after a heading line that the
+ * next line does not run on from, and between a heading glued in front of a sentence and the
+ * sentence. Only white space changes, so a span of it is still the source's own text; the fact
+ * checker, which reads a sentence up to its end punctuation, then quotes the sentence without the
+ * heading above it.
+ */
+export function headingsApart(text: string): string {
+  const cuts: { start: number; end: number }[] = [];
+  for (const { start, end } of proseRanges(text)) {
+    const lines = [...text.slice(start, end).matchAll(/[^\n]+/g)]
+      .map((m) => ({ raw: m[0], at: start + m.index }))
+      .filter((l) => l.raw.trim());
+    for (let i = 0; i + 1 < lines.length; i++) {
+      const { raw, at } = lines[i]!;
+      const next = lines[i + 1]!;
+      const gap = text.slice(at + raw.length, next.at);
+      if (!/^[ \t\r]*\n[ \t\r]*$/.test(gap)) continue;
+      const line = raw.replace(/^\s*(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+)/, '').trim();
+      const markdown = /^\s*#{1,6}\s/.test(raw);
+      const item = !markdown && line !== raw.trim();
+      const following = next.raw.replace(/^\s*(#{1,6}\s+|[-*+]\s+|\d+[.)]\s+)/, '').trim();
+      if (markdown || (!item && isHeadingLine(line) && !runsOn(line, following))) cuts.push({ start: at + raw.length, end: next.at });
+    }
+  }
+  let from = 0;
+  for (const { glued, quote } of readSentences(text)) {
+    if (!glued) continue;
+    const pattern = new RegExp(`${glued.split(/\s+/).map(escape).join('\\s+')}(\\s+)${escape(quote.split(/\s+/)[0]!)}`, 'u');
+    const m = pattern.exec(text.slice(from));
+    if (!m) continue;
+    const gapAt = from + m.index + m[0].length - quote.split(/\s+/)[0]!.length - m[1]!.length;
+    cuts.push({ start: gapAt, end: gapAt + m[1]!.length });
+    from = gapAt;
+  }
+  if (cuts.length === 0) return text;
+  cuts.sort((a, b) => a.start - b.start);
+  let out = '';
+  let at = 0;
+  for (const cut of cuts) {
+    if (cut.start < at) continue;
+    out += `${text.slice(at, cut.start)}\n\n`;
+    at = cut.end;
+  }
+  return out + text.slice(at);
 }
 
 /** A passage's whole sentences as the source has them (see draftableSentences). */
@@ -202,7 +347,7 @@ const LAYOUT_REFERENCE =
   /^(?:below|above)\b|\b(?:(?:see|shown|listed|described|given|explained|as|is|are)\s+(?:below|above)|(?:example|table|code|snippet|list|figure|diagram|option|section|steps?)s?\s+(?:below|above)|the following|as follows)\b/i;
 /** The relevance a sentence needs to be drafted at all. */
 const MIN_RELEVANCE = 0.3;
-/** What a query word found only in the sentence's document title (not the sentence) counts for. */
+/** What a query word found only in the sentence's context (its heading, its document's title), not the sentence, counts for. */
 const CONTEXT_WEIGHT = 0.5;
 /**
  * A section that nothing reaches MIN_RELEVANCE for still gets the best sentence of its top-ranked
@@ -210,10 +355,18 @@ const CONTEXT_WEIGHT = 0.5;
  */
 const MIN_LEAD = 0.1;
 /**
- * A sentence belongs to a section (is on its own subject) when it says at least this share of the
- * words of the section's title and instructions, one of them a word no other section's has.
+ * A sentence belongs to a section (is on its own subject) when it, or the heading it stands under,
+ * says at least this share of the words of the section's title and instructions, one of them a
+ * word no other section's has.
  */
 const ON_SUBJECT = 2 / 3;
+/**
+ * A sentence that says no word of a section's title and instructions (nor does its heading) goes
+ * there only when it covers at least this share of the prompt's words that are no other section's
+ * subject (weighted as in the section's query), and says no word that sets another section apart.
+ * With one section (the prompt is its query) this is the floor every sentence has to reach anyway.
+ */
+const PROMPT_MATCH = MIN_RELEVANCE;
 /** Content-stem Jaccard at or above which two sentences say the same thing. */
 const NEAR_DUPLICATE = 0.8;
 
@@ -227,7 +380,9 @@ interface Occurrence {
 
 interface PoolSentence extends SourceSentence {
   stems: Set<string>;
-  /** What the sentence is about besides its own words: its document's title. */
+  /** The words of the heading it stands under in its passage. */
+  heading: Set<string>;
+  /** What the sentence is about besides its own words: its heading and its document's title. */
   context: Set<string>;
   words: number;
   /** Per section: where the section's passages hold it (the best-ranked), if they do. */
@@ -256,22 +411,25 @@ const chunkIndex = (p: EvidencePassage) => Number(/:(\d+)$/.exec(p.chunk_id)?.[1
  */
 function sentencePool(sections: SectionInput[], guidelines: Guidelines): PoolSentence[] {
   const pool = new Map<string, PoolSentence>();
-  const parsed = new Map<string, SourceSentence[]>();
+  const parsed = new Map<string, HeadedSentence[]>();
   sections.forEach((section, s) =>
     section.passages.forEach((passage, rank) => {
-      const sentences = parsed.get(passage.chunk_id) ?? draftableSentences(passage.text);
+      const sentences = parsed.get(passage.chunk_id) ?? readSentences(passage.text);
       parsed.set(passage.chunk_id, sentences);
-      const context = new Set(contentStems(passage.title ?? ''));
+      const title = contentStems(passage.title ?? '');
       sentences.forEach((sentence, position) => {
         const n = words(sentence.text);
         if (n < 3 || sentence.text.length < 12 || sentence.text.length > 600 || /\?["'”’)]?$/.test(sentence.text)) return;
         if (LAYOUT_REFERENCE.test(sentence.text)) return;
         if (!allowed(sentence.quote, guidelines) || !allowed(sentence.text, guidelines)) return;
         const key = normalized(sentence.text);
+        const heading = contentStems(sentence.heading ?? '');
         const entry = pool.get(key) ?? {
-          ...sentence,
+          text: sentence.text,
+          quote: sentence.quote,
           stems: new Set(contentStems(sentence.text)),
-          context,
+          heading: new Set(heading),
+          context: new Set([...heading, ...title]),
           words: n,
           at: sections.map(() => undefined),
         };
@@ -310,24 +468,50 @@ export function composeDeterministic(sections: SectionInput[], guidelines: Guide
     const terms = [...queries[s]!].map((t) => ({ t, w: weight(t) * (own.has(t) ? 2 : 1) }));
     // What sets the section apart: its own subject's words that no other section's title or instructions has.
     const distinct = [...own].filter((t) => subjects.every((other, o) => o === s || !other.has(t)));
-    return { terms, total: terms.reduce((n, x) => n + x.w, 0) || 1, own, distinct };
+    // Its own subject's words alone: how much of what the section is about a sentence says.
+    const subject = terms.filter((x) => own.has(x.t));
+    // The prompt's words that are no other section's subject (those are that section's to draw on):
+    // what the section shares with the piece, its own subject's words weighing double as in its query.
+    const prompt = terms.filter((x) => shared.includes(x.t) && subjects.every((other, o) => o === s || !other.has(x.t)));
+    const sum = (list: { w: number }[]) => list.reduce((n, x) => n + x.w, 0);
+    return { terms, total: sum(terms) || 1, own, distinct, subject, subjectTotal: sum(subject), prompt, promptTotal: sum(prompt) };
   });
-  // A word of the query in the sentence counts whole, one only in its document's title half.
+  // A word of the query in the sentence counts whole, one only in its context (heading, document title) half.
   const coverage = (c: PoolSentence, list: { t: string; w: number }[], total: number) =>
-    list.reduce((n, x) => n + (c.stems.has(x.t) ? x.w : c.context.has(x.t) ? CONTEXT_WEIGHT * x.w : 0), 0) / total;
-  /** The share of the section's own words the sentence says, if it says one that sets the section apart. */
+    total > 0 ? list.reduce((n, x) => n + (c.stems.has(x.t) ? x.w : c.context.has(x.t) ? CONTEXT_WEIGHT * x.w : 0), 0) / total : 0;
+  /** Whether the sentence, or the heading it stands under, says the word. */
+  const says = (c: PoolSentence, t: string) => c.stems.has(t) || c.heading.has(t);
+  /** The share of the section's own words the sentence (or its heading) says, if it says one that sets the section apart. */
   const onSubject = (c: PoolSentence, plan: (typeof plans)[number]) =>
-    plan.distinct.some((t) => c.stems.has(t)) ? [...plan.own].filter((t) => c.stems.has(t)).length / plan.own.size : 0;
+    plan.distinct.some((t) => says(c, t)) ? [...plan.own].filter((t) => says(c, t)).length / plan.own.size : 0;
+  const shares = pool.map((c) => plans.map((plan) => onSubject(c, plan)));
+  const belongsTo = (i: number, s: number) => shares[i]![s]! >= ON_SUBJECT - 1e-9;
   // A sentence is on the piece's subject when it says one of its words itself.
   const onPiece = pool.map((c) => shared.length === 0 || shared.some((t) => c.stems.has(t)));
+  /** Whether the sentence (or its heading) says a word of the section's title or instructions. */
+  const saysOwn = pool.map((c) => plans.map((plan) => [...plan.own].some((t) => says(c, t))));
+  /**
+   * Whether a sentence on the piece's subject fits a section: it (or its heading) says a word of the
+   * section's title or instructions, or, saying none, it covers the prompt well (PROMPT_MATCH) and
+   * says no word that sets another section apart. Never a sentence in a section it has nothing to
+   * do with.
+   */
+  const fits = (i: number, s: number) => {
+    if (saysOwn[i]![s]) return true;
+    const c = pool[i]!;
+    if (plans.some((other, o) => o !== s && other.distinct.some((t) => says(c, t)))) return false;
+    return coverage(c, plans[s]!.prompt, plans[s]!.promptTotal) >= PROMPT_MATCH - 1e-9;
+  };
+  /** Whether the sentence may go to the section at all: on its own subject, or on the piece's and fitting it. */
+  const eligible = pool.map((_, i) => sections.map((_, s) => belongsTo(i, s) || (onPiece[i]! && fits(i, s))));
 
-  // Retrieval rank by document, among the documents on the piece's subject: a document's chunks
-  // share its standing, and a hit with no sentence on the subject (on a generic section title
-  // alone) takes no rank from those after it.
+  // Retrieval rank by document, among the documents with a sentence that may go to the section (on
+  // its own subject, or on the piece's and fitting it): a document's chunks share its standing, and
+  // a hit with no such sentence (on a generic section title alone) takes no rank from those after it.
   const effectiveRank = sections.map((section, s) => {
     const relevant = new Set<EvidencePassage>();
     pool.forEach((c, i) => {
-      if (onPiece[i] && c.at[s]) relevant.add(c.at[s].passage);
+      if (eligible[i]![s] && c.at[s]) relevant.add(c.at[s].passage);
     });
     const documents: string[] = [];
     return section.passages.map((p) => {
@@ -347,33 +531,47 @@ export function composeDeterministic(sections: SectionInput[], guidelines: Guide
     from: Occurrence;
     /** The share of the section's own subject it says (see ON_SUBJECT). */
     share: number;
+    /** Its coverage of the section's own subject (title, instructions), discounted by rank as relevance is. */
+    onOwn: number;
   }
   const options = pool.map((c, i): Option[] => {
-    if (!onPiece[i]) return [];
     const held = c.at
       .map((o, s) => o && { o, rank: effectiveRank[s]![o.rank]! })
       .filter((o) => o !== undefined)
       .sort((a, b) => a.rank - b.rank);
     return sections.flatMap((_, s) => {
+      if (!eligible[i]![s]) return [];
       const plan = plans[s]!;
-      const share = onSubject(c, plan);
+      const share = shares[i]![s]!;
       const own = c.at[s];
-      const belongs = share >= ON_SUBJECT - 1e-9;
+      const belongs = belongsTo(i, s);
       const at = own ? { o: own, rank: effectiveRank[s]![own.rank]! } : belongs ? held[0] : undefined;
       if (!at) return [];
       // Saying the section's own words is evidence of its own that the passage is on it: the rank counts half.
       const decay = 1 + (RANK_DECAY * at.rank) / (belongs ? 2 : 1);
-      return [{ s, relevance: coverage(c, plan.terms, plan.total) / decay, rank: at.rank, from: at.o, share }];
+      // Saying none of them, what it has for the section is its share of the prompt: the section's
+      // query would favour whichever section has the fewest words of its own.
+      const relevance = saysOwn[i]![s] ? coverage(c, plan.terms, plan.total) : coverage(c, plan.prompt, plan.promptTotal);
+      return [
+        {
+          s,
+          relevance: relevance / decay,
+          onOwn: coverage(c, plan.subject, plan.subjectTotal) / decay,
+          rank: at.rank,
+          from: at.o,
+          share,
+        },
+      ];
     });
   });
 
   // A sentence on a section's own subject belongs to that section (the one whose subject it covers
-  // most of, the earlier on a tie) when it is relevant enough there. Only what belongs to no
+  // most of, the earlier on a tie) when it covers enough of that subject (the prompt's words, which
+  // every section shares, are no evidence of which section it is on). Only what belongs to no
   // section is free for any.
   const home = options.map((list) => {
     let best: Option | undefined;
-    for (const o of list)
-      if (o.share >= ON_SUBJECT - 1e-9 && o.relevance >= MIN_RELEVANCE && (!best || o.share > best.share + 1e-9)) best = o;
+    for (const o of list) if (o.share >= ON_SUBJECT - 1e-9 && o.onOwn >= MIN_RELEVANCE && (!best || o.share > best.share + 1e-9)) best = o;
     return best?.s ?? -1;
   });
 
@@ -418,6 +616,19 @@ export function composeDeterministic(sections: SectionInput[], guidelines: Guide
     wordsIn[s]! += c.words;
   }
 
+  // The passages the sentences cite, their headings set apart, so that what quotes a span of one
+  // (the fact checker) quotes a sentence without the heading above it.
+  const laidOut = new Map<string, EvidencePassage>();
+  const layOut = (p: EvidencePassage) => {
+    let out = laidOut.get(p.chunk_id);
+    if (!out) {
+      const text = headingsApart(p.text);
+      out = text === p.text ? p : { ...p, text };
+      laidOut.set(p.chunk_id, out);
+    }
+    return out;
+  };
+
   return sections.map((section, s) => {
     const passages = [...section.passages];
     const indexOf = (p: EvidencePassage) => {
@@ -442,7 +653,7 @@ export function composeDeterministic(sections: SectionInput[], guidelines: Guide
     return {
       section_id: section.section_id,
       title: headingCase(section.spec.title, guidelines),
-      passages,
+      passages: passages.map((p, i) => (cited.some((x) => x.passage === i) ? layOut(p) : p)),
       sentences: cited.map(({ c, passage }) => ({ text: applyPreferredTerms(c.text, guidelines), quote: c.quote, passage })),
     };
   });

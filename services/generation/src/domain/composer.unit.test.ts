@@ -1,7 +1,15 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import type { EvidencePassage } from '@kb/ai';
-import { composeDeterministic, draftableSentences, isWholeSentence, sectionsWithContent, type SectionInput } from './composer.js';
+import { createFactChecker, type EvidencePassage } from '@kb/ai';
+import {
+  composeDeterministic,
+  draftableSentences,
+  gluedHeading,
+  headingsApart,
+  isWholeSentence,
+  sectionsWithContent,
+  type SectionInput,
+} from './composer.js';
 
 /**
  * The deterministic composer (issue 33 item 4): drafts an editor would keep. Whole sentences only,
@@ -272,5 +280,126 @@ describe('nothing twice, in source order, nothing empty', () => {
     assert.equal(drafted!.title, 'Solar Panel Power');
     assert.deepEqual(texts([drafted!]), [['PV modules convert 22 percent of sunlight into power.']]);
     assert.equal(drafted!.sentences[0]!.quote, 'Solar panels convert 22 percent of sunlight into power.');
+  });
+});
+
+describe('headings: never in a sentence or a quote, never sending a sentence off its subject', () => {
+  // The repository's sample documents as the knowledge base chunks them (test/fixtures/formats).
+  const prompt = 'Looking after a home solar installation';
+  const titles = ['Keeping the panels clean', 'Warranty', 'Home batteries'];
+  const slides = [
+    passage('Battery Storage\nHome batteries store surplus solar energy for the evening.', 'pptx', 0),
+    passage('Sizing\nA typical home needs ten kilowatt hours of storage.', 'pptx', 1),
+    passage('Safety\nInstall batteries in a ventilated room away from heat sources.', 'pptx', 2),
+  ];
+  // PDF text has no heading structure: a page's heading runs into its first sentence.
+  const pdf = [
+    passage(
+      'Solar Panel Maintenance Guide Clean the panels every three months with soft water. Inspect the inverter display for error codes monthly.',
+      'pdf',
+      0,
+    ),
+    passage(
+      'Warranty Terms The panels carry a twenty five year performance warranty. Claims need the serial number printed on the frame.\nComponent | Warranty years\nPanels | 25',
+      'pdf',
+      1,
+    ),
+  ];
+
+  it('takes a heading glued in front of a sentence (PDF text) off the sentence and its quote, and reads names as names', () => {
+    assert.deepEqual(draftableSentences(pdf[0]!.text), [
+      { text: 'Clean the panels every three months with soft water.', quote: 'Clean the panels every three months with soft water.' },
+      { text: 'Inspect the inverter display for error codes monthly.', quote: 'Inspect the inverter display for error codes monthly.' },
+    ]);
+    assert.deepEqual(
+      draftableSentences('RESULTS We found no effect. METHODS AND RESULTS An online survey was run.').map((s) => s.quote),
+      ['We found no effect.', 'An online survey was run.'],
+    );
+    // A sentence that starts with a name keeps it.
+    for (const sentence of [
+      'New Zealand has many wind farms.',
+      'Vitamin A deficiency causes night blindness.',
+      'The World Health Organization recommends the vaccine.',
+      'Pink Floyd The Wall was released in 1979.',
+      'In New York the rules differ.',
+      'HIV Type 1 infects cells.',
+      'Protein Kinase A phosphorylates the substrate.',
+    ])
+      assert.equal(gluedHeading(sentence), 0, sentence);
+
+    const sections = composeDeterministic(
+      titles.map((title, i) => section(`s${i + 1}`, title, prompt, pdf)),
+      {},
+      { max_words: 600 },
+    );
+    assert.deepEqual(texts(sections), [
+      ['Clean the panels every three months with soft water.'],
+      // The sentence after the glued heading stands under it too: on the warranty.
+      ['The panels carry a twenty five year performance warranty.', 'Claims need the serial number printed on the frame.'],
+      [],
+    ]);
+    for (const s of sections)
+      for (const x of s.sentences) {
+        assert.ok(!/Guide|Terms/.test(x.text) && !/Guide|Terms/.test(x.quote), x.quote);
+        assert.ok(
+          pdf.some((p) => p.text.includes(x.quote)),
+          x.quote,
+        );
+      }
+  });
+
+  it('places a sentence that says no word of a section’s title or instructions there only when it covers the prompt well', () => {
+    const sections = composeDeterministic(
+      [section('s1', 'Keeping the panels clean', prompt, [...pdf, ...slides]), section('s2', 'Warranty', prompt, [...pdf, ...slides])],
+      {},
+      { max_words: 600 },
+    );
+    // "A typical home needs ..." says one word of the prompt ("home") and nothing of either section:
+    // it goes nowhere, least of all under "Warranty" (nor do the batteries).
+    assert.deepEqual(texts(sections), [
+      ['Clean the panels every three months with soft water.'],
+      ['The panels carry a twenty five year performance warranty.', 'Claims need the serial number printed on the frame.'],
+    ]);
+    // With a section on them, the batteries' sentences go there, and only there.
+    const three = composeDeterministic(
+      titles.map((title, i) => section(`s${i + 1}`, title, prompt, i === 2 ? slides : [...pdf, ...slides])),
+      {},
+      { max_words: 600 },
+    );
+    assert.deepEqual(texts(three)[2], [
+      'Home batteries store surplus solar energy for the evening.',
+      'Install batteries in a ventilated room away from heat sources.',
+    ]);
+    assert.ok(!texts(three)[1]!.some((t) => /home|batter/i.test(t)), JSON.stringify(texts(three)[1]));
+    // A sentence on the prompt as a whole may fill in a section whose title it does not say.
+    const general = passage('A home solar installation needs little looking after.', 'general');
+    const [overview] = composeDeterministic([section('s1', 'Overview', prompt, [general, ...slides])], {}, { max_words: 600 });
+    assert.deepEqual(texts([overview!]), [['A home solar installation needs little looking after.']]);
+  });
+
+  it('quotes the source sentence without the heading line above it, and so does the fact checker from the cited passage', async () => {
+    const sections = composeDeterministic(
+      titles.map((title, i) => section(`s${i + 1}`, title, prompt, [...slides, ...pdf])),
+      {},
+      { max_words: 600 },
+    );
+    const checker = createFactChecker();
+    const drafted = sections.flatMap((s) => s.sentences.map((x) => ({ ...x, cited: s.passages[x.passage]! })));
+    assert.ok(drafted.some((x) => x.quote === 'Home batteries store surplus solar energy for the evening.'));
+    for (const x of drafted) {
+      assert.equal(x.quote, x.text);
+      assert.ok(!x.quote.includes('\n') && !/^(?:Battery Storage|Sizing|Safety|Warranty Terms|Solar Panel)/.test(x.quote), x.quote);
+      // The cited passage is the chunk with its headings set apart by white space only.
+      const source = [...slides, ...pdf].find((p) => p.chunk_id === x.cited.chunk_id)!;
+      assert.equal(x.cited.text.replace(/\s+/g, ' '), source.text.replace(/\s+/g, ' '));
+      const [checked] = await checker.check({ text: `${x.text} [1]`, cited: [x.cited] });
+      assert.equal(checked!.verdict, 'supported', x.text);
+      assert.equal(checked!.support[0]!.quote, x.quote);
+      assert.ok(source.text.includes(checked!.support[0]!.quote));
+    }
+    assert.equal(
+      headingsApart('Sizing\nA typical home needs ten kilowatt hours of storage.\nIt fits in a cupboard.'),
+      'Sizing\n\nA typical home needs ten kilowatt hours of storage.\nIt fits in a cupboard.',
+    );
   });
 });
