@@ -246,9 +246,8 @@ interface Placed extends Window {
   vector: Float32Array;
 }
 
-const SEMANTIC_REASON = {
-  contradicted: 'the closest source says otherwise',
-} as const;
+/** The reason of a contradiction the decision found without a failing agreement check. */
+const SAYS_OTHERWISE = 'the closest source says otherwise';
 
 /**
  * The fact checker. Every sentence is split out with its offsets; a sentence
@@ -401,7 +400,7 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
       return {
         verdict: 'contradicted',
         support: [quoteOf(v.passage, v.decisions[v.passage]!.contradiction)],
-        reason: issue?.reason ?? SEMANTIC_REASON.contradicted,
+        reason: issue?.reason ?? SAYS_OTHERWISE,
         best: lexical.best,
       };
     }
@@ -442,11 +441,14 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
     let inspected: PassageInspection[] | undefined;
     // Word for word settles it when a span backs it or disagrees on a number, direction, negation or name.
     if (embeddings && outcome.verdict === 'unsupported' && candidates.length > 0) {
-      const s = await semantically(claim, a, candidates);
-      inspected = s.passages.map((p, i) => ({ content_id: p.content_id, chunk_id: p.chunk_id, features: s.features[i]! }));
-      const lexical: Outcome = outcome;
-      outcome = semanticOutcome(lexical, s, claim, a);
-      if (outcome.verdict !== 'unsupported') outcome.upgradable = false;
+      // A model that fails leaves the word-for-word verdict standing: the check never fails for want of it.
+      const s = await semantically(claim, a, candidates).catch(() => undefined);
+      if (s) {
+        inspected = s.passages.map((p, i) => ({ content_id: p.content_id, chunk_id: p.chunk_id, features: s.features[i]! }));
+        const lexical: Outcome = outcome;
+        outcome = semanticOutcome(lexical, s, claim, a);
+        if (outcome.verdict !== 'unsupported') outcome.upgradable = false;
+      }
     }
     const reason =
       badMarkers.length > 0 && outcome.verdict !== 'supported'

@@ -117,3 +117,16 @@ describe('the fact checker without a model', () => {
     assert.equal(s!.verdict, 'unsupported');
   });
 });
+
+describe('the fact checker whose model fails', () => {
+  it('keeps the word-for-word verdict instead of failing the check', async () => {
+    const broken = { model: 'broken', embed: async () => Promise.reject(new Error('onnx session closed')) };
+    const checker = createFactChecker({ embeddings: broken });
+    const [paraphrase, copied] = await checker.check({
+      text: 'Dust and pollen that collect on solar panels reduce how much power they produce. Most inverters last ten to fifteen years.',
+      retrieve: async () => ALL,
+    });
+    assert.equal(paraphrase!.verdict, 'unsupported');
+    assert.equal(copied!.verdict, 'supported');
+  });
+});
