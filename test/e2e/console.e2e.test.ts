@@ -195,10 +195,10 @@ describeOrSkip('web console in Chromium', skip, () => {
     await shot(page, '07-generation');
 
     await open.click();
-    const first = page.locator('.draft-section .sentence.v-supported').first();
+    // Under every supported sentence, the source's own words and where they are.
+    const first = page.locator('.draft-sentences li').filter({ has: page.locator('.sentence.v-supported') }).first();
     await first.waitFor();
-    await first.focus();
-    assert.match((await first.locator('[role=tooltip]').textContent()) ?? '', /content [0-9a-f]{8}, chunk \d+/);
+    assert.match((await first.locator('.source-span').first().textContent()) ?? '', /^Source says: “.+” — .+, chunk \d+$/s);
     await axe(page, 'draft');
     await shot(page, '08-draft');
 

@@ -470,9 +470,10 @@ export function composeDeterministic(sections: SectionInput[], guidelines: Guide
     const distinct = [...own].filter((t) => subjects.every((other, o) => o === s || !other.has(t)));
     // Its own subject's words alone: how much of what the section is about a sentence says.
     const subject = terms.filter((x) => own.has(x.t));
-    // The prompt's words that are no other section's subject (those are that section's to draw on):
-    // what the section shares with the piece, its own subject's words weighing double as in its query.
-    const prompt = terms.filter((x) => shared.includes(x.t) && subjects.every((other, o) => o === s || !other.has(x.t)));
+    // The prompt's words that are no section's subject (another's are that section's to draw on; its
+    // own are what a sentence measured against the prompt does not say, and a generic title such as
+    // "Overview", in no sentence, would only drag every sentence below the floor).
+    const prompt = terms.filter((x) => shared.includes(x.t) && subjects.every((other) => !other.has(x.t)));
     const sum = (list: { w: number }[]) => list.reduce((n, x) => n + x.w, 0);
     return { terms, total: sum(terms) || 1, own, distinct, subject, subjectTotal: sum(subject), prompt, promptTotal: sum(prompt) };
   });

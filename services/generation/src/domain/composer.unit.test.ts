@@ -403,3 +403,20 @@ describe('headings: never in a sentence or a quote, never sending a sentence off
     );
   });
 });
+
+describe('a generic section title', () => {
+  it('drafts the sentences that answer the prompt under a single "Overview" section, whose title no sentence says', () => {
+    const out = composeDeterministic(
+      [
+        section('s1', 'Overview', 'How long is the solar panel warranty?', [
+          passage(
+            'Warranty Terms\nThe panels carry a twenty five year performance warranty. Claims need the serial number printed on the frame.',
+          ),
+        ]),
+      ],
+      {},
+      { max_words: 600 },
+    );
+    assert.ok(texts(out)[0]!.includes('The panels carry a twenty five year performance warranty.'), JSON.stringify(texts(out)));
+  });
+});
