@@ -196,7 +196,10 @@ describeOrSkip('web console in Chromium', skip, () => {
 
     await open.click();
     // Under every supported sentence, the source's own words and where they are.
-    const first = page.locator('.draft-sentences li').filter({ has: page.locator('.sentence.v-supported') }).first();
+    const first = page
+      .locator('.draft-sentences li')
+      .filter({ has: page.locator('.sentence.v-supported') })
+      .first();
     await first.waitFor();
     assert.match((await first.locator('.source-span').first().textContent()) ?? '', /^Source says: “.+” — .+, chunk \d+$/s);
     await axe(page, 'draft');
