@@ -334,8 +334,7 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
     });
     const claimStems = a.tokens.flatMap((t) => (t.stem ? [t.stem] : []));
     const stems = [...new Set(claimStems)];
-    const passageNumbers = (chunk: string) =>
-      new Set(kept.filter((w) => w.passage.chunk_id === chunk).flatMap((w) => w.analysis.numbers.map((n) => n.value)));
+    const passageNumbers = (chunk: string) => kept.filter((w) => w.passage.chunk_id === chunk).flatMap((w) => w.analysis.numbers);
     const stemHalves = [stems.slice(0, Math.ceil(stems.length / 2)), stems.slice(Math.ceil(stems.length / 2))];
     const scores = passages.map((p) => p.score).filter((s): s is number => typeof s === 'number' && s > 0);
     const topScore = Math.max(0, ...scores);
@@ -345,11 +344,16 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
       const others = best.filter((_, j) => j !== i).map((b) => b.similarity);
       const contradicting = (kind: string) => (alignment.issues.some((x) => x.kind === kind && x.contradiction) ? 1 : 0);
       const rank = ranks.get(p.chunk_id)!;
+      // The claim's numbers the passage has nowhere, and whether it gives another number in their unit instead.
+      const numbers = passageNumbers(p.chunk_id);
+      const missing = a.numbers.filter((n) => !numbers.some((m) => m.value === n.value));
+      const otherNumber = missing.some((n) => n.unit !== undefined && numbers.some((m) => m.unit === n.unit));
       const halfSimilarity = halfVectors.map((h) => dot(h, w.vector));
       const halfWords = stemHalves.map((xs: string[]) =>
         xs.length === 0 ? 1 : xs.filter((x) => w.analysis.stems.has(x)).length / xs.length,
       );
       return {
+        ...(missing.length > 0 && { lacks_number: true }),
         evidence: {
           similarity,
           halves: halfSimilarity.length === 2 ? Math.min(...halfSimilarity) : similarity,
@@ -366,8 +370,7 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
           direction: contradicting('direction'),
           negation: contradicting('negation'),
           // A number at odds counts only when the claim's number is nowhere in the passage (the closest span may just be another sentence of it).
-          number:
-            (contradicting('number') || contradicting('unit')) && a.numbers.some((n) => !passageNumbers(p.chunk_id).has(n.value)) ? 1 : 0,
+          number: (contradicting('number') || contradicting('unit') || otherNumber) && missing.length > 0 ? 1 : 0,
           name: contradicting('entity'),
           negative_claim: a.negations.length > 0 ? 1 : 0,
         },

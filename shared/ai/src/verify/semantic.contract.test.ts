@@ -93,6 +93,18 @@ describeOrSkip('the fact checker with its embedding model', why ? `skipped: ${wh
     assert.match(s.reason ?? '', /10/);
   });
 
+  it('never supports a reworded sentence whose number the source does not have', async () => {
+    // The sample PDF's wording: the number in words, the heading on a line of its own.
+    const pdf = passage(
+      'pdf',
+      'Warranty Terms\nThe panels carry a twenty five year performance warranty. Claims need the serial number printed on the frame.',
+    );
+    for (const text of ['The warranty lasts 10 years.', 'Most inverters keep working for about thirty years.']) {
+      const [s] = await checker.checkDetailed({ text, retrieve: async () => [{ ...pdf, score: 3 }, ...search(text)] });
+      assert.notEqual(s!.verdict, 'supported', text);
+    }
+  });
+
   it('never supports half of one source sentence glued to half of another', async () => {
     const s = await check('Cleaning the panels twice a year restores a grace period of fourteen days.');
     assert.notEqual(s.verdict, 'supported');

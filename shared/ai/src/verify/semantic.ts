@@ -56,6 +56,8 @@ export type ContradictionFeature = (typeof CONTRADICTION_FEATURES)[number];
 export interface PassageFeatures {
   evidence: Record<EvidenceFeature, number>;
   contradiction: Record<ContradictionFeature, number>;
+  /** The passage lacks a number the claim states: it can back nothing, whatever the decision says. */
+  lacks_number?: boolean;
 }
 
 export interface LogisticWeights<F extends string> {
@@ -112,7 +114,9 @@ export function semanticVerdict(weights: SemanticWeights, passages: PassageFeatu
   if (decisions[top]!.evidence < weights.threshold) return { verdict: 'unsupported', decisions };
   const against = (i: number) => decisions[i]!.contradiction >= 0.5 || weights.veto.some((f) => passages[i]!.contradiction[f] > 0);
   if (against(top)) return { verdict: 'contradicted', passage: top, decisions };
-  const backing = order.filter((i) => decisions[i]!.evidence >= weights.threshold && !against(i));
+  // A number is never a paraphrase: a passage without the claim's number backs nothing.
+  if (passages[top]!.lacks_number) return { verdict: 'unsupported', decisions };
+  const backing = order.filter((i) => decisions[i]!.evidence >= weights.threshold && !against(i) && !passages[i]!.lacks_number);
   return { verdict: 'supported', passages: backing, decisions };
 }
 

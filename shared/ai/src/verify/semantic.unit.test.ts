@@ -96,3 +96,10 @@ describe('claim helpers', () => {
     assert.equal(contrastOf('Panels need cleaning.'), 'It is not true that panels need cleaning.');
   });
 });
+
+describe('numbers in the semantic verdict', () => {
+  it('never supports by a passage that lacks a number the claim states', () => {
+    const v = semanticVerdict(DEFAULT_SEMANTIC_WEIGHTS, [{ ...paraphrase(), lacks_number: true }, features()]);
+    assert.equal(v.verdict, 'unsupported');
+  });
+});
