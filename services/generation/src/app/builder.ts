@@ -7,7 +7,7 @@ import { splitSentences } from '@kb/ai';
 import type { DraftRevision } from '@kb/events';
 import { draftDecider, draftStream } from '../domain/aggregates.js';
 import { composeDeterministic, headingCase } from '../domain/composer.js';
-import { citationOf, renderBody, sourcesOf, totalsOf, type DraftSection, type VerifiedSection } from '../domain/draft.js';
+import { citationOf, numberSentences, renderBody, sourcesOf, totalsOf, type DraftSection, type VerifiedSection } from '../domain/draft.js';
 import type { ContentTypeConfig, Guidelines } from '../domain/settings.js';
 import { draftWithLlm } from '../drafting/llm-drafter.js';
 import { BRAND_KITS, DRAFTS, type BrandKitDoc, type DraftDoc } from '../projections/index.js';
@@ -69,18 +69,7 @@ export function createBuilderService(deps: {
     guidelines: Guidelines,
     change: Change,
   ) {
-    let index = 0;
-    const numbered: DraftSection[] = sections.map((s) => ({
-      section_id: s.section_id,
-      title: s.title,
-      sentences: s.sentences.map((x) => ({
-        index: index++,
-        text: x.text,
-        verdict: x.verdict,
-        citations: x.citations,
-        ...(x.reason && x.verdict !== 'supported' && { reason: x.reason }),
-      })),
-    }));
+    const numbered: DraftSection[] = numberSentences(sections);
     const totals = totalsOf(numbered);
     const { id: _id, seq: _seq, created_at: _c, ...current } = draft;
     const next: DraftRevision = {
