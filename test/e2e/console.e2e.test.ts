@@ -206,6 +206,10 @@ describeOrSkip('web console in Chromium', skip, () => {
     await shot(page, '08-draft');
 
     await page.getByRole('link', { name: 'Review this piece' }).click();
+    const submit = page.getByRole('button', { name: 'Submit for review' });
+    await submit.waitFor({ timeout: 30_000 });
+    await submit.click();
+    await page.getByText('Submitted for review.').waitFor();
     const approve = page.getByRole('button', { name: 'Approve' });
     await approve.waitFor({ timeout: 30_000 });
     await approve.click();

@@ -41,6 +41,8 @@ async function arrived(d: { draft_id: string; revision: number }) {
 async function approved(o: Parameters<typeof feed.draft>[1] = {}) {
   const d = await feed.created(feed.draft(org, { title: `Dry run ${randomUUID().slice(0, 8)}`, ...o }));
   await arrived(d);
+  const submitted = await t.api('POST', `/org/content/pieces/${d.draft_id}/submit`, { body: {} });
+  assert.equal(submitted.status, 200, submitted.text);
   const res = await t.api('POST', `/org/content/pieces/${d.draft_id}/approve`, { body: {} });
   assert.equal(res.status, 200, res.text);
   return d;

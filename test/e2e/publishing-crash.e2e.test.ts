@@ -69,7 +69,10 @@ describe('crash recovery of webhook deliveries', () => {
       for (let i = 0; i < PIECES; i++) drafts.push(await feed.created(feed.draft(org, { title: `Crash piece ${i}` })));
       for (const d of drafts)
         await eventually(async () => (await api('GET', `/org/content/pieces/${d.draft_id}`)).status === 200, 'piece', 60_000);
-      for (const d of drafts) assert.equal((await api('POST', `/org/content/pieces/${d.draft_id}/approve`, {})).status, 200);
+      for (const d of drafts) {
+        assert.equal((await api('POST', `/org/content/pieces/${d.draft_id}/submit`, {})).status, 200);
+        assert.equal((await api('POST', `/org/content/pieces/${d.draft_id}/approve`, {})).status, 200);
+      }
 
       // Kill without any shutdown once deliveries are flowing but not all done.
       await eventually(async () => requests >= 3, 'first deliveries', 60_000);

@@ -59,9 +59,17 @@ async function arrived(d: { draft_id: string; revision: number }) {
 async function approved(o: Parameters<typeof feed.draft>[1] = {}) {
   const d = await feed.created(feed.draft(org, o));
   await arrived(d);
-  const res = await t.api('POST', `/org/content/pieces/${d.draft_id}/approve`, { body: {} });
-  assert.equal(res.status, 200, res.text);
+  await review(d.draft_id);
   return d;
+}
+/** Submits a piece and approves it (with `key`, or the test's own). */
+async function review(id: string, key?: string) {
+  const as = key === undefined ? {} : { key };
+  const submitted = await t.api('POST', `/org/content/pieces/${id}/submit`, { ...as, body: {} });
+  assert.equal(submitted.status, 200, submitted.text);
+  const res = await t.api('POST', `/org/content/pieces/${id}/approve`, { ...as, body: {} });
+  assert.equal(res.status, 200, res.text);
+  return res;
 }
 
 describe('content review and the publish gate', () => {
@@ -84,6 +92,7 @@ describe('content review and the publish gate', () => {
   it('answers 422 naming the sentences when an unverified piece is approved or published, and changes nothing', async () => {
     const bad = await feed.created(feed.draft(org, { verified: false }));
     await arrived(bad);
+    assert.equal((await t.api('POST', `/org/content/pieces/${bad.draft_id}/submit`, { body: {} })).status, 200);
     const approve = await t.api('POST', `/org/content/pieces/${bad.draft_id}/approve`, { body: {} });
     assert.equal(approve.status, 422, approve.text);
     assert.equal(approve.body.error.code, 'unverified_content');
@@ -91,8 +100,11 @@ describe('content review and the publish gate', () => {
     const publish = await t.api('POST', `/org/content/pieces/${bad.draft_id}/publish`, { body: {} });
     assert.equal(publish.status, 422, publish.text);
     const after = await piece(bad.draft_id);
-    assert.equal(after.body.status, 'draft');
-    assert.deepEqual(after.body.history, []);
+    assert.equal(after.body.status, 'in_review');
+    assert.deepEqual(
+      after.body.history.map((h: { event: string }) => h.event),
+      ['submitted'],
+    );
   });
 
   it('a stale source blocks approval too', async () => {
@@ -108,6 +120,7 @@ describe('content review and the publish gate', () => {
       at: new Date().toISOString(),
     });
     await eventually(async () => ((await piece(d.draft_id)).body.stale_sources.length === 1 ? true : undefined), 'stale');
+    assert.equal((await t.api('POST', `/org/content/pieces/${d.draft_id}/submit`, { body: {} })).status, 200);
     const res = await t.api('POST', `/org/content/pieces/${d.draft_id}/approve`, { body: {} });
     assert.equal(res.status, 422, res.text);
   });
@@ -129,11 +142,15 @@ describe('content review and the publish gate', () => {
     assert.equal(rejected.body.review_comment, 'Too short');
     const early = await t.api('POST', `/org/content/pieces/${d.draft_id}/publish`, { body: {} });
     assert.equal(early.status, 409, 'a rejected piece is not published');
+    const direct = await t.api('POST', `/org/content/pieces/${d.draft_id}/approve`, { body: { comment: 'Fine now' } });
+    assert.equal(direct.status, 409, 'a rejected piece goes back to review before it is approved');
+    assert.equal(direct.body.error.code, 'not_in_review');
+    assert.equal((await t.api('POST', `/org/content/pieces/${d.draft_id}/submit`, { body: { comment: 'Longer now' } })).status, 200);
     const ok = await t.api('POST', `/org/content/pieces/${d.draft_id}/approve`, { body: { comment: 'Fine now' } });
     assert.equal(ok.status, 200, ok.text);
     assert.deepEqual(
       ok.body.history.map((h: { event: string }) => h.event),
-      ['submitted', 'rejected', 'approved'],
+      ['submitted', 'rejected', 'submitted', 'approved'],
     );
     for (const h of ok.body.history) {
       assert.equal(h.actor.startsWith('api_key:'), true);
@@ -242,6 +259,7 @@ describe('hosted destination', () => {
     assert.equal(again.body.history.filter((h: { event: string }) => h.event === 'published').length, 1);
     await feed.revised({ ...d, revision: 2, title: 'Vitamin D questions, revised' });
     await arrived({ draft_id: d.draft_id, revision: 2 });
+    await review(d.draft_id); // a new revision is published once approved
     const res = await t.api('POST', `/org/content/pieces/${d.draft_id}/publish`, { body: {} });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.results[0].result, 'published');
@@ -315,7 +333,10 @@ describe('webhook destination and lifecycle webhooks', () => {
     const res = await t.api('POST', `/org/content/pieces/${d.draft_id}/publish`, {
       body: { destination_ids: [destination.destination_id] },
     });
-    assert.equal(res.status, 200, res.text);
+    // The first attempt failed: 502 saying the delivery is pending (retried), not that it is live.
+    assert.equal(res.status, 502, res.text);
+    assert.equal(res.body.error.details.results[0].result, 'pending');
+    assert.equal(res.body.error.details.results[0].error, 'receiver answered 503');
     const got = await eventually(
       async () => receiver.received.find((r) => r.path === '/dest' && r.body.data.piece_id === d.draft_id),
       'destination webhook',
@@ -332,6 +353,11 @@ describe('webhook destination and lifecycle webhooks', () => {
       delivery.log.map((a: { status_code: number }) => a.status_code),
       [503, 503, 204],
     );
+    const live = await eventually(async () => {
+      const p = await piece(d.draft_id);
+      return p.body.status === 'published' ? p.body : undefined;
+    }, 'live once the receiver acknowledged');
+    assert.equal(live.publications[0].status, 'live');
     // The lifecycle subscription hears content.approved and content.published for the piece.
     const kinds = await eventually(async () => {
       const k = receiver.received.filter((r) => r.path === '/lifecycle' && r.body.data.piece_id === d.draft_id).map((r) => r.body.type);
@@ -444,6 +470,7 @@ describe('WordPress destination', () => {
     assert.equal(pub.body.publications[0].url, `https://blog.example.test/?p=${String(post!.id)}`);
     await feed.revised({ ...d, revision: 2, title: 'WordPress piece, revised' });
     await arrived({ draft_id: d.draft_id, revision: 2 });
+    await review(d.draft_id); // a new revision is published once approved
     assert.equal(
       (await t.api('POST', `/org/content/pieces/${d.draft_id}/publish`, { body: { destination_ids: [wp.destination_id] } })).status,
       200,
@@ -537,6 +564,7 @@ describe('Ghost destination', () => {
       assert.equal(pub.body.publications[0].url, 'https://ghost.example.test/ghost-piece/');
       await feed.revised({ ...d, revision: 2, title: 'Ghost piece, revised' });
       await arrived({ draft_id: d.draft_id, revision: 2 });
+      await review(d.draft_id); // a new revision is published once approved
       assert.equal((await t.api('POST', `/org/content/pieces/${d.draft_id}/publish`, { body: { destination_ids: [dest] } })).status, 200);
       assert.equal(ghost.posts.size, 1);
       assert.equal([...ghost.posts.values()][0]!.title, 'Ghost piece, revised');
@@ -624,7 +652,7 @@ describe('permissions and folder scope', () => {
     await arrived(outside);
     await arrived(inside);
     assert.equal((await t.api('POST', `/org/content/pieces/${outside.draft_id}/approve`, { key: key.body.key, body: {} })).status, 403);
-    assert.equal((await t.api('POST', `/org/content/pieces/${inside.draft_id}/approve`, { key: key.body.key, body: {} })).status, 200);
+    await review(inside.draft_id, key.body.key);
     assert.equal((await t.api('POST', `/org/content/pieces/${inside.draft_id}/publish`, { key: key.body.key, body: {} })).status, 200);
 
     // The scope covers the folders below its own, at any depth, and nothing beside it.
@@ -639,9 +667,11 @@ describe('permissions and folder scope', () => {
     await arrived(below);
     await arrived(beside);
     await eventually(async () => {
-      const res = await t.api('POST', `/org/content/pieces/${below.draft_id}/approve`, { key: key.body.key, body: {} });
+      const res = await t.api('POST', `/org/content/pieces/${below.draft_id}/submit`, { key: key.body.key, body: {} });
       return res.status === 200 ? true : undefined;
-    }, 'a piece drawn from a sub-folder of the key’s folder is approved by it');
+    }, 'a piece drawn from a sub-folder of the key’s folder is submitted by it');
+    const approvedBelow = await t.api('POST', `/org/content/pieces/${below.draft_id}/approve`, { key: key.body.key, body: {} });
+    assert.equal(approvedBelow.status, 200, approvedBelow.text);
     assert.equal((await t.api('POST', `/org/content/pieces/${below.draft_id}/publish`, { key: key.body.key, body: {} })).status, 200);
     assert.equal((await t.api('POST', `/org/content/pieces/${beside.draft_id}/approve`, { key: key.body.key, body: {} })).status, 403);
   });

@@ -84,7 +84,7 @@ describe('publishing read models', () => {
       const adapters = { hosted: createHostedAdapter(), webhook: createWebhookAdapter() };
       const destinations = createDestinationsService({ ...deps, adapters });
       const sites = createSitesService({ store, publicBaseUrl: 'http://localhost:8080' });
-      const pieces = createPiecesService({ ...deps, adapters, destinations, sites });
+      const pieces = createPiecesService({ ...deps, adapters, destinations, sites, ackWaitMs: 0 });
       await destinations.seedShared();
       await store.transaction(async (tx) => {
         await tx.put(ORGS, { id: org, slug: 'acme', name: 'Acme' });
@@ -106,9 +106,11 @@ describe('publishing read models', () => {
       await pieces.approve(ctx, drafts[0]!.draft_id, {});
       await pieces.publish(ctx, drafts[0]!.draft_id, {});
       await pieces.publish(ctx, drafts[0]!.draft_id, { destination_ids: [hook.destination_id] });
+      await pieces.submit(ctx, drafts[1]!.draft_id, {});
       await pieces.approve(ctx, drafts[1]!.draft_id, {});
       await pieces.publish(ctx, drafts[1]!.draft_id, {});
       await pieces.unpublish(ctx, drafts[1]!.draft_id, { mode: 'unpublish' });
+      await pieces.submit(ctx, drafts[2]!.draft_id, {});
       await pieces.reject(ctx, drafts[2]!.draft_id, { comment: 'no' });
       await destinations.setEnabled(ctx, (await destinations.list(ctx))[0]!.destination_id, false);
       const domains = createDomainsService({ ...deps, resolver: { resolveTxt: async () => [[]] }, random: () => Buffer.alloc(16, 7) });

@@ -85,6 +85,10 @@ export async function startPublishing(options: {
     backoffMs: config.DELIVERY_BACKOFF_MS,
     maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
     timeoutMs: config.DELIVERY_TIMEOUT_MS,
+    publications: {
+      settle: (tx, delivery, outcome) => pieces.settlePublication(tx, delivery, outcome),
+      committed: () => core.relay.notify(),
+    },
   });
   const deps: AppDeps = { store, commands: core.commands, ids, clock, secrets, onDeliveriesQueued: () => worker.notify() };
   const adapters: Record<string, DestinationAdapter> = {

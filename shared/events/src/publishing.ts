@@ -32,29 +32,52 @@ export const pieceRejected = defineEvent(
   1,
   Type.Object({ ...pieceRef, comment: Type.String({ minLength: 1 }) }),
 );
-/** The piece (at `revision`) went live on one destination. */
+const publicationRef = {
+  destination_id: Uuid,
+  destination_type: Type.String(),
+  /** Where the piece can be read (hosted page, remote post), when the destination knows. */
+  url: Type.Optional(Type.String()),
+  /** The slug of the hosted page. */
+  slug: Type.String(),
+};
+/**
+ * The piece (at `revision`) went live on one destination: the destination
+ * acknowledged it (a webhook receiver answered 2xx: `delivery_id` names the delivery).
+ */
 export const piecePublished = defineEvent(
   publishing,
   'piece.published',
   1,
   Type.Object({
     ...pieceRef,
-    destination_id: Uuid,
-    destination_type: Type.String(),
-    /** Where the piece can be read (hosted page, remote post), when the destination knows. */
-    url: Type.Optional(Type.String()),
+    ...publicationRef,
     /** The remote post's id (WordPress, Ghost), for updates and deletes. */
     remote_id: Type.Optional(Type.String()),
-    /** The slug of the hosted page. */
-    slug: Type.String(),
+    delivery_id: Type.Optional(Uuid),
   }),
 );
-/** A destination refused or failed; nothing else changed. */
+/**
+ * The piece (at `revision`) was handed to a destination that acknowledges later
+ * (a webhook: the delivery `delivery_id`). It is live once the receiver
+ * acknowledges (piece.published), or failed when the delivery runs out of
+ * attempts (piece.publish_failed with the same delivery_id).
+ */
+export const piecePublishQueued = defineEvent(
+  publishing,
+  'piece.publish_queued',
+  1,
+  Type.Object({ ...pieceRef, ...publicationRef, delivery_id: Uuid }),
+);
+/**
+ * A destination refused or failed. With `delivery_id`, a queued publication's
+ * delivery ran out of attempts; without it, a destination failed during the
+ * publish call (or auto-publish found no publisher) and nothing else changed.
+ */
 export const piecePublishFailed = defineEvent(
   publishing,
   'piece.publish_failed',
   1,
-  Type.Object({ ...pieceRef, destination_id: Type.Optional(Uuid), error: Type.String() }),
+  Type.Object({ ...pieceRef, destination_id: Type.Optional(Uuid), error: Type.String(), delivery_id: Type.Optional(Uuid) }),
 );
 /** Taken off one destination: `unpublish` keeps a tombstone (hosted answers 410), `delete` removes it. */
 export const pieceUnpublished = defineEvent(
@@ -147,6 +170,7 @@ export const publishingEvents = [
   pieceRejected,
   piecePublished,
   piecePublishFailed,
+  piecePublishQueued,
   pieceUnpublished,
   destinationCreated,
   destinationRemoved,
@@ -163,6 +187,7 @@ export type PieceApproved = EventData<typeof pieceApproved>;
 export type PieceRejected = EventData<typeof pieceRejected>;
 export type PiecePublished = EventData<typeof piecePublished>;
 export type PiecePublishFailed = EventData<typeof piecePublishFailed>;
+export type PiecePublishQueued = EventData<typeof piecePublishQueued>;
 export type PieceUnpublished = EventData<typeof pieceUnpublished>;
 export type DestinationCreated = EventData<typeof destinationCreated>;
 export type DestinationRemoved = EventData<typeof destinationRemoved>;

@@ -28,6 +28,11 @@ export interface AppErrorOptions {
   details?: Record<string, unknown>;
   /** Seconds, for 429/503. */
   retryAfterSeconds?: number;
+  /**
+   * The details are safe to show even on a 5xx (e.g. each destination's result
+   * of a publish, which the caller configured): 5xx details are hidden otherwise.
+   */
+  publicDetails?: boolean;
   cause?: unknown;
 }
 
@@ -36,6 +41,7 @@ export class AppError extends Error {
   readonly code: string;
   readonly details: Record<string, unknown> | undefined;
   readonly retryAfterSeconds: number | undefined;
+  readonly publicDetails: boolean;
 
   constructor(kind: ErrorKind, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -44,6 +50,7 @@ export class AppError extends Error {
     this.code = options.code ?? kind;
     this.details = options.details;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.publicDetails = options.publicDetails === true;
   }
 
   get httpStatus(): number {
@@ -88,7 +95,9 @@ export class ConcurrencyError extends AppError {
 export function toErrorBody(err: AppError): { error: { code: string; message: string; details?: Record<string, unknown> } } {
   const status = err.httpStatus;
   if (status >= 500) {
-    return { error: { code: err.code, message: publicMessageFor(err.kind) } };
+    // Only details marked public (what the caller's own destination answered) go out.
+    const details = err.publicDetails && err.details ? { details: err.details } : {};
+    return { error: { code: err.code, message: publicMessageFor(err.kind), ...details } };
   }
   return err.details
     ? { error: { code: err.code, message: err.message, details: err.details } }

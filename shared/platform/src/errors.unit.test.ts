@@ -63,6 +63,17 @@ describe('error taxonomy', () => {
     }
   });
 
+  it('shows 5xx details only when they are marked public', () => {
+    const err = errors.downstream('receiver at http://10.0.0.1 refused', {
+      code: 'destination_failed',
+      details: { results: [{ result: 'failed' }] },
+      publicDetails: true,
+    });
+    assert.deepEqual(toErrorBody(err), {
+      error: { code: 'destination_failed', message: 'A downstream service failed', details: { results: [{ result: 'failed' }] } },
+    });
+  });
+
   it('maps a concurrency failure on (stream, version) to 409', () => {
     const err = new ConcurrencyError('category-1', 2, 3);
     assert.equal(err.httpStatus, 409);

@@ -36,6 +36,7 @@ const KIND = 'x-error-kind';
 const CODE = 'x-error-code';
 const DETAILS = 'x-error-details';
 const RETRY_AFTER = 'retry-after';
+const PUBLIC_DETAILS = 'x-error-details-public';
 
 export function toServiceError(err: unknown): Partial<ServiceError> {
   const app = isAppError(err) ? err : errors.internal('Internal error', { cause: err });
@@ -43,6 +44,7 @@ export function toServiceError(err: unknown): Partial<ServiceError> {
   md.set(KIND, app.kind);
   md.set(CODE, app.code);
   if (app.details) md.set(DETAILS, JSON.stringify(app.details));
+  if (app.publicDetails) md.set(PUBLIC_DETAILS, '1');
   if (app.retryAfterSeconds !== undefined) md.set(RETRY_AFTER, String(app.retryAfterSeconds));
   // 5xx details stay in the service's logs, never in the message that travels.
   const message = app.httpStatus >= 500 ? 'internal error' : app.message;
@@ -59,6 +61,7 @@ export function fromServiceError(err: ServiceError, service: string): AppError {
       code: md.get(CODE)[0]?.toString() ?? kind,
       ...(details ? { details: JSON.parse(details.toString()) as Record<string, unknown> } : {}),
       ...(retry ? { retryAfterSeconds: Number(retry.toString()) } : {}),
+      ...(md.get(PUBLIC_DETAILS)[0] !== undefined && { publicDetails: true }),
     });
   }
   const fallback = statusToKind[err.code];

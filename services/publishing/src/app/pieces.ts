@@ -9,6 +9,7 @@ import { renderArticleBody, slugify } from '../domain/render.js';
 import type { DestinationAdapter, PublishEffect, ResolvedDestination } from '../destinations/port.js';
 import { enqueueDelivery, webhookBody } from '../deliveries/outbox.js';
 import {
+  DELIVERIES,
   DESTINATIONS,
   DRAFTS,
   PAGES,
@@ -16,6 +17,8 @@ import {
   PUBLICATIONS,
   derivedUuid,
   pageId,
+  type DeliveryDoc,
+  type DeliveryPublication,
   type DestinationDoc,
   type DraftDoc,
   type PageDoc,
@@ -34,17 +37,39 @@ type Reader = Pick<StoreTransaction, 'get' | 'find' | 'count'>;
 const PUBLISH_LEASE_MS = 120_000;
 const PUBLISH_WAIT_MS = 30_000;
 
+/**
+ * How long a publish call waits for a webhook destination's first delivery
+ * attempt, so that the answer says live or failed rather than pending when
+ * the receiver answers promptly.
+ */
+const ACK_WAIT_MS = 5_000;
+
 export interface PublishOutcome {
   destination_id: string;
   type: string;
-  result: 'published' | 'unchanged' | 'failed';
+  /**
+   * published: live (the destination acknowledged); pending: handed to a
+   * destination that has not acknowledged yet (a webhook: retried until it
+   * does or runs out of attempts); failed: not published there.
+   */
+  result: 'published' | 'pending' | 'unchanged' | 'failed';
   url?: string;
   error?: string;
+  /** pending and failed webhooks: the delivery, its attempts so far and when the next one is due. */
+  delivery_id?: string;
+  attempts?: number;
+  next_attempt_at?: string;
 }
 
 /** The content lifecycle (tag Content): review, the publish gate, publishing and taking down. */
 export function createPiecesService(
-  deps: AppDeps & { adapters: Record<string, DestinationAdapter>; destinations: DestinationsService; sites: SitesService },
+  deps: AppDeps & {
+    adapters: Record<string, DestinationAdapter>;
+    destinations: DestinationsService;
+    sites: SitesService;
+    /** How long a publish waits for a webhook's first attempt (default ACK_WAIT_MS; 0 without a delivery worker). */
+    ackWaitMs?: number;
+  },
 ) {
   const { store, commands, clock, adapters, destinations, sites } = deps;
   const now = () => clock.now().toISOString();
@@ -112,6 +137,8 @@ export function createPiecesService(
         type: p.destination_type,
         status: p.status,
         revision: p.revision,
+        ...(p.pending_revision !== undefined && { pending_revision: p.pending_revision }),
+        ...(p.error !== undefined && { error: p.error }),
         url: p.url ?? null,
         published_at: p.published_at,
         updated_at: p.updated_at,
@@ -149,11 +176,19 @@ export function createPiecesService(
   }
 
   /** Writes the effect's delivery (webhook destinations) in the session's transaction. */
-  async function queueEffect(s: CommandSession, orgId: string, d: DestinationDoc, effect: PublishEffect, eventKey: string) {
+  async function queueEffect(
+    s: CommandSession,
+    orgId: string,
+    d: DestinationDoc,
+    effect: PublishEffect,
+    deliveryId: string,
+    publication?: DeliveryPublication,
+  ) {
     if (!effect.delivery || !d.secret_ciphertext) return;
     const at = now();
     await enqueueDelivery(s.tx, {
-      id: derivedUuid(`destination:${d.id}:${eventKey}`),
+      id: deliveryId,
+      ...(publication && { publication }),
       org_id: orgId,
       source: 'destination',
       target_id: d.id,
@@ -249,10 +284,19 @@ export function createPiecesService(
     const { orgId, gate, state, who, dests, slug, url } = await preparePublish(ctx, draft, ids, auto);
     const html = renderArticleBody(draft);
     const pubs = await store.find<PublicationDoc>(PUBLICATIONS, { where: { piece_id: draft.draft_id } });
-    const results: { d: DestinationDoc; effect?: PublishEffect; error?: string; unchanged?: boolean }[] = [];
+    /** unchanged: already live there at this revision, or (awaiting) already on its way. */
+    type Step = {
+      d: DestinationDoc;
+      effect?: PublishEffect;
+      error?: string;
+      unchanged?: boolean;
+      awaiting?: boolean;
+      delivery_id?: string;
+    };
+    const results: Step[] = [];
     for (const d of dests) {
-      if (state.live[d.id] === draft.revision) {
-        results.push({ d, unchanged: true });
+      if (state.live[d.id] === draft.revision || state.pending[d.id] === draft.revision) {
+        results.push({ d, unchanged: true, awaiting: state.pending[d.id] === draft.revision });
         continue;
       }
       const adapter = adapters[d.type]!;
@@ -265,7 +309,8 @@ export function createPiecesService(
           ...(url && { canonical_url: url }),
           ...(pub?.remote_id && { remote_id: pub.remote_id }),
         });
-        results.push({ d, effect });
+        // A destination that acknowledges through a delivery (a webhook) is live only once it does.
+        results.push({ d, effect, ...(effect.delivery && { delivery_id: deps.ids.uuid() }) });
       } catch (err) {
         if (!isAppError(err) || err.kind !== 'downstream') throw err;
         results.push({ d, error: err.message });
@@ -284,35 +329,119 @@ export function createPiecesService(
           continue;
         }
         const effect = r.effect!;
+        const destination = {
+          destination_id: r.d.id,
+          destination_type: r.d.type,
+          slug,
+          ...((effect.url ?? (r.d.type === 'hosted' ? url : undefined)) !== undefined && { url: effect.url ?? url! }),
+          ...(effect.remote_id !== undefined && { remote_id: effect.remote_id }),
+        };
         const { events } = await s.execute(pieceDecider, pieceStream(draft.draft_id), {
           type: 'publish',
           gate,
           auto,
-          destination: {
-            destination_id: r.d.id,
-            destination_type: r.d.type,
-            slug,
-            ...((effect.url ?? (r.d.type === 'hosted' ? url : undefined)) !== undefined && { url: effect.url ?? url! }),
-            ...(effect.remote_id !== undefined && { remote_id: effect.remote_id }),
-          },
+          destination,
+          ...(r.delivery_id !== undefined && { delivery_id: r.delivery_id }),
           ...who,
         });
-        if (events.length > 0) await queueEffect(s, orgId, r.d, effect, events[0]!.id);
+        if (events.length > 0 && effect.delivery) {
+          const { remote_id: _r, ...where } = destination;
+          await queueEffect(s, orgId, r.d, effect, r.delivery_id!, { piece_id: draft.draft_id, revision: draft.revision, ...where });
+        }
       }
     });
-    const outcomes: PublishOutcome[] = results.map((r) => ({
-      destination_id: r.d.id,
-      type: r.d.type,
-      result: r.unchanged ? 'unchanged' : r.error !== undefined ? 'failed' : 'published',
-      ...(r.error !== undefined && { error: r.error }),
-    }));
-    const failed = outcomes.filter((o) => o.result === 'failed');
+    return results;
+  }
+
+  /**
+   * What each destination made of a publish: webhooks get a few seconds for
+   * their first attempt, so a prompt receiver's answer (live, or the error of a
+   * failed attempt) is in the response; a slower one is reported pending.
+   */
+  async function outcomesOf(pieceId: string, steps: Awaited<ReturnType<typeof publishLocked>>): Promise<PublishOutcome[]> {
+    const queued = steps.flatMap((r) => (r.delivery_id !== undefined ? [r.delivery_id] : []));
+    const until = Date.now() + (deps.ackWaitMs ?? ACK_WAIT_MS);
+    let deliveries = new Map<string, DeliveryDoc>();
+    for (;;) {
+      const docs = await Promise.all(queued.map((id) => store.get<DeliveryDoc>(DELIVERIES, id)));
+      deliveries = new Map(docs.filter((d): d is DeliveryDoc => d !== null).map((d) => [d.id, d]));
+      const waiting = [...deliveries.values()].some((d) => d.status === 'pending' && d.attempts === 0);
+      if (!waiting || Date.now() > until) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const pubs = await store.find<PublicationDoc>(PUBLICATIONS, { where: { piece_id: pieceId } });
+    return steps.map((r): PublishOutcome => {
+      const base = { destination_id: r.d.id, type: r.d.type };
+      if (r.error !== undefined) return { ...base, result: 'failed', error: r.error };
+      const pub = pubs.find((p) => p.destination_id === r.d.id);
+      const url = pub?.url !== undefined ? { url: pub.url } : {};
+      if (r.unchanged) return { ...base, ...url, result: r.awaiting ? 'pending' : 'unchanged' };
+      const d = r.delivery_id !== undefined ? deliveries.get(r.delivery_id) : undefined;
+      if (!d || d.status === 'delivered') return { ...base, ...url, result: 'published' };
+      const last = d.log.at(-1);
+      return {
+        ...base,
+        ...url,
+        result: d.status === 'failed' ? 'failed' : 'pending',
+        delivery_id: d.id,
+        attempts: d.attempts,
+        ...(last?.error != null && { error: last.error }),
+        ...(d.status === 'pending' && d.attempts > 0 && { next_attempt_at: new Date(d.next_attempt_at).toISOString() }),
+      };
+    });
+  }
+
+  /**
+   * Publishes and answers per destination. A destination that failed during
+   * the call, or a webhook whose first attempt failed (it is retried), answers
+   * 502 with every destination's result; the others committed.
+   */
+  async function publishAndReport(ctx: CallContext, draft: DraftRevision, ids: string[] | undefined, auto: boolean) {
+    const steps = await publishInternal(ctx, draft, ids, auto);
+    const outcomes = await outcomesOf(draft.draft_id, steps);
+    const failed = outcomes.filter((o) => o.error !== undefined);
     if (failed.length > 0)
       throw errors.downstream(`Publishing failed on ${failed.length} destination(s): ${failed.map((f) => f.error).join('; ')}`, {
         code: 'destination_failed',
         details: { results: outcomes },
+        publicDetails: true,
       });
     return outcomes;
+  }
+
+  /**
+   * A queued publication's delivery was acknowledged or ran out of attempts
+   * (called by the delivery worker in the transaction that settles it).
+   */
+  async function settlePublication(tx: StoreTransaction, delivery: DeliveryDoc, outcome: { ok: boolean; error: string | null }) {
+    const p = delivery.publication!;
+    const who = { piece_id: p.piece_id, org_id: delivery.org_id, revision: p.revision, actor: 'system:delivery', at: now() };
+    const context = { metadata: { org_id: delivery.org_id, actor: who.actor, causation_id: delivery.id } };
+    await commands.within(tx, context, (s) =>
+      s.execute(
+        pieceDecider,
+        pieceStream(p.piece_id),
+        outcome.ok
+          ? {
+              type: 'confirm',
+              delivery_id: delivery.id,
+              destination: {
+                destination_id: p.destination_id,
+                destination_type: p.destination_type,
+                slug: p.slug,
+                ...(p.url !== undefined && { url: p.url }),
+              },
+              ...who,
+            }
+          : {
+              type: 'record_failure',
+              delivery_id: delivery.id,
+              destination_id: p.destination_id,
+              error: `delivery failed after ${delivery.attempts} attempt(s): ${outcome.error ?? 'unknown error'}`,
+              ...who,
+            },
+      ),
+    );
   }
 
   /** Takes the piece off destinations (remote calls first; a failure is recorded and answers 502). */
@@ -352,7 +481,7 @@ export function createPiecesService(
           actor: actorOf(ctx),
           at: now(),
         });
-        if (events.length > 0) await queueEffect(s, orgId, d, effect, events[0]!.id);
+        if (events.length > 0) await queueEffect(s, orgId, d, effect, derivedUuid(`destination:${d.id}:${events[0]!.id}`));
       }
       for (const f of failures)
         await s.execute(pieceDecider, pieceStream(f.pub.piece_id), {
@@ -392,6 +521,7 @@ export function createPiecesService(
     view,
     loadDraft,
     takeDown,
+    settlePublication,
     async list(ctx: CallContext, q: { status?: string } & Page) {
       if (q.status) {
         const where = q.status === 'draft' ? null : { org_id: ctx.org_id, status: q.status };
@@ -470,7 +600,7 @@ export function createPiecesService(
         const planned = await planPublish(ctx, draft, input.destination_ids);
         return { ...(await view(ctx.org_id, id)), dry_run: true, results: planned };
       }
-      const results = await publishInternal(ctx, draft, input.destination_ids, false);
+      const results = await publishAndReport(ctx, draft, input.destination_ids, false);
       return { ...(await view(ctx.org_id, id)), results };
     },
     /**

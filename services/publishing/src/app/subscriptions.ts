@@ -22,6 +22,7 @@ export const lifecycleKinds: Record<string, string> = {
   'draft.sources_stale': 'source.changed',
   'piece.approved': 'content.approved',
   'piece.published': 'content.published',
+  'piece.publish_failed': 'content.publish_failed',
   'piece.unpublished': 'content.unpublished',
   'prompt.won': 'prompt.won',
   'prompt.lost': 'prompt.lost',
@@ -39,6 +40,12 @@ const samples: Record<string, Record<string, unknown>> = {
     piece_id: '00000000-0000-4000-8000-000000000004',
     revision: 1,
     destination_id: '00000000-0000-4000-8000-000000000005',
+  },
+  'content.publish_failed': {
+    piece_id: '00000000-0000-4000-8000-000000000004',
+    revision: 1,
+    destination_id: '00000000-0000-4000-8000-000000000005',
+    error: 'sample',
   },
   'content.unpublished': {
     piece_id: '00000000-0000-4000-8000-000000000004',

@@ -1,7 +1,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from '@kb/platform';
-import type { Store } from '@kb/store';
+import type { Store, StoreTransaction } from '@kb/store';
 import { webhookHeaders } from '../domain/signing.js';
 import type { SecretBox } from '../app/secrets.js';
 import { DELIVERIES, type DeliveryDoc } from '../projections/collections.js';
@@ -20,6 +20,13 @@ export interface DeliveryWorkerOptions {
   /** Parallel requests per tick. */
   concurrency?: number;
   fetch?: typeof fetch;
+  /** Deliveries that carry a publication (a webhook destination's publish). */
+  publications?: {
+    /** Acknowledged or out of attempts: record it on the piece, in the transaction that settles the delivery. */
+    settle(tx: StoreTransaction, delivery: DeliveryDoc, outcome: { ok: boolean; error: string | null }): Promise<void>;
+    /** After that transaction committed (wakes the outbox relay). */
+    committed(): void;
+  };
 }
 
 /**
@@ -57,7 +64,9 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions) {
       error = (err as Error).message.slice(0, 300);
     }
     const ok = error === null;
+    let settled = false;
     await o.store.transaction(async (tx) => {
+      settled = false;
       const cur = await tx.get<DeliveryDoc>(DELIVERIES, d.id);
       if (!cur || cur.status !== 'pending') return;
       const attempts = cur.attempts + 1;
@@ -66,15 +75,21 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions) {
         { attempt: attempts, at: now.toISOString(), status_code: status, error, duration_ms: Date.now() - started },
       ].slice(-50);
       const after = o.clock.now().getTime();
-      await tx.put<DeliveryDoc>(DELIVERIES, {
+      const next: DeliveryDoc = {
         ...cur,
         attempts,
         log,
         status: ok ? 'delivered' : attempts >= o.maxAttempts ? 'failed' : 'pending',
         next_attempt_at: ok ? cur.next_attempt_at : after + o.backoffMs * 2 ** (attempts - 1),
         ...(ok && { delivered_at: now.toISOString() }),
-      });
+      };
+      await tx.put<DeliveryDoc>(DELIVERIES, next);
+      if (next.publication && next.status !== 'pending' && o.publications) {
+        await o.publications.settle(tx, next, { ok, error });
+        settled = true;
+      }
     });
+    if (settled) o.publications!.committed();
     if (!ok) o.logger.warn({ delivery: d.id, url: d.url, error }, 'webhook delivery failed');
   }
 

@@ -8,11 +8,30 @@ const exhaustive = (x: never): never => {
 
 // ---- piece: the review and publication lifecycle of one draft ----
 
-export type PieceStatus = 'draft' | 'in_review' | 'approved' | 'rejected' | 'published' | 'unpublished';
+/**
+ * The review: draft -> in_review (submit) -> approved | rejected; a rejected
+ * piece goes back to review by being submitted again, and an approved one when
+ * a new revision of it is submitted.
+ */
+export type ReviewState = 'draft' | 'in_review' | 'approved' | 'rejected';
+/**
+ * What the piece shows: its review state, or where it stands on destinations
+ * (publishing: handed to a destination that has not acknowledged yet;
+ * published: live on at least one; publish_failed: its deliveries failed and
+ * it is live nowhere; unpublished: taken down from every destination).
+ */
+export type PieceStatus = ReviewState | 'publishing' | 'published' | 'publish_failed' | 'unpublished';
 export interface PieceState {
   status: PieceStatus;
+  review: ReviewState;
+  /** The revision the last approval was for: the only one a person may publish. */
+  approved_revision?: number;
   /** Destinations the piece is live on, with the revision each shows. */
   live: Record<string, number>;
+  /** Destinations that have a revision but have not acknowledged it yet (webhooks). */
+  pending: Record<string, number>;
+  /** Destinations whose delivery of a revision ran out of attempts. */
+  failed: Record<string, number>;
 }
 interface Who {
   piece_id: string;
@@ -20,6 +39,13 @@ interface Who {
   revision: number;
   actor: string;
   at: string;
+}
+export interface PublicationTarget {
+  destination_id: string;
+  destination_type: string;
+  url?: string;
+  remote_id?: string;
+  slug: string;
 }
 export type PieceCommand =
   | ({ type: 'submit'; reviewer?: string; comment?: string } & Who)
@@ -30,9 +56,14 @@ export type PieceCommand =
       gate: GateResult;
       /** Auto-publish skips the human approval, never the gate. */
       auto: boolean;
-      destination: { destination_id: string; destination_type: string; url?: string; remote_id?: string; slug: string };
+      destination: PublicationTarget;
+      /** The destination acknowledges later, through this delivery (a webhook). */
+      delivery_id?: string;
     } & Who)
-  | ({ type: 'record_failure'; destination_id?: string; error: string } & Who)
+  /** A queued publication's delivery was acknowledged (2xx). */
+  | ({ type: 'confirm'; destination: PublicationTarget; delivery_id: string } & Who)
+  /** A destination failed; with delivery_id, a queued publication's delivery ran out of attempts. */
+  | ({ type: 'record_failure'; destination_id?: string; error: string; delivery_id?: string } & Who)
   | ({ type: 'unpublish'; destination_id: string; mode: 'unpublish' | 'delete' } & Who);
 
 export const pieceStream = (pieceId: string) => `piece-${pieceId}`;
@@ -45,23 +76,46 @@ const gateError = (gate: GateResult) =>
     { code: 'unverified_content', details: { sentences: gate.sentences, stale_sources: gate.stale_sources } },
   );
 
+const without = (m: Record<string, number>, key: string) => {
+  const { [key]: _gone, ...rest } = m;
+  return rest;
+};
+const any = (m: Record<string, number>) => Object.keys(m).length > 0;
+/** Where a piece stands once a destination stopped showing it or stopped trying to. */
+const settled = (s: PieceState, otherwise: PieceStatus): PieceStatus =>
+  any(s.live) ? 'published' : any(s.pending) ? 'publishing' : otherwise;
+
 export const pieceDecider: Decider<PieceCommand, PieceState> = {
-  initialState: () => ({ status: 'draft', live: {} }),
+  initialState: () => ({ status: 'draft', review: 'draft', live: {}, pending: {}, failed: {} }),
   evolve(s, e) {
-    const d = e.data as { destination_id?: string; revision: number };
+    const d = e.data as { destination_id?: string; revision: number; delivery_id?: string };
+    const dest = d.destination_id!;
     switch (e.type) {
       case 'piece.submitted':
-        return { ...s, status: 'in_review' };
+        return { ...s, review: 'in_review', status: 'in_review' };
       case 'piece.approved':
-        return { ...s, status: 'approved' };
+        return { ...s, review: 'approved', status: 'approved', approved_revision: d.revision };
       case 'piece.rejected':
-        return { ...s, status: 'rejected' };
-      case 'piece.published':
-        return { status: 'published', live: { ...s.live, [d.destination_id!]: d.revision } };
+        return { ...s, review: 'rejected', status: 'rejected' };
+      case 'piece.publish_queued': {
+        const next = { ...s, pending: { ...s.pending, [dest]: d.revision }, failed: without(s.failed, dest) };
+        return { ...next, status: settled(next, 'publishing') };
+      }
+      case 'piece.published': {
+        const pending = s.pending[dest] !== undefined && s.pending[dest] <= d.revision ? without(s.pending, dest) : s.pending;
+        return { ...s, status: 'published', live: { ...s.live, [dest]: d.revision }, pending, failed: without(s.failed, dest) };
+      }
+      case 'piece.publish_failed': {
+        // Only a queued publication's final failure changes anything: a failure
+        // during the publish call left the piece as it was.
+        if (d.delivery_id === undefined || d.destination_id === undefined || s.pending[dest] !== d.revision) return s;
+        const next = { ...s, pending: without(s.pending, dest), failed: { ...s.failed, [dest]: d.revision } };
+        return { ...next, status: settled(next, 'publish_failed') };
+      }
       case 'piece.unpublished': {
-        const live = { ...s.live };
-        delete live[d.destination_id!];
-        return { status: Object.keys(live).length > 0 ? 'published' : 'unpublished', live };
+        // A newer revision on its way there is dropped too: the piece was taken down.
+        const next = { ...s, live: without(s.live, dest), pending: without(s.pending, dest) };
+        return { ...next, status: s.status === 'published' ? settled(next, 'unpublished') : s.status };
       }
       default:
         return s;
@@ -71,8 +125,11 @@ export const pieceDecider: Decider<PieceCommand, PieceState> = {
     const who = { piece_id: c.piece_id, org_id: c.org_id, revision: c.revision, actor: c.actor, at: c.at };
     switch (c.type) {
       case 'submit':
-        if (s.status === 'in_review') throw errors.conflict('The piece is already in review', { code: 'already_in_review' });
-        if (s.status === 'published') throw errors.conflict('The piece is published; unpublish it first', { code: 'piece_published' });
+        if (s.review === 'in_review') throw errors.conflict('The piece is already in review', { code: 'already_in_review' });
+        if (s.review === 'approved' && s.approved_revision === c.revision)
+          throw any(s.live)
+            ? errors.conflict('The piece is published at this revision; edit it to submit a new revision', { code: 'piece_published' })
+            : errors.conflict('This revision is already approved; publish it', { code: 'already_approved' });
         return [
           {
             type: 'piece.submitted',
@@ -84,34 +141,55 @@ export const pieceDecider: Decider<PieceCommand, PieceState> = {
           },
         ];
       case 'approve':
+        if (s.review !== 'in_review')
+          throw errors.conflict(`Only a piece in review can be approved; this one is ${s.review}: submit it first`, {
+            code: 'not_in_review',
+          });
         if (!c.gate.ok) throw gateError(c.gate);
-        if (s.status !== 'draft' && s.status !== 'in_review' && s.status !== 'rejected' && s.status !== 'unpublished')
-          throw errors.conflict(`A ${s.status} piece cannot be approved`, { code: 'invalid_transition' });
         return [{ type: 'piece.approved', data: { ...who, ...(c.comment !== undefined && { comment: c.comment }) } }];
       case 'reject':
-        if (s.status === 'published') throw errors.conflict('The piece is published; unpublish it first', { code: 'piece_published' });
-        if (s.status === 'rejected') throw errors.conflict('The piece is already rejected', { code: 'invalid_transition' });
+        if (s.review !== 'in_review')
+          throw errors.conflict(`Only a piece in review can be rejected; this one is ${s.review}`, { code: 'not_in_review' });
         return [{ type: 'piece.rejected', data: { ...who, comment: c.comment } }];
       case 'publish': {
         if (!c.gate.ok) throw gateError(c.gate);
-        if (!c.auto && s.status !== 'approved' && s.status !== 'published' && s.status !== 'unpublished')
-          throw errors.conflict(`A ${s.status} piece cannot be published; approve it first`, { code: 'not_approved' });
-        if (c.auto && s.status === 'rejected') throw errors.conflict('A rejected piece is not auto-published', { code: 'not_approved' });
-        // The same revision on the same destination: nothing to do (idempotent).
-        if (s.live[c.destination.destination_id] === c.revision) return [];
+        if (!c.auto && s.approved_revision === undefined)
+          throw errors.conflict(`A ${s.status.replace('_', ' ')} piece cannot be published; submit it and have it approved first`, {
+            code: 'not_approved',
+          });
+        // Only the revision a reviewer approved goes live.
+        if (!c.auto && s.approved_revision !== c.revision)
+          throw errors.conflict(
+            `Revision ${c.revision} is not approved (the approved revision is ${s.approved_revision}); submit it for review`,
+            { code: 'revision_not_approved', details: { revision: c.revision, approved_revision: s.approved_revision } },
+          );
+        if (c.auto && s.review === 'rejected') throw errors.conflict('A rejected piece is not auto-published', { code: 'not_approved' });
+        const id = c.destination.destination_id;
+        // The same revision on the same destination, live or on its way: nothing to do (idempotent).
+        if (s.live[id] === c.revision || s.pending[id] === c.revision) return [];
         const { url, remote_id, ...dest } = c.destination;
-        return [
-          {
-            type: 'piece.published',
-            data: { ...who, ...dest, ...(url !== undefined && { url }), ...(remote_id !== undefined && { remote_id }) },
-          },
-        ];
+        const where = { ...dest, ...(url !== undefined && { url }) };
+        if (c.delivery_id !== undefined) return [{ type: 'piece.publish_queued', data: { ...who, ...where, delivery_id: c.delivery_id } }];
+        return [{ type: 'piece.published', data: { ...who, ...where, ...(remote_id !== undefined && { remote_id }) } }];
+      }
+      case 'confirm': {
+        const id = c.destination.destination_id;
+        // A newer revision superseded this delivery, or it is already live: nothing to record.
+        if (s.pending[id] !== c.revision && s.failed[id] !== c.revision) return [];
+        const { url, remote_id: _r, ...dest } = c.destination;
+        return [{ type: 'piece.published', data: { ...who, ...dest, ...(url !== undefined && { url }), delivery_id: c.delivery_id } }];
       }
       case 'record_failure':
+        if (c.delivery_id !== undefined && (c.destination_id === undefined || s.pending[c.destination_id] !== c.revision)) return [];
         return [
           {
             type: 'piece.publish_failed',
-            data: { ...who, ...(c.destination_id !== undefined && { destination_id: c.destination_id }), error: c.error.slice(0, 1000) },
+            data: {
+              ...who,
+              ...(c.destination_id !== undefined && { destination_id: c.destination_id }),
+              error: c.error.slice(0, 1000),
+              ...(c.delivery_id !== undefined && { delivery_id: c.delivery_id }),
+            },
           },
         ];
       case 'unpublish':

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DraftRevision } from '@kb/events';
+import type { PieceState } from '../domain/aggregates.js';
 
 /** Drafts as generation last described them (kept by the drafts consumer, not a projection). */
 export const DRAFTS = 'publishing_drafts';
@@ -31,7 +32,7 @@ export interface KbFolderDoc {
   parent_id: string | null;
 }
 
-export type PieceStatus = 'draft' | 'in_review' | 'approved' | 'rejected' | 'published' | 'unpublished';
+export type { PieceStatus } from '../domain/aggregates.js';
 
 export interface DraftDoc {
   id: string;
@@ -58,13 +59,13 @@ export interface HistoryEntry {
   error?: string;
 }
 
-export interface PieceStateDoc {
+/** A piece's lifecycle as its decider folds it (status, review, live/pending/failed per destination), plus what people read. */
+export interface PieceStateDoc extends Partial<Omit<PieceState, 'status'>> {
   id: string;
   org_id: string;
-  status: PieceStatus;
+  status: PieceState['status'];
   reviewer?: string;
   review_comment?: string;
-  approved_revision?: number;
   published_at?: string;
   updated_at: string;
   history: HistoryEntry[];
@@ -77,7 +78,15 @@ export interface PublicationDoc {
   destination_id: string;
   destination_type: string;
   revision: number;
-  status: 'live' | 'unpublished' | 'deleted';
+  /**
+   * pending: handed to a destination that has not acknowledged it (first
+   * publish); failed: that delivery ran out of attempts. A live publication
+   * with a newer revision on its way keeps `live` and names it in pending_revision.
+   */
+  status: 'pending' | 'live' | 'failed' | 'unpublished' | 'deleted';
+  pending_revision?: number;
+  /** The last delivery failure (a live publication whose newer revision failed keeps `live`). */
+  error?: string;
   url?: string;
   remote_id?: string;
   slug: string;
@@ -138,6 +147,15 @@ export interface DeliveryAttempt {
   duration_ms: number;
 }
 
+export interface DeliveryPublication {
+  piece_id: string;
+  revision: number;
+  destination_id: string;
+  destination_type: string;
+  slug: string;
+  url?: string;
+}
+
 export interface DeliveryDoc {
   /** The webhook-id header: the same on every attempt, so receivers dedupe on it. */
   id: string;
@@ -149,6 +167,11 @@ export interface DeliveryDoc {
   event_type: string;
   payload: string;
   status: 'pending' | 'delivered' | 'failed';
+  /**
+   * A destination's publish: the publication this delivery makes live when the
+   * receiver acknowledges it, or failed when it runs out of attempts.
+   */
+  publication?: DeliveryPublication;
   attempts: number;
   next_attempt_at: number;
   created_at: string;

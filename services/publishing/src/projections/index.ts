@@ -8,6 +8,7 @@ import type {
   PieceApproved,
   PiecePublished,
   PiecePublishFailed,
+  PiecePublishQueued,
   PieceRejected,
   PieceSubmitted,
   PieceUnpublished,
@@ -30,10 +31,10 @@ import {
   type HistoryEntry,
   type PageDoc,
   type PieceStateDoc,
-  type PieceStatus,
   type PublicationDoc,
   type SubscriptionDoc,
 } from './collections.js';
+import { pieceDecider } from '../domain/aggregates.js';
 
 /** Hosted sites render from these; any change to what a site shows bumps its version (the render cache's validator). */
 async function bumpSite(tx: StoreTransaction, orgId: string) {
@@ -41,12 +42,17 @@ async function bumpSite(tx: StoreTransaction, orgId: string) {
   await tx.put(SITE_VERSIONS, { id: orgId, version: (cur?.version ?? 0) + 1 });
 }
 
+/**
+ * The piece's state document after `event`: the decider's own fold (so the
+ * status people read is the one commands decide on), plus its history line.
+ */
 async function updatePiece(
   tx: StoreTransaction,
-  d: { piece_id: string; org_id: string; revision: number; actor: string; at: string },
+  event: StoredEvent,
   entry: Omit<HistoryEntry, 'actor' | 'at' | 'revision'>,
-  change: (doc: PieceStateDoc) => Partial<PieceStateDoc>,
+  change: (doc: PieceStateDoc) => Partial<PieceStateDoc> = () => ({}),
 ) {
+  const d = event.data as { piece_id: string; org_id: string; revision: number; actor: string; at: string };
   const cur: PieceStateDoc = (await tx.get<PieceStateDoc>(PIECE_STATES, d.piece_id)) ?? {
     id: d.piece_id,
     org_id: d.org_id,
@@ -54,8 +60,20 @@ async function updatePiece(
     updated_at: d.at,
     history: [],
   };
+  const initial = pieceDecider.initialState();
+  const folded = pieceDecider.evolve(
+    {
+      status: cur.status,
+      review: cur.review ?? initial.review,
+      ...(cur.approved_revision !== undefined && { approved_revision: cur.approved_revision }),
+      live: cur.live ?? {},
+      pending: cur.pending ?? {},
+      failed: cur.failed ?? {},
+    },
+    event,
+  );
   const history = [...cur.history, { ...entry, actor: d.actor, at: d.at, revision: d.revision }];
-  await tx.put(PIECE_STATES, { ...cur, ...change(cur), history, updated_at: d.at });
+  await tx.put(PIECE_STATES, { ...cur, ...folded, ...change(cur), history, updated_at: d.at });
 }
 
 /** Piece states, publications, hosted pages, destinations, domains and subscriptions. */
@@ -75,39 +93,69 @@ export const publishingProjection: Projection = {
     switch (event.type) {
       case 'piece.submitted': {
         const d = event.data as PieceSubmitted;
-        await updatePiece(tx, d, { event: 'submitted', ...(d.comment !== undefined && { comment: d.comment }) }, () => ({
-          status: 'in_review',
+        await updatePiece(tx, event, { event: 'submitted', ...(d.comment !== undefined && { comment: d.comment }) }, () => ({
           ...(d.reviewer !== undefined && { reviewer: d.reviewer }),
         }));
         return;
       }
       case 'piece.approved': {
         const d = event.data as PieceApproved;
-        await updatePiece(tx, d, { event: 'approved', ...(d.comment !== undefined && { comment: d.comment }) }, () => ({
-          status: 'approved',
-          approved_revision: d.revision,
-        }));
+        await updatePiece(tx, event, { event: 'approved', ...(d.comment !== undefined && { comment: d.comment }) });
         return;
       }
       case 'piece.rejected': {
         const d = event.data as PieceRejected;
-        await updatePiece(tx, d, { event: 'rejected', comment: d.comment }, () => ({ status: 'rejected', review_comment: d.comment }));
+        await updatePiece(tx, event, { event: 'rejected', comment: d.comment }, () => ({ review_comment: d.comment }));
+        return;
+      }
+      case 'piece.publish_queued': {
+        const d = event.data as PiecePublishQueued;
+        await updatePiece(tx, event, { event: 'publish_queued', destination_id: d.destination_id });
+        const id = publicationId(d.piece_id, d.destination_id);
+        const prev = await tx.get<PublicationDoc>(PUBLICATIONS, id);
+        const { error: _e, pending_revision: _p, ...kept } = prev ?? ({} as Partial<PublicationDoc>);
+        // Live at an older revision: it stays live there until the new one is acknowledged.
+        const pub: PublicationDoc =
+          prev?.status === 'live'
+            ? { ...prev, ...kept, status: 'live', pending_revision: d.revision, updated_at: d.at }
+            : {
+                id,
+                org_id: d.org_id,
+                piece_id: d.piece_id,
+                destination_id: d.destination_id,
+                destination_type: d.destination_type,
+                revision: d.revision,
+                status: 'pending',
+                slug: d.slug,
+                ...(d.url !== undefined && { url: d.url }),
+                ...(prev?.remote_id !== undefined && { remote_id: prev.remote_id }),
+                published_at: prev?.published_at ?? d.at,
+                updated_at: d.at,
+              };
+        await tx.put(PUBLICATIONS, pub);
         return;
       }
       case 'piece.publish_failed': {
         const d = event.data as PiecePublishFailed;
-        await updatePiece(
-          tx,
-          d,
-          { event: 'publish_failed', error: d.error, ...(d.destination_id !== undefined && { destination_id: d.destination_id }) },
-          () => ({}),
-        );
+        await updatePiece(tx, event, {
+          event: 'publish_failed',
+          error: d.error,
+          ...(d.destination_id !== undefined && { destination_id: d.destination_id }),
+        });
+        if (d.delivery_id === undefined || d.destination_id === undefined) return;
+        const id = publicationId(d.piece_id, d.destination_id);
+        const prev = await tx.get<PublicationDoc>(PUBLICATIONS, id);
+        if (!prev) return;
+        const { pending_revision: _p, ...kept } = prev;
+        if (prev.status === 'live' && prev.pending_revision === d.revision)
+          await tx.put(PUBLICATIONS, { ...kept, error: d.error, updated_at: d.at });
+        else if (prev.status === 'pending' && prev.revision === d.revision)
+          await tx.put(PUBLICATIONS, { ...kept, status: 'failed', error: d.error, updated_at: d.at });
         return;
       }
       case 'piece.published': {
         const d = event.data as PiecePublished;
-        await updatePiece(tx, d, { event: 'published', destination_id: d.destination_id }, (cur) => ({
-          status: 'published',
+        await updatePiece(tx, event, { event: 'published', destination_id: d.destination_id }, (cur) => ({
           published_at: cur.published_at ?? d.at,
         }));
         const id = publicationId(d.piece_id, d.destination_id);
@@ -122,8 +170,10 @@ export const publishingProjection: Projection = {
           status: 'live',
           slug: d.slug,
           ...(d.url !== undefined && { url: d.url }),
-          ...(d.remote_id !== undefined && { remote_id: d.remote_id }),
-          published_at: prev?.published_at ?? d.at,
+          ...((d.remote_id ?? prev?.remote_id) !== undefined && { remote_id: d.remote_id ?? prev!.remote_id! }),
+          // A newer revision still on its way stays named.
+          ...(prev?.pending_revision !== undefined && prev.pending_revision > d.revision && { pending_revision: prev.pending_revision }),
+          published_at: prev?.status === 'live' || prev?.status === 'unpublished' ? prev.published_at : d.at,
           updated_at: d.at,
         };
         await tx.put(PUBLICATIONS, pub);
@@ -148,15 +198,10 @@ export const publishingProjection: Projection = {
         const d = event.data as PieceUnpublished;
         const id = publicationId(d.piece_id, d.destination_id);
         const pub = await tx.get<PublicationDoc>(PUBLICATIONS, id);
-        const stillLive = (await tx.find<PublicationDoc>(PUBLICATIONS, { where: { piece_id: d.piece_id, status: 'live' } })).filter(
-          (p) => p.id !== id,
-        );
-        const status: PieceStatus = stillLive.length > 0 ? 'published' : 'unpublished';
-        await updatePiece(tx, d, { event: d.mode === 'delete' ? 'deleted' : 'unpublished', destination_id: d.destination_id }, () => ({
-          status,
-        }));
+        await updatePiece(tx, event, { event: d.mode === 'delete' ? 'deleted' : 'unpublished', destination_id: d.destination_id });
         if (!pub) return;
-        await tx.put(PUBLICATIONS, { ...pub, status: d.mode === 'delete' ? 'deleted' : 'unpublished', updated_at: d.at });
+        const { pending_revision: _p, ...kept } = pub;
+        await tx.put(PUBLICATIONS, { ...kept, status: d.mode === 'delete' ? 'deleted' : 'unpublished', updated_at: d.at });
         if (pub.destination_type === 'hosted') {
           const pid = pageId(d.org_id, pub.slug);
           const page = await tx.get<PageDoc>(PAGES, pid);

@@ -212,6 +212,7 @@ export async function startPublishingConsumers(deps: {
         'draft.sources_stale',
         'piece.approved',
         'piece.published',
+        'piece.publish_failed',
         'piece.unpublished',
       ].map((t) => [t, fanOut]),
     ),

@@ -24,7 +24,15 @@ interface Piece extends PieceSummary {
   stale_sources: { content_id: string; reason: string }[];
   reviewer: string | null;
   review_comment: string | null;
-  publications: { destination_id: string; type: string; status: string; url?: string | null }[];
+  approved_revision: number | null;
+  publications: {
+    destination_id: string;
+    type: string;
+    status: string;
+    url?: string | null;
+    pending_revision?: number;
+    error?: string;
+  }[];
   history: { event: string; actor?: string; at: string; comment?: string; error?: string }[];
 }
 interface Destination {
@@ -143,62 +151,71 @@ function PieceView({ api, id, onChange }: { api: Api; id: string; onChange: () =
             </p>
           )}
           <div class="actions">
-            {(p.status === 'draft' || p.status === 'rejected') && (
+            {p.status !== 'in_review' && p.approved_revision !== p.revision && (
               <button type="button" onClick={() => void act('Submitted for review.', 'submit', {})}>
                 Submit for review
               </button>
             )}
-            {['draft', 'in_review', 'rejected'].includes(p.status) && (
+            {p.status === 'in_review' && (
               <button type="button" onClick={() => void act('Approved.', 'approve', {})}>
                 Approve
               </button>
             )}
           </div>
-          <form
-            class="inline"
-            onSubmit={(e) => {
-              e.preventDefault();
-              const comment = String(new FormData(e.currentTarget as HTMLFormElement).get('comment') ?? '').trim();
-              void act('Rejected.', 'reject', { comment });
-            }}
-          >
-            <label class="grow">
-              Comment
-              <input name="comment" required maxLength={2000} />
-            </label>
-            <button type="submit">Reject</button>
-          </form>
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              const chosen = new FormData(e.currentTarget as HTMLFormElement).getAll('destination_ids').map(String);
-              void act('Published.', 'publish', chosen.length > 0 ? { destination_ids: chosen } : {});
-            }}
-          >
-            <fieldset>
-              <legend>Publish to (none chosen: the default set)</legend>
-              {(destinations.data ?? [])
-                .filter((d) => d.enabled)
-                .map((d) => (
-                  <label key={d.destination_id} class="check">
-                    <input type="checkbox" name="destination_ids" value={d.destination_id} /> {d.name} ({d.type})
-                  </label>
-                ))}
-            </fieldset>
-            <button type="submit">Publish</button>
-            {p.publications.some((x) => x.status === 'live') && (
+          {p.status === 'in_review' && (
+            <form
+              class="inline"
+              onSubmit={(e) => {
+                e.preventDefault();
+                const comment = String(new FormData(e.currentTarget as HTMLFormElement).get('comment') ?? '').trim();
+                void act('Rejected.', 'reject', { comment });
+              }}
+            >
+              <label class="grow">
+                Comment
+                <input name="comment" required maxLength={2000} />
+              </label>
+              <button type="submit">Reject</button>
+            </form>
+          )}
+          {p.approved_revision === p.revision && (
+            <form
+              onSubmit={(e) => {
+                e.preventDefault();
+                const chosen = new FormData(e.currentTarget as HTMLFormElement).getAll('destination_ids').map(String);
+                void act('Published.', 'publish', chosen.length > 0 ? { destination_ids: chosen } : {});
+              }}
+            >
+              <fieldset>
+                <legend>Publish to (none chosen: the default set)</legend>
+                {(destinations.data ?? [])
+                  .filter((d) => d.enabled)
+                  .map((d) => (
+                    <label key={d.destination_id} class="check">
+                      <input type="checkbox" name="destination_ids" value={d.destination_id} /> {d.name} ({d.type})
+                    </label>
+                  ))}
+              </fieldset>
+              <button type="submit">Publish</button>
+            </form>
+          )}
+          {p.publications.some((x) => x.status === 'live') && (
+            <div class="actions">
               <button type="button" onClick={() => void act('Unpublished.', 'unpublish', {})}>
                 Unpublish
               </button>
-            )}
-          </form>
+            </div>
+          )}
           {p.publications.length > 0 && (
             <>
               <h3>Publications</h3>
               <ul class="plain">
                 {p.publications.map((x) => (
                   <li key={x.destination_id}>
-                    {x.type}: {x.status} {x.url && <a href={x.url}>{x.url}</a>}
+                    {x.type}: {x.status}
+                    {x.pending_revision !== undefined && ` (revision ${x.pending_revision} on its way)`}{' '}
+                    {x.url && <a href={x.url}>{x.url}</a>}
+                    {x.error && <span class="warning"> {x.error}</span>}
                   </li>
                 ))}
               </ul>

@@ -13,8 +13,16 @@ const Sentence = Open({ section_id: Type.String(), index: Type.Integer(), text: 
 const Publication = Open({
   destination_id: Uuid,
   type: Type.String(),
-  status: Type.Union([Type.Literal('live'), Type.Literal('unpublished'), Type.Literal('deleted')]),
-  revision: Type.Integer(),
+  status: Type.Union(
+    ['pending', 'live', 'failed', 'unpublished', 'deleted'].map((s) => Type.Literal(s)),
+    {
+      description:
+        'pending: handed to a destination that has not acknowledged it yet (a webhook, retried); live: acknowledged; failed: its delivery ran out of attempts',
+    },
+  ),
+  revision: Type.Integer({ description: 'the revision the destination shows (pending: the one on its way)' }),
+  pending_revision: Type.Optional(Type.Integer({ description: 'live at `revision`, with this newer revision on its way' })),
+  error: Type.Optional(Type.String({ description: 'the last delivery failure' })),
   url: Type.Union([Type.String(), Type.Null()]),
   published_at: Timestamp,
   updated_at: Timestamp,
@@ -28,7 +36,13 @@ const HistoryEntry = Open({
   destination_id: Type.Optional(Uuid),
   error: Type.Optional(Type.String()),
 });
-const PieceStatus = Type.Union(['draft', 'in_review', 'approved', 'rejected', 'published', 'unpublished'].map((s) => Type.Literal(s)));
+const PieceStatus = Type.Union(
+  ['draft', 'in_review', 'approved', 'rejected', 'publishing', 'published', 'publish_failed', 'unpublished'].map((s) => Type.Literal(s)),
+  {
+    description:
+      'the review (draft, in_review, approved, rejected) or where the piece stands on destinations: publishing (a destination has not acknowledged it yet), published (live on at least one), publish_failed (its deliveries failed and it is live nowhere), unpublished',
+  },
+);
 const Piece = Open(
   {
     piece_id: Uuid,
@@ -60,10 +74,16 @@ const PublishResult = Open({
   destination_id: Uuid,
   type: Type.String(),
   result: Type.Union(
-    ['published', 'unchanged', 'failed', 'would_publish', 'would_fail'].map((r) => Type.Literal(r)),
-    { description: 'would_publish and would_fail: a dry run (would_fail: the destination configuration is not usable, see error)' },
+    ['published', 'pending', 'unchanged', 'failed', 'would_publish', 'would_fail'].map((r) => Type.Literal(r)),
+    {
+      description:
+        'published: live (the destination acknowledged it); pending: a webhook destination has not acknowledged it yet (its delivery is retried; the piece goes live when it succeeds, or publish_failed when it runs out of attempts); failed: not published there. would_publish and would_fail: a dry run (would_fail: the destination configuration is not usable, see error)',
+    },
   ),
-  error: Type.Optional(Type.String()),
+  error: Type.Optional(Type.String({ description: 'why the destination failed, or the last attempt of a pending delivery failed' })),
+  delivery_id: Type.Optional(Uuid),
+  attempts: Type.Optional(Type.Integer({ description: 'delivery attempts made so far (webhook destinations)' })),
+  next_attempt_at: Type.Optional(Type.String({ format: 'date-time', description: 'when a pending delivery is tried again' })),
   name: Type.Optional(Type.String({ description: 'dry run: the destination name' })),
   slug: Type.Optional(Type.String({ description: 'dry run: the page slug it would have' })),
   url: Type.Optional(
@@ -169,6 +189,7 @@ const EventKind = Type.Union(
     'generation.failed',
     'content.approved',
     'content.published',
+    'content.publish_failed',
     'content.unpublished',
     'prompt.won',
     'prompt.lost',
@@ -341,8 +362,9 @@ export function publishingRoutes(clients: PublishingClients, onSiteChange: () =>
           tags,
           summary: 'Publish a piece',
           description:
-            'Publishes the latest revision of an approved piece to the named destinations, or to the default shared set. The same revision on the same destination is left unchanged (idempotent). ' +
-            '422: the publish gate failed, or no publisher (no destination named and no default set). 502: a destination failed (the failed attempt is recorded in the history; nothing else changes there). ' +
+            'Publishes the approved revision of a piece to the named destinations, or to the default shared set. 409 not_approved when no revision was approved, revision_not_approved when the latest revision is not the approved one (submit it for review). The same revision on the same destination is left unchanged (idempotent). ' +
+            'A webhook destination is live only once its receiver acknowledges the delivery: the call waits a few seconds for the first attempt, and answers pending for a receiver that has not answered yet; the delivery is retried, and the piece becomes published, or publish_failed with a content.publish_failed webhook when it runs out of attempts. ' +
+            "422: the publish gate failed, or no publisher (no destination named and no default set). 502: a destination failed, or a webhook destination's first attempt failed (it is retried); details.results has every destination's result, the others committed. " +
             '403: a folder-scoped key and content drawn from outside its folders. ' +
             'dry_run: true makes every check of a real publish (permission, folder scope, the publish gate with its 422 naming the unsupported sentences, the destinations and their configuration) and answers what it would do (per destination: would_publish, unchanged or would_fail, the slug and URL) without calling a destination, recording an event or changing anything.',
           params: PieceParams,
