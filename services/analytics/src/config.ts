@@ -7,8 +7,8 @@ import type { StoreFileOptions } from '@kb/runtime';
  * rewrites roll-up rows of tens of kilobytes and thousands of smaller rows, and
  * its commit writes each changed page to the WAL as a frame of its own (and the
  * checkpoint copies it again): larger pages are fewer frames for the same rows.
- * Measured in README, Performance. A store file made before keeps its 4 KB
- * pages (README, Analytics, says how to convert one).
+ * Measured in docs/performance.md. A store file made before keeps its 4 KB
+ * pages (docs/analytics.md says how to convert one).
  */
 export const ANALYTICS_STORE_FILE: StoreFileOptions = { pageSize: 16_384 };
 

@@ -10,7 +10,7 @@ import { defineConfig, loadConfigOrExit } from './config.js';
  * extraction worker 17 MB live in 125 MB (bench:upload-memory). Smaller semi-spaces and a
  * slower growth cut the flood's peak RSS by about a quarter, and cost the garbage collector
  * more work: the bare extraction of ordinary documents takes a quarter to a half longer under
- * them (bench:ingest prints both; README "Limits"). The semi-space flag also overrides the
+ * them (bench:ingest prints both; docs/limits.md). The semi-space flag also overrides the
  * `resourceLimits` a worker asks for: V8 has one flag for every isolate but the first, so a
  * worker that needs another size (the analytics fold thread) is started under the flag it needs
  * (`withSemiSpace`).

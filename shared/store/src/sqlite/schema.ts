@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
  * ROWID only for rows under about a twentieth of a page. As a rowid table a new
  * document is appended and only its small key entry goes in order: inserts 2.5x
  * cheaper, updates (an upsert in place) as cheap, files about a fifth smaller
- * (`npm run bench:analytics` and README "Performance").
+ * (`npm run bench:analytics`; docs/performance.md).
  */
 const documentsTable = (name: string) => `
   CREATE TABLE IF NOT EXISTS ${name} (
