@@ -76,12 +76,15 @@ export function sentenceSpans(source: string): SentenceSpan[] {
   let i = 0;
   while (i < source.length) {
     const ch = source[i]!;
-    // A blank line (or a line break before a list item / heading) always ends a block.
+    // A blank line, a line break before a list item or heading, or the end of a
+    // heading's own line always ends a block (a heading is never glued to the
+    // sentence under it).
     if (ch === '\n') {
       const rest = source.slice(i);
       const blank = /^\n[ \t]*\n/.test(rest);
       const item = /^\n[ \t]*(?:[-*•]|\d+[.)]|#+)\s/.test(rest);
-      if (blank || item) {
+      const heading = /^[ \t]*#{1,6}[ \t]/.test(source.slice(source.lastIndexOf('\n', i - 1) + 1, i));
+      if (blank || item || heading) {
         push(i);
         i++;
         continue;

@@ -45,6 +45,18 @@ describe('sentence spans', () => {
     assert.equal(spans[0]!.text, '# Benefits');
   });
 
+  it('ends a heading at its own line, so the sentence under it stands alone', () => {
+    const text = '## Closing the server\nThe server stops accepting connections. Then it closes.';
+    const spans = sentenceSpans(text);
+    assert.deepEqual(
+      spans.map((s) => s.text),
+      ['## Closing the server', 'The server stops accepting connections.', 'Then it closes.'],
+    );
+    for (const s of spans) assert.equal(text.slice(s.start, s.end), s.text);
+    // A '#' inside a line is not a heading.
+    assert.equal(sentenceSpans('Issue #12 is fixed\nin the next release.').length, 1);
+  });
+
   it('returns nothing for blank text', () => {
     assert.deepEqual(sentenceSpans('  \n '), []);
   });
