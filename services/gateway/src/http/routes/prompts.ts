@@ -1,15 +1,16 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RpcClient } from '@kb/rpc';
 import { NullableTimestamp, Pagination, Timestamp, Uuid, errorResponses, OrgPagination } from '../schemas.js';
 import { callerOf } from '../auth-hook.js';
+import { questionRoutes } from './questions.js';
 
-const Name = Type.String({
+export const Name = Type.String({
   minLength: 2,
   maxLength: 255,
   description: '2 to 255 characters, unique in the organization (case-insensitive)',
 });
-const Text = Type.String({
+export const Text = Type.String({
   minLength: 1,
   maxLength: 10000,
   description: 'kept verbatim; {{variable}} placeholders are listed in variables',
@@ -19,7 +20,6 @@ const TagRefs = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   description: 'tags by id or by name; a name the organization lacks is created',
 });
 const PromptParams = Type.Object({ prompt_id: Uuid });
-const QuestionParams = Type.Object({ question_id: Uuid });
 
 const promptFields = {
   prompt_id: Uuid,
@@ -34,17 +34,6 @@ const Prompt = Type.Object(promptFields, { $id: 'Prompt', description: 'Prompt (
 const OrgPrompt = Type.Object(
   { ...promptFields, tags: Type.Array(Type.Object({ tag_id: Uuid, name: Type.String() })) },
   { $id: 'OrgPrompt', description: 'Prompt with its tags (Organization API)' },
-);
-const Question = Type.Object(
-  {
-    question_id: Uuid,
-    name: Type.String(),
-    question: Type.String({ description: 'the prompt text' }),
-    variables: Type.Array(Type.String()),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-  },
-  { $id: 'Question', description: 'A prompt seen as a question (lighter view of the same data)' },
 );
 const Suggestion = Type.Object(
   {
@@ -68,16 +57,13 @@ const PatchPrompt = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 const ReplacePrompt = Type.Object({ name: Name, text: Text }, { additionalProperties: false });
-const CreateQuestion = Type.Object(
-  { question: Text, name: Type.Optional({ ...Name, description: 'defaults to the question text (cut to 255 characters)' }) },
-  { additionalProperties: false },
-);
-const PatchQuestion = Type.Object(
-  { question: Type.Optional(Text), name: Type.Optional(Name) },
-  { additionalProperties: false, minProperties: 1 },
-);
+/** The prompts of the caller's organization, a page at a time (shared by the prompt and question views). */
+export type ListPrompts = (
+  query: { limit: number; offset: number },
+  req: Parameters<typeof callerOf>[0],
+) => Promise<{ prompts?: PromptMessage[]; total_count: number }>;
 
-interface PromptMessage {
+export interface PromptMessage {
   prompt_id: string;
   name: string;
   text: string;
@@ -90,37 +76,22 @@ interface PromptMessage {
 
 const orgPromptJson = (p: PromptMessage) => ({ ...p, variables: p.variables ?? [], tags: p.tags ?? [], deleted_at: p.deleted_at ?? null });
 const promptJson = ({ tags: _tags, ...p }: PromptMessage) => ({ ...p, variables: p.variables ?? [], deleted_at: p.deleted_at ?? null });
-const questionJson = (p: PromptMessage) => ({
-  question_id: p.prompt_id,
-  name: p.name,
-  question: p.text,
-  variables: p.variables ?? [],
-  created_at: p.created_at,
-  updated_at: p.updated_at,
-});
-const writeOf = (body: { name?: string; text?: string; tags?: string[] }) => ({
+export const writeOf = (body: { name?: string; text?: string; tags?: string[] }) => ({
   ...(body.name !== undefined && { name: body.name }),
   ...(body.text !== undefined && { text: body.text }),
   tags: body.tags ?? [],
   has_tags: body.tags !== undefined,
 });
-/** A question's name when none is given: its text on one line, cut to 255 characters. */
-const nameFromQuestion = (q: string) => {
-  const line = q.replace(/\s+/g, ' ').trim();
-  return line.length <= 255 ? line : `${line.slice(0, 254).trimEnd()}…`;
-};
-
-const read = { auth: { credential: 'any', permission: 'read:kb' } } as const;
-const write = { auth: { credential: 'any', permission: 'write:kb' } } as const;
+export const read = { auth: { credential: 'any', permission: 'read:kb' } } as const;
+export const write = { auth: { credential: 'any', permission: 'write:kb' } } as const;
 
 /** Prompts on both surfaces (spec 2.4, 4.1, 4.2), the Questions view, and suggestions (spec 8). */
 export function promptRoutes(prompts: RpcClient): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.addSchema(Prompt);
     app.addSchema(OrgPrompt);
-    app.addSchema(Question);
     app.addSchema(Suggestion);
-    const list = async (query: { limit: number; offset: number }, req: Parameters<typeof callerOf>[0]) =>
+    const list: ListPrompts = async (query, req) =>
       prompts.call<{ prompts?: PromptMessage[]; total_count: number }>('ListPrompts', query, callerOf(req));
 
     // --- Organization API: /org/prompts ---
@@ -296,97 +267,6 @@ export function promptRoutes(prompts: RpcClient): FastifyPluginAsyncTypebox {
         ),
     );
 
-    // --- Questions: the lighter view of the same prompts ---
-    const qtags = ['Questions'];
-    app.get(
-      '/org/questions',
-      {
-        config: read,
-        schema: {
-          tags: qtags,
-          summary: 'List questions',
-          description: 'The organization’s prompts as questions, oldest first; limit 1 to 100 (default 50). Total in X-Total-Count.',
-          querystring: OrgPagination,
-          response: { 200: Type.Array(Type.Ref('Question')), ...errorResponses(400, 401, 403) },
-        },
-      },
-      async (req, reply) => {
-        const r = await list(req.query, req);
-        void reply.header('x-total-count', String(r.total_count));
-        return (r.prompts ?? []).map(questionJson);
-      },
-    );
-    app.post(
-      '/org/questions',
-      {
-        config: write,
-        schema: {
-          tags: qtags,
-          summary: 'Add a question',
-          description: 'Creates a prompt whose text is the question; name defaults to the question. 409 when the name is taken.',
-          body: CreateQuestion,
-          response: { 201: Type.Ref('Question'), ...errorResponses(400, 401, 403, 409) },
-        },
-      },
-      async (req, reply) => {
-        const body: Static<typeof CreateQuestion> = req.body;
-        const created = await prompts.call<PromptMessage>(
-          'CreatePrompt',
-          { name: body.name ?? nameFromQuestion(body.question), text: body.question, tags: [] },
-          callerOf(req),
-        );
-        return reply.status(201).send(questionJson(created));
-      },
-    );
-    app.get(
-      '/org/questions/:question_id',
-      {
-        config: read,
-        schema: {
-          tags: qtags,
-          summary: 'Get a question',
-          params: QuestionParams,
-          response: { 200: Type.Ref('Question'), ...errorResponses(400, 401, 403, 404) },
-        },
-      },
-      async (req) => questionJson(await prompts.call<PromptMessage>('GetPrompt', { prompt_id: req.params.question_id }, callerOf(req))),
-    );
-    app.patch(
-      '/org/questions/:question_id',
-      {
-        config: write,
-        schema: {
-          tags: qtags,
-          summary: 'Change a question',
-          params: QuestionParams,
-          body: PatchQuestion,
-          response: { 200: Type.Ref('Question'), ...errorResponses(400, 401, 403, 404, 409) },
-        },
-      },
-      async (req) =>
-        questionJson(
-          await prompts.call<PromptMessage>(
-            'UpdatePrompt',
-            { prompt_id: req.params.question_id, ...writeOf({ name: req.body.name, text: req.body.question }), has_tags: false },
-            callerOf(req),
-          ),
-        ),
-    );
-    app.delete(
-      '/org/questions/:question_id',
-      {
-        config: write,
-        schema: {
-          tags: qtags,
-          summary: 'Delete a question',
-          params: QuestionParams,
-          response: { 204: Type.Null(), ...errorResponses(400, 401, 403, 404) },
-        },
-      },
-      async (req, reply) => {
-        await prompts.call('DeletePrompt', { prompt_id: req.params.question_id }, callerOf(req));
-        return reply.status(204).send(null);
-      },
-    );
+    questionRoutes(app, prompts, list);
   };
 }
