@@ -121,7 +121,7 @@ export const toolRows: ToolRow[] = [
     name: 'ingest_text',
     title: 'Add raw text',
     description:
-      'Adds raw text (or Markdown) to the knowledge base as a new content item; processing is asynchronous (follow it with kb_read_content). Costs one ingest unit, and one more per started 100,000 characters stored beyond the first.',
+      'Adds raw text (or Markdown) to the knowledge base as a new content item; processing is asynchronous (follow it with kb_read_content). Text already in the knowledge base (the same bytes) is refused as a duplicate naming the existing content_id, at no cost. Costs one ingest unit, and one more per started 100,000 characters stored beyond the first.',
     method: 'POST',
     path: '/org/kb/raw',
     annotations: create,

@@ -101,9 +101,12 @@ export function intakeRoutes(clients: ServiceClients, maxUploadBytes: number, bu
           description:
             'Adds plain text or Markdown to the knowledge base as a content item of type raw, filed under parent_id (default: the root ' +
             'folder). Processing (chunking) is asynchronous: the answer is 202 with processing_status queued; follow it with ' +
-            'GET /org/kb/content/{content_id}. Tags are applied on creation. A folder-scoped key gets 403 outside its folders.',
+            'GET /org/kb/content/{content_id}. Tags are applied on creation. A folder-scoped key gets 403 outside its folders. ' +
+            'Text whose bytes are already live content of the organization (raw text or an uploaded file) is skipped as a ' +
+            'duplicate: 422, naming the existing content_id in the error details, and no credits are charged, as for an upload ' +
+            'whose every file is a duplicate.',
           body: RawText,
-          response: { 202: ContentItem, ...errorResponses(400, 401, 402, 403, 404) },
+          response: { 202: ContentItem, ...errorResponses(400, 401, 402, 403, 404, 422) },
         },
       },
       async (req, reply) => {
