@@ -156,23 +156,49 @@ describe('npm run kb -- ingest <dir>', () => {
     assert.match(again.out, /skipped more\/notes\.md: duplicate of content/);
   });
 
-  it('run twice on the same folder, creates nothing the second time and charges no credits twice', { timeout: 180_000 }, async () => {
-    const { key } = await freshOrg('cli-rerun');
-    const folder = cleanFolder();
-    const first = await runCli(['ingest', folder, '--url', t.url, '--key', key]);
-    assert.equal(first.code, 0, `${first.out}\n${first.err}`);
-    assert.match(first.out, /Summary: 14 created, 0 skipped \(duplicate\), 0 skipped \(unsupported\), 0 failed/, first.out);
-    const contentAfterFirst = await contentCount(key);
-    assert.equal(contentAfterFirst, 14);
-    const ledgerAfterFirst = await ledger(key);
-    assert.equal(ledgerAfterFirst.filter((e) => e.operation === 'ingest').length, 4, '2 raw texts + 2 upload calls, one charge each');
+  it(
+    'run twice on the same folder, creates nothing the second time and charges no credits twice; a new file is charged alone',
+    { timeout: 180_000 },
+    async () => {
+      const { key } = await freshOrg('cli-rerun');
+      const folder = cleanFolder();
+      const first = await runCli(['ingest', folder, '--url', t.url, '--key', key]);
+      assert.equal(first.code, 0, `${first.out}\n${first.err}`);
+      assert.match(first.out, /Summary: 14 created, 0 skipped \(duplicate\), 0 skipped \(unsupported\), 0 failed/, first.out);
+      const contentAfterFirst = await contentCount(key);
+      assert.equal(contentAfterFirst, 14);
+      const ledgerAfterFirst = await ledger(key);
+      assert.equal(ledgerAfterFirst.filter((e) => e.operation === 'ingest').length, 4, '2 raw texts + 2 upload calls, one charge each');
 
-    const second = await runCli(['ingest', folder, '--url', t.url, '--key', key]);
-    assert.equal(second.code, 0, `${second.out}\n${second.err}`);
-    assert.match(second.out, /Summary: 0 created, 14 skipped \(duplicate\), 0 skipped \(unsupported\), 0 failed/, second.out);
-    assert.equal(await contentCount(key), contentAfterFirst, 'the second run created no content');
-    assert.deepEqual(await ledger(key), ledgerAfterFirst, 'the second run charged nothing');
-  });
+      const second = await runCli(['ingest', folder, '--url', t.url, '--key', key]);
+      assert.equal(second.code, 0, `${second.out}\n${second.err}`);
+      assert.match(second.out, /Summary: 0 created, 14 skipped \(duplicate\), 0 skipped \(unsupported\), 0 failed/, second.out);
+      assert.equal(await contentCount(key), contentAfterFirst, 'the second run created no content');
+      assert.deepEqual(await ledger(key), ledgerAfterFirst, 'the second run charged nothing');
+
+      // A new file goes in the same upload call as nine duplicates: only the new one is charged.
+      writeFileSync(join(folder, 'aaa-new.txt'), 'A file added after the first import.\n');
+      const third = await runCli(['ingest', folder, '--url', t.url, '--key', key]);
+      assert.equal(third.code, 0, `${third.out}\n${third.err}`);
+      assert.match(third.out, /Summary: 1 created, 14 skipped \(duplicate\), 0 skipped \(unsupported\), 0 failed/, third.out);
+      assert.equal(await contentCount(key), contentAfterFirst + 1);
+      // What one item costs: a raw text's charge, the smallest of the first run's.
+      const perItem = Math.min(...ledgerAfterFirst.filter((e) => e.operation === 'ingest').map((e) => -e.amount));
+      const added = (await ledger(key)).filter((e) => !ledgerAfterFirst.some((old) => JSON.stringify(old) === JSON.stringify(e)));
+      assert.deepEqual(
+        added.map((e) => [e.operation, e.amount]),
+        [['ingest', -perItem]],
+        'one item created, one charged',
+      );
+      const balance = (await t.api('GET', '/org/credits/balance', { key })).body;
+      const charged = (await ledger(key)).filter((e) => e.operation === 'ingest').reduce((sum, e) => sum - e.amount, 0);
+      assert.deepEqual(
+        [balance.balance, balance.reserved, balance.spent_this_month],
+        [1000 - charged, 0, charged],
+        'the unused part of the reservation went back to the balance',
+      );
+    },
+  );
 
   it(
     'retries transient failures (503 with Retry-After, a lost answer, a dropped connection) without creating anything twice',

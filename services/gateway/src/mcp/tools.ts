@@ -130,7 +130,7 @@ export const toolRows: ToolRow[] = [
     name: 'upload_file',
     title: 'Upload files',
     description:
-      'Uploads up to 10 files given as base64 (PDF, TXT, CSV, DOC, DOCX, XLS, XLSX, PPT, PPTX, HTML, JSON, XML), exactly as POST /org/kb/upload. Costs one ingest unit per file, and one more per started 100,000 characters a file stores beyond the first.',
+      'Uploads up to 10 files given as base64 (PDF, TXT, CSV, DOC, DOCX, XLS, XLSX, PPT, PPTX, HTML, JSON, XML), exactly as POST /org/kb/upload. Costs one ingest unit per accepted file (a skipped duplicate costs nothing), and one more per started 100,000 characters a file stores beyond the first.',
     method: 'POST',
     path: '/org/kb/upload',
     annotations: create,
