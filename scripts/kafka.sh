@@ -9,11 +9,17 @@
 #   scripts/kafka.sh status   print host:port and exit 0 when it is running
 #   scripts/kafka.sh brokers  print host:port of the running broker
 #
-# Environment: KAFKA_CACHE_DIR (jars; default <repo>/.cache/kafka), KAFKA_RUN_DIR
-# (log dir, pid, port, broker.log; default $KAFKA_CACHE_DIR/run), KAFKA_PORT (fixed
-# port instead of a free one), KAFKA_HEAP_OPTS (default -Xms256m -Xmx512m),
-# KAFKA_START_TIMEOUT (seconds, default 90). A restart with the same KAFKA_RUN_DIR
-# keeps its port and its data, so clients reconnect to the same address.
+# Environment:
+#   KAFKA_CACHE_DIR        jars (default <repo>/.cache/kafka)
+#   KAFKA_RUN_DIR          log dir, pid, ports, broker.log (default $KAFKA_CACHE_DIR/run)
+#   KAFKA_PORT             client (PLAINTEXT) port instead of a free one
+#   KAFKA_CONTROLLER_PORT  KRaft controller port instead of a free one (a firewall or a
+#                          second broker on the machine may need it fixed)
+#   KAFKA_HEAP_OPTS        JVM heap flags (default -Xms256m -Xmx512m)
+#   KAFKA_START_TIMEOUT    seconds to wait for the broker to answer (default 90)
+# A restart with the same KAFKA_RUN_DIR keeps its ports (unless KAFKA_PORT or
+# KAFKA_CONTROLLER_PORT say otherwise) and its data, so clients reconnect to the
+# same address.
 #
 # Modelled on Kafka's bin/kafka-server-start.sh, kafka-run-class.sh and
 # kafka-storage.sh: the same main classes (kafka.Kafka, kafka.tools.StorageTool)
@@ -108,18 +114,23 @@ start() {
   mkdir -p "$RUN_DIR"
   local port controller_port
   if [[ -f "$RUN_DIR/port" && -f "$RUN_DIR/controller-port" ]]; then
-    port=$(cat "$RUN_DIR/port")
-    controller_port=$(cat "$RUN_DIR/controller-port")
+    port=${KAFKA_PORT:-$(cat "$RUN_DIR/port")}
+    controller_port=${KAFKA_CONTROLLER_PORT:-$(cat "$RUN_DIR/controller-port")}
   else
     local ports
     read -r -a ports <<<"$(free_ports 3)"
-    # A third port in hand so that a fixed KAFKA_PORT never equals the controller's.
+    # A third free port in hand so that a fixed port never equals a picked one.
     port=${KAFKA_PORT:-${ports[0]}}
-    controller_port=${ports[1]}
-    [[ "$controller_port" == "$port" ]] && controller_port=${ports[2]}
-    echo "$port" >"$RUN_DIR/port"
-    echo "$controller_port" >"$RUN_DIR/controller-port"
+    controller_port=${KAFKA_CONTROLLER_PORT:-${ports[1]}}
+    if [[ -z "${KAFKA_CONTROLLER_PORT:-}" && "$controller_port" == "$port" ]]; then controller_port=${ports[2]}; fi
+    if [[ -z "${KAFKA_PORT:-}" && "$port" == "$controller_port" ]]; then port=${ports[2]}; fi
   fi
+  if [[ "$port" == "$controller_port" ]]; then
+    log "KAFKA_PORT and KAFKA_CONTROLLER_PORT must differ (both $port)"
+    exit 2
+  fi
+  echo "$port" >"$RUN_DIR/port"
+  echo "$controller_port" >"$RUN_DIR/controller-port"
   write_config "$port" "$controller_port"
   if [[ ! -f "$RUN_DIR/data/meta.properties" ]]; then
     local cluster_id

@@ -89,6 +89,22 @@ function portOf(address: string): number {
 /** Variables whose value is an address of another component. */
 const ADDRESS_VARS = /(_GRPC|_URL|_BROKERS|_ENDPOINT)$/;
 
+/** The service (folder under services/) a `*_GRPC` variable must reach: KNOWLEDGE_BASE_GRPC -> knowledge-base. */
+const grpcTargetOf = (key: string) =>
+  key
+    .replace(/_GRPC$/, '')
+    .toLowerCase()
+    .replace(/_/g, '-');
+
+/** Variables naming another service of this system by HTTP URL, and that service. */
+const HTTP_TARGETS: Record<string, string> = { GATEWAY_URL: 'gateway' };
+
+/** Port of an http(s) URL, its scheme's default when it names none. */
+const urlPort = (value: string) => {
+  const url = new URL(value);
+  return Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+};
+
 describe('docker-compose.yml', () => {
   const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
     services: Record<string, ComposeService>;
@@ -189,21 +205,38 @@ describe('docker-compose.yml', () => {
     });
   }
 
-  test("the gateway's KNOWLEDGE_BASE_GRPC is the knowledge-base service and its gRPC port", () => {
+  test('the gateway is given the address of every service it calls', () => {
     const gateways = built.filter(([, s]) => buildOf(s)!.args.SERVICE === 'gateway');
     assert.ok(gateways.length > 0, 'no gateway in docker-compose.yml');
     for (const [name, s] of gateways) {
-      const address = environmentOf(name, s).KNOWLEDGE_BASE_GRPC;
-      assert.ok(address, `${name}: KNOWLEDGE_BASE_GRPC is not set`);
-      const [host] = hostsOf(address);
-      const target = services[host!];
-      assert.ok(target, `${name}: KNOWLEDGE_BASE_GRPC=${address}: ${host} is not a compose service`);
-      assert.equal(buildOf(target)?.args.SERVICE, 'knowledge-base', `${name}: ${host} does not run the knowledge-base service`);
-      const kbEnv = environmentOf(host!, target);
-      assert.equal(portOf(address), Number(kbEnv.GRPC_PORT), `${name}: port of KNOWLEDGE_BASE_GRPC is not ${host}'s GRPC_PORT`);
-      assert.equal(kbEnv.GRPC_HOST, '0.0.0.0', `${host}: GRPC_HOST must bind every interface to be reachable from ${name}`);
+      const env = environmentOf(name, s);
+      for (const key of ['KNOWLEDGE_BASE_GRPC', 'INGEST_GRPC', 'ANALYTICS_GRPC', 'GENERATION_GRPC', 'PUBLISHING_GRPC'])
+        assert.ok(env[key], `${name}: ${key} is not set`);
     }
   });
+
+  for (const [name, s] of built) {
+    test(`${name}: each *_GRPC address is the gRPC port of the service it names, each service URL its HTTP port`, () => {
+      const env = environmentOf(name, s);
+      for (const [key, value] of Object.entries(env)) {
+        if (!value) continue;
+        const expected = key.endsWith('_GRPC') ? grpcTargetOf(key) : HTTP_TARGETS[key];
+        if (!expected) continue;
+        const [host] = key.endsWith('_GRPC') ? hostsOf(value) : [new URL(value).hostname];
+        const target = services[host!];
+        assert.ok(target, `${name}: ${key}=${value}: ${host} is not a compose service`);
+        assert.equal(buildOf(target)?.args.SERVICE, expected, `${name}: ${key}=${value}: ${host} does not run ${expected}`);
+        const targetEnv = environmentOf(host!, target);
+        if (key.endsWith('_GRPC')) {
+          assert.equal(portOf(value), Number(targetEnv.GRPC_PORT), `${name}: port of ${key} is not ${host}'s GRPC_PORT`);
+          assert.equal(targetEnv.GRPC_HOST, '0.0.0.0', `${host}: GRPC_HOST must bind every interface to be reachable from ${name}`);
+        } else {
+          assert.equal(urlPort(value), Number(targetEnv.PORT), `${name}: port of ${key} is not ${host}'s PORT`);
+          assert.equal(targetEnv.HOST, '0.0.0.0', `${host}: HOST must bind every interface to be reachable from ${name}`);
+        }
+      }
+    });
+  }
 
   test('every depends_on target exists, and healthy conditions have a healthcheck', () => {
     for (const [name, s] of Object.entries(services)) {
@@ -377,6 +410,40 @@ describe('infra/k8s', () => {
         }
       });
 
+      test(`${where}: names each variable once (server-side apply rejects a duplicate)`, () => {
+        const names = (container.env ?? []).map((v) => v.name);
+        assert.deepEqual(
+          names.filter((n, i) => names.indexOf(n) !== i),
+          [],
+        );
+      });
+
+      test(`${where}: each service URL names the Service of that service and routes to its HTTP port`, () => {
+        const env = environmentOf(container, namespace, where);
+        for (const [key, expected] of Object.entries(HTTP_TARGETS)) {
+          const value = env[key];
+          if (!value) continue;
+          const [serviceName, serviceNamespace = namespace] = new URL(value).hostname.split('.');
+          const service = find('Service', serviceName!, serviceNamespace);
+          assert.ok(service, `${where}: ${key}=${value}: no Service ${serviceNamespace}/${serviceName}`);
+          const port = (service.spec as { ports: { port: number; targetPort?: number | string }[] }).ports.find(
+            (p) => p.port === urlPort(value),
+          );
+          assert.ok(port, `${where}: ${key}=${value}: Service ${serviceName} has no port ${urlPort(value)}`);
+          const selector = (service.spec as { selector?: Record<string, string> }).selector;
+          const targets = deployments.filter((d) => namespaceOf(d) === serviceNamespace && selects(selector, podOf(d).metadata?.labels));
+          assert.equal(targets.length, 1, `${where}: Service ${serviceName} should select exactly one Deployment`);
+          const target = podOf(targets[0]!).spec.containers[0]!;
+          assert.equal(target.name, expected, `${where}: ${key} reaches ${target.name}, not ${expected}`);
+          const targetEnv = environmentOf(target, serviceNamespace, `${targets[0]!.metadata?.name}`);
+          const targetPort =
+            typeof port.targetPort === 'string'
+              ? target.ports?.find((p) => p.name === port.targetPort)?.containerPort
+              : (port.targetPort ?? port.port);
+          assert.equal(targetPort, Number(targetEnv.PORT), `${where}: Service ${serviceName} does not route to ${target.name}'s PORT`);
+        }
+      });
+
       test(`${where}: *_GRPC addresses name a Service that routes to that service's gRPC port`, () => {
         const env = environmentOf(container, namespace, where);
         for (const [key, value] of Object.entries(env)) {
@@ -393,10 +460,7 @@ describe('infra/k8s', () => {
           const targets = deployments.filter((d) => namespaceOf(d) === serviceNamespace && selects(selector, podOf(d).metadata?.labels));
           assert.equal(targets.length, 1, `${where}: Service ${serviceName} should select exactly one Deployment`);
           const target = podOf(targets[0]!).spec.containers[0]!;
-          const expected = key
-            .replace(/_GRPC$/, '')
-            .toLowerCase()
-            .replace(/_/g, '-');
+          const expected = grpcTargetOf(key);
           assert.equal(target.name, expected, `${where}: ${key} reaches ${target.name}, not ${expected}`);
           const targetEnv = environmentOf(target, serviceNamespace, `${targets[0]!.metadata?.name}`);
           const targetPort =
@@ -432,5 +496,43 @@ describe('infra/k8s', () => {
         `${o.file}: ${o.kind} ${o.metadata?.name} is not in a namespace defined in infra/k8s`,
       );
     }
+  });
+});
+
+describe('infra/Dockerfile', () => {
+  const dockerfile = readFileSync(join(root, DOCKERFILE), 'utf8').replace(/\\\n/g, ' ');
+  const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+
+  test('the image carries the built web console where its CONSOLE_DIR points, for the gateway to serve', () => {
+    assert.ok(specs.gateway!.variables.has('CONSOLE_DIR'), 'the gateway no longer reads CONSOLE_DIR');
+    const consoleDir = /\bCONSOLE_DIR=(\/app\/\S+)/.exec(runtime)?.[1];
+    assert.ok(consoleDir, 'the runtime stage sets no CONSOLE_DIR under /app');
+    const inRepo = consoleDir.slice('/app/'.length);
+    assert.ok(existsSync(join(root, inRepo.replace(/\/dist$/, ''), 'package.json')), `${inRepo} is not the output of a workspace`);
+    assert.match(
+      dockerfile,
+      new RegExp(`cp -a [^\\n]*\\b${inRepo} /out/${inRepo.replace(/\/dist$/, '')}/`),
+      `${inRepo} is not copied into the image`,
+    );
+    assert.match(dockerfile, new RegExp(`test -f ${inRepo}/index\\.html`), 'the build does not fail when the console was not built');
+  });
+});
+
+describe('infra/k8s/README.md', () => {
+  const readme = readFileSync(join(root, 'infra/k8s/README.md'), 'utf8');
+
+  test('names every manifest and every deployable service, and the Kafka the services are tested with', () => {
+    for (const file of readdirSync(join(root, 'infra/k8s')).filter((f) => /\.ya?ml$/.test(f)))
+      assert.ok(readme.includes(`\`${file}\``), `${file} is not described`);
+    for (const service of deployableServices()) assert.ok(readme.includes(service), `${service} is not described`);
+    const kafka = readFileSync(join(root, 'infra/kafka/pom.xml'), 'utf8').match(/<kafka\.version>(\d+)\./)?.[1];
+    assert.ok(kafka, 'no kafka.version in infra/kafka/pom.xml');
+    assert.match(readme, new RegExp(`Kafka ${kafka}\\.x`), `the README does not say Kafka ${kafka}.x`);
+    assert.doesNotMatch(readme, /no gRPC health|gRPC health service yet/i);
+  });
+
+  test('no manifest says its service has no gRPC health service (each answers grpc.health.v1)', () => {
+    for (const file of readdirSync(join(root, 'infra/k8s')).filter((f) => /\.ya?ml$/.test(f)))
+      assert.doesNotMatch(readFileSync(join(root, 'infra/k8s', file), 'utf8'), /no gRPC health/i, file);
   });
 });

@@ -167,7 +167,9 @@ describe('the ingest processing loop', () => {
     async function processAfter(root: string, change: (path: string) => void) {
       const blobs = counted(root);
       const { processor, intake } = setup(blobs);
-      const item = await intake.createRaw(ctx, { title: 'On disk', text: 'Text kept in a file.', filing: { parent_id: null, tags: [] } });
+      // Text of its own: the same text again would be skipped as a duplicate of the one processed before.
+      const text = `Text kept in a file under ${root}.`;
+      const item = await intake.createRaw(ctx, { title: 'On disk', text, filing: { parent_id: null, tags: [] } });
       const [job] = await store.find<JobDoc>(JOBS, { where: { content_id: item.id } });
       change(blobs.localPath!(job!.blob_key));
       processor.start();

@@ -150,8 +150,17 @@ const Reservation = {
 };
 /** Held before a metered operation does any work; internal (settled/released is the fact others need). */
 export const creditsReserved = defineEvent(gw, 'credits.reserved', 1, Type.Object(Reservation), { internal: true });
-/** The operation succeeded: its reservation is spent. */
-export const creditsSettled = defineEvent(gw, 'credits.settled', 1, Type.Object(Reservation));
+/**
+ * The operation succeeded: its reservation is spent. `amount` is what it cost; when
+ * it did less than was reserved (an upload whose files were partly duplicates),
+ * `refunded` is the rest of the reservation, back to the balance.
+ */
+export const creditsSettled = defineEvent(
+  gw,
+  'credits.settled',
+  1,
+  Type.Object({ ...Reservation, refunded: Type.Optional(Type.Integer({ minimum: 1 })) }),
+);
 /** The operation failed: its reservation goes back to the balance. */
 export const creditsReleased = defineEvent(gw, 'credits.released', 1, Type.Object(Reservation), { internal: true });
 /**

@@ -151,9 +151,18 @@ export function createCreditsService(deps: {
       return reservation;
     },
 
-    /** The operation succeeded: the reservation is spent. */
-    settle: (r: Reservation) =>
-      execute(r.org_id, 'system:meter', { type: 'settle', org_id: r.org_id, reservation_id: r.reservation_id, at: now() }),
+    /**
+     * The operation succeeded: the reservation is spent, or only `amount` of it when the
+     * operation did less than was reserved (the rest goes back to the balance).
+     */
+    settle: (r: Reservation, amount?: number) =>
+      execute(r.org_id, 'system:meter', {
+        type: 'settle',
+        org_id: r.org_id,
+        reservation_id: r.reservation_id,
+        at: now(),
+        ...(amount !== undefined && amount < r.amount && { amount }),
+      }),
 
     /**
      * Charges finished work whose cost is known only now, in the caller's

@@ -82,6 +82,16 @@ export function claimConflict(err: unknown): never {
   throw err;
 }
 
+const BOOTSTRAP_VARIABLES = ['BOOTSTRAP_ORG_NAME', 'BOOTSTRAP_ADMIN_EMAIL', 'BOOTSTRAP_ADMIN_PASSWORD', 'BOOTSTRAP_API_KEY'] as const;
+
+/** What an operator of a gateway on an empty store can do to get a first organization, admin and key. */
+export const firstOrganizationAdvice = (missing: readonly string[]): string =>
+  `No organization exists yet and ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set, so no API key works. ` +
+  `To create the first organization, its admin and an API key, set ${BOOTSTRAP_VARIABLES.join(', ')} ` +
+  '(password of 12+ characters; the key is used exactly as given) and restart the gateway; ' +
+  'or sign up with POST /api/v1/auth/signup, log in with POST /api/v1/auth/login, then create an organization with ' +
+  'POST /api/v1/orgs and a key with POST /api/v1/org/api-keys';
+
 export function createIdentityService(deps: {
   store: Store;
   commands: CommandBus;
@@ -159,8 +169,13 @@ export function createIdentityService(deps: {
         BOOTSTRAP_ADMIN_PASSWORD: password,
         BOOTSTRAP_API_KEY: key,
       } = settings;
-      if (!name || !email || !password || !key) return { created: false };
+      const missing = BOOTSTRAP_VARIABLES.filter((variable) => !settings[variable]);
       if ((await store.count(ORGANIZATIONS)) > 0) return { created: false };
+      if (!name || !email || !password || !key) {
+        // Otherwise a fresh deployment starts with nobody able to call it, and says nothing.
+        deps.logger.warn({ missing }, firstOrganizationAdvice(missing));
+        return { created: false };
+      }
       const passwordHash = await hashPassword(password);
       const at = clock.now().toISOString();
       const orgId = ids.uuid();

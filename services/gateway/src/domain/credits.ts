@@ -23,7 +23,8 @@ export interface CreditsState {
 export type CreditsCommand =
   | { type: 'grant'; org_id: string; amount: number; reason: string; at: string }
   | { type: 'reserve'; org_id: string; reservation_id: string; operation: MeteredOperation; amount: number; at: string }
-  | { type: 'settle'; org_id: string; reservation_id: string; at: string }
+  /** `amount`: what the operation cost when less than its reservation (the rest goes back to the balance). */
+  | { type: 'settle'; org_id: string; reservation_id: string; amount?: number; at: string }
   | { type: 'release'; org_id: string; reservation_id: string; at: string }
   | {
       type: 'charge';
@@ -74,8 +75,16 @@ export const creditsDecider: Decider<CreditsCommand, CreditsState> = {
         };
       }
       case 'credits.settled': {
+        const hold = state.held[d.reservation_id!];
         const { [d.reservation_id!]: _done, ...held } = state.held;
-        return { ...state, held };
+        const refunded = (event.data as { refunded?: number }).refunded ?? 0;
+        if (!hold || refunded === 0) return { ...state, held };
+        return {
+          ...state,
+          held,
+          balance: state.balance + refunded,
+          month_spent: state.month === hold.month ? Math.max(0, state.month_spent - refunded) : state.month_spent,
+        };
       }
       case 'credits.released': {
         const hold = state.held[d.reservation_id!];
@@ -136,6 +145,13 @@ export const creditsDecider: Decider<CreditsCommand, CreditsState> = {
       case 'release': {
         const hold = state.held[command.reservation_id];
         if (!hold) throw errors.notFound('Reservation');
+        const cost = command.type === 'settle' ? command.amount : undefined;
+        if (cost !== undefined && cost < hold.amount) {
+          if (!Number.isInteger(cost) || cost < 1) throw errors.internal(`Settling ${cost} credits`);
+          const { org_id, reservation_id, at } = command;
+          const data = { org_id, reservation_id, operation: hold.operation, amount: cost, refunded: hold.amount - cost, at };
+          return [{ type: 'credits.settled', data }];
+        }
         return [
           {
             type: command.type === 'settle' ? 'credits.settled' : 'credits.released',

@@ -45,6 +45,28 @@ describe('credits decider', () => {
     assert.throws(() => run(creditsDecider, [grant(5), { type: 'settle', org_id: ORG, reservation_id: R1, at: nov }]), /not found/);
   });
 
+  it('settling less than was reserved spends that much and gives the rest back', () => {
+    const partly = run(creditsDecider, [
+      grant(20),
+      reserve(R1, 10),
+      { type: 'settle', org_id: ORG, reservation_id: R1, amount: 3, at: nov },
+    ]);
+    assert.equal(partly.state.balance, 17);
+    assert.equal(partly.state.month_spent, 3);
+    assert.deepEqual(partly.state.held, {});
+    assert.deepEqual(
+      [partly.events.at(-1)?.type, partly.events.at(-1)?.data.amount, partly.events.at(-1)?.data.refunded],
+      ['credits.settled', 3, 7],
+    );
+    const whole = run(creditsDecider, [
+      grant(20),
+      reserve(R1, 10),
+      { type: 'settle', org_id: ORG, reservation_id: R1, amount: 10, at: nov },
+    ]);
+    assert.equal(whole.state.balance, 10);
+    assert.equal(whole.events.at(-1)?.data.refunded, undefined);
+  });
+
   it('applies the monthly spend limit to spent and held credits, starting afresh each month', () => {
     paymentRequired([grant(100), limit(5), reserve(R1, 4), reserve(R2, 2)], 'spend_limit_reached');
     const nextMonth = run(creditsDecider, [grant(100), limit(5), reserve(R1, 4), reserve(R2, 5, dec)]);

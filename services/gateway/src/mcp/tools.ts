@@ -121,7 +121,7 @@ export const toolRows: ToolRow[] = [
     name: 'ingest_text',
     title: 'Add raw text',
     description:
-      'Adds raw text (or Markdown) to the knowledge base as a new content item; processing is asynchronous (follow it with kb_read_content). Costs one ingest unit, and one more per started 100,000 characters stored beyond the first.',
+      'Adds raw text (or Markdown) to the knowledge base as a new content item; processing is asynchronous (follow it with kb_read_content). Text already in the knowledge base (the same bytes) is refused as a duplicate naming the existing content_id, at no cost. Costs one ingest unit, and one more per started 100,000 characters stored beyond the first.',
     method: 'POST',
     path: '/org/kb/raw',
     annotations: create,
@@ -130,7 +130,7 @@ export const toolRows: ToolRow[] = [
     name: 'upload_file',
     title: 'Upload files',
     description:
-      'Uploads up to 10 files given as base64 (PDF, TXT, CSV, DOC, DOCX, XLS, XLSX, PPT, PPTX, HTML, JSON, XML), exactly as POST /org/kb/upload. Costs one ingest unit per file, and one more per started 100,000 characters a file stores beyond the first.',
+      'Uploads up to 10 files given as base64 (PDF, TXT, CSV, DOC, DOCX, XLS, XLSX, PPT, PPTX, HTML, JSON, XML), exactly as POST /org/kb/upload. Costs one ingest unit per accepted file (a skipped duplicate costs nothing), and one more per started 100,000 characters a file stores beyond the first.',
     method: 'POST',
     path: '/org/kb/upload',
     annotations: create,

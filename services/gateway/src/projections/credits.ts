@@ -1,6 +1,13 @@
 import type { Projection } from '@kb/eventsourcing';
 import type { StoreTransaction } from '@kb/store';
-import type { CreditsCarriedForward, CreditsCharged, CreditsGranted, CreditsReserved, CreditsSpendLimitSet } from '@kb/events';
+import type {
+  CreditsCarriedForward,
+  CreditsCharged,
+  CreditsGranted,
+  CreditsReserved,
+  CreditsSettled,
+  CreditsSpendLimitSet,
+} from '@kb/events';
 import { monthOf } from '../domain/credits.js';
 
 export const CREDIT_BALANCES = 'credit_balances';
@@ -99,9 +106,18 @@ export const creditsProjection: Projection = {
         return;
       }
       case 'credits.settled': {
-        const d = event.data as CreditsReserved;
+        const d = event.data as CreditsSettled;
         const b = await balanceOf(tx, d.org_id);
-        await tx.put(CREDIT_BALANCES, { ...b, reserved: b.reserved - d.amount });
+        // What the operation did not use of its reservation goes back (see credits.settled).
+        const refunded = d.refunded ?? 0;
+        const hold = refunded ? await tx.get<CreditHoldDoc>(CREDIT_HOLDS, d.reservation_id) : undefined;
+        const sameMonth = hold !== undefined && b.month === monthOf(hold.at);
+        await tx.put(CREDIT_BALANCES, {
+          ...b,
+          balance: b.balance + refunded,
+          reserved: b.reserved - d.amount - refunded,
+          spent_this_month: sameMonth ? Math.max(0, b.spent_this_month - refunded) : b.spent_this_month,
+        });
         await tx.delete(CREDIT_HOLDS, d.reservation_id);
         const entry: CreditLedgerDoc = {
           id: event.id,
@@ -109,7 +125,7 @@ export const creditsProjection: Projection = {
           seq: event.position,
           operation: d.operation,
           amount: -d.amount,
-          balance_after: b.balance,
+          balance_after: b.balance + refunded,
           reason: null,
           at: d.at,
         };

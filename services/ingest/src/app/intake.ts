@@ -54,6 +54,15 @@ interface Stored {
   sha256: string;
   too_large: boolean;
 }
+/**
+ * Raw text whose bytes are already live content: 422, as an upload whose every file
+ * is skipped as a duplicate (spec 7), naming the content it duplicates.
+ */
+const duplicateText = (contentId: string) =>
+  errors.unprocessable('The text is a duplicate of existing content', {
+    code: 'duplicate',
+    details: { status: 'skipped', reason: 'duplicate', content_id: contentId },
+  });
 const metadataOf = (ctx: CallContext) => ({
   metadata: { org_id: ctx.org_id, actor: `${ctx.principal.type}:${ctx.principal.id}`, request_id: ctx.request_id },
 });
@@ -167,8 +176,8 @@ export function createIntake(deps: IntakeDeps) {
     const at = now();
     const stream = contentStream(contentId);
     return commands.transaction(metadataOf(ctx), async (session) => {
-      // Two uploads of the same bytes at once: the second to commit is the duplicate.
-      if (command.type === 'create' && command.source.kind === 'file' && !('failure' in job)) {
+      // Two intakes of the same bytes at once (files or raw text): the second to commit is the duplicate.
+      if (command.type === 'create' && !('failure' in job)) {
         const duplicate = await session.tx.get<{ id: string; content_id: string }>(HASHES, hashId(ctx.org_id, command.source.sha256));
         if (duplicate) return duplicate.content_id;
       }
@@ -251,28 +260,42 @@ export function createIntake(deps: IntakeDeps) {
       if (data.length > deps.maxUploadBytes) {
         throw errors.validation(`text is larger than the ${megabytes(deps.maxUploadBytes)} limit`, { details: { field: 'text' } });
       }
+      const source: Source = { kind: 'raw', format: 'md', media_type: 'text/markdown', size_bytes: data.length, sha256: sha256(data) };
+      // The same bytes as live content of the organization (raw text or a file) are skipped,
+      // so re-sending an import after a failure never creates content twice.
+      const existing = await store.get<{ id: string; content_id: string }>(HASHES, hashId(ctx.org_id, source.sha256));
+      if (existing) throw duplicateText(existing.content_id);
       const contentId = ids.uuid();
       const versionId = ids.uuid();
       const key = blobKey(ctx.org_id, versionId);
       await blobs.put(key, data);
-      const source: Source = { kind: 'raw', format: 'md', media_type: 'text/markdown', size_bytes: data.length, sha256: sha256(data) };
-      await commitVersion(
-        ctx,
-        contentId,
-        {
-          type: 'create',
-          content_id: contentId,
-          version_id: versionId,
-          org_id: ctx.org_id,
-          kind: 'raw',
-          title: input.title,
-          source,
-          filing: input.filing,
-          at: now().toISOString(),
-          ...(input.summary !== undefined && { summary: input.summary }),
-        },
-        { blob_key: key, filename: 'raw.md', claimed_format: 'md', allowed_formats: ['md'] },
-      );
+      let duplicateOf: string | undefined;
+      try {
+        duplicateOf = await commitVersion(
+          ctx,
+          contentId,
+          {
+            type: 'create',
+            content_id: contentId,
+            version_id: versionId,
+            org_id: ctx.org_id,
+            kind: 'raw',
+            title: input.title,
+            source,
+            filing: input.filing,
+            at: now().toISOString(),
+            ...(input.summary !== undefined && { summary: input.summary }),
+          },
+          { blob_key: key, filename: 'raw.md', claimed_format: 'md', allowed_formats: ['md'] },
+        );
+      } catch (err) {
+        await blobs.delete(key).catch(() => undefined);
+        throw err;
+      }
+      if (duplicateOf) {
+        await blobs.delete(key).catch(() => undefined);
+        throw duplicateText(duplicateOf);
+      }
       deps.onQueued();
       return readItem(contentId);
     },

@@ -9,7 +9,7 @@ export const VERSIONS = 'content_versions';
 export const CHUNKS = 'content_chunks';
 /** One document per content.chunks_added event: a version's chunks as extraction sent them. */
 export const CHUNK_BATCHES = 'content_chunk_batches';
-/** One document per (organization, sha256) of a live uploaded file: the dedupe index. */
+/** One document per (organization, sha256) of live uploaded file or raw text: the dedupe index. */
 export const HASHES = 'content_hashes';
 
 export interface ContentDoc {
@@ -158,7 +158,7 @@ export const contentProjection: Projection = {
           created_at: d.at,
           chunk_batches: [],
         });
-        if (d.source.kind === 'file') {
+        if (d.source.kind === 'file' || d.source.kind === 'raw') {
           await tx.put(HASHES, { id: hashId(d.org_id, d.source.sha256), content_id: d.content_id, version_id: d.version_id });
         }
         return;

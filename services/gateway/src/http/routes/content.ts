@@ -130,9 +130,11 @@ export function contentRoutes(clients: ServiceClients, maxUploadBytes: number, b
         schema: {
           tags,
           summary: 'Upload raw text',
-          description: 'Plain text or Markdown as a content item of type raw; processed asynchronously (202, processing_status queued).',
+          description:
+            'Plain text or Markdown as a content item of type raw; processed asynchronously (202, processing_status queued). ' +
+            'Text whose bytes are already live content of the organization is skipped as a duplicate (422, naming the existing content_id).',
           body: RawContent,
-          response: { 202: ContentItem, ...errorResponses(400, 401, 402, 403, 404) },
+          response: { 202: ContentItem, ...errorResponses(400, 401, 402, 403, 404, 422) },
         },
       },
       async (req, reply) => {

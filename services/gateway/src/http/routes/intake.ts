@@ -101,9 +101,12 @@ export function intakeRoutes(clients: ServiceClients, maxUploadBytes: number, bu
           description:
             'Adds plain text or Markdown to the knowledge base as a content item of type raw, filed under parent_id (default: the root ' +
             'folder). Processing (chunking) is asynchronous: the answer is 202 with processing_status queued; follow it with ' +
-            'GET /org/kb/content/{content_id}. Tags are applied on creation. A folder-scoped key gets 403 outside its folders.',
+            'GET /org/kb/content/{content_id}. Tags are applied on creation. A folder-scoped key gets 403 outside its folders. ' +
+            'Text whose bytes are already live content of the organization (raw text or an uploaded file) is skipped as a ' +
+            'duplicate: 422, naming the existing content_id in the error details, and no credits are charged, as for an upload ' +
+            'whose every file is a duplicate.',
           body: RawText,
-          response: { 202: ContentItem, ...errorResponses(400, 401, 402, 403, 404) },
+          response: { 202: ContentItem, ...errorResponses(400, 401, 402, 403, 404, 422) },
         },
       },
       async (req, reply) => {
@@ -125,7 +128,7 @@ export function intakeRoutes(clients: ServiceClients, maxUploadBytes: number, bu
             'POST /org/kb/raw). Each file is accepted as a new content item (processing_status queued) or skipped as a duplicate ' +
             'of existing content with the same bytes; when every file is skipped the answer is 422. The type is checked from the ' +
             'bytes during processing: a file that is corrupt, encrypted, without text, not what its name says, over the size ' +
-            'limit or a decompression bomb ends failed with a failure_reason. Costs one ingest unit per file at acceptance, and one more per started 100,000 characters (CREDIT_INGEST_CHARS) a file stores beyond the first.',
+            'limit or a decompression bomb ends failed with a failure_reason. Costs one ingest unit per accepted file (a skipped duplicate costs nothing), and one more per started 100,000 characters (CREDIT_INGEST_CHARS) a file stores beyond the first.',
           consumes: ['multipart/form-data'],
           body: UploadForm,
           response: { 202: Type.Object({ files: Type.Array(FileOutcome) }), ...errorResponses(400, 401, 402, 403, 404, 422) },
@@ -148,6 +151,8 @@ export function intakeRoutes(clients: ServiceClients, maxUploadBytes: number, bu
           tags: tagsField(upload),
         };
         const outcomes = await uploadFiles(clients.ingest, ctx, upload.files, { filing });
+        // Files skipped as duplicates cost nothing (a re-sent import is charged once).
+        req.meteredUnits = outcomes.filter((o) => o.status === 'accepted').length;
         return reply.status(202).send({ files: outcomes.map(({ item, ...o }) => ({ ...o, ...(item && { item: itemJson(item) }) })) });
       },
     );
