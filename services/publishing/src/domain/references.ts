@@ -20,30 +20,39 @@ const SETEXT_UNDERLINE = /^ {0,3}(?:=+|-+)[ \t]*$/;
 /** An anchor that only marks a place (`<a id="close"></a>`, `<a name="x"/>`): it says nothing. */
 const EMPTY_ANCHOR = /<a\s+(?:id|name)\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+)\s*(?:\/>|>\s*<\/a\s*>)/gi;
 
+/** A line that ends a sentence (possibly inside closing quotes or brackets). */
+const ENDS_SENTENCE = /[.!?…:;][)"'”’\]]*$/;
+
 /**
  * The words of a cited span, without what chunking glued to them: place-marking
- * anchors, and heading lines before or after the words (a chunk starts at its
- * section's heading, so a span from a section's first sentence often carries it).
- * Lines are joined by spaces. A span that is nothing but a heading stays as it is.
+ * anchors, and heading lines before or after the words. A chunk keeps each block
+ * of its source (heading, paragraph, list item) on a line of its own, and a span
+ * taken from a section's first sentence often starts with the section's heading:
+ * a Markdown heading, a setext one, or a bare title line (the extractor drops the
+ * #) with no sentence punctuation before a line that has it. Lines are joined by
+ * spaces. A span that is nothing but such lines stays as it is.
  */
 export function cleanQuote(quote: string): string {
-  const lines = quote.replace(EMPTY_ANCHOR, '').split(/\r?\n/);
-  const isFurniture = (i: number) => {
+  const lines = quote
+    .replace(EMPTY_ANCHOR, '')
+    .split(/\r?\n/)
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== '');
+  const sentences = lines.map((l) => ENDS_SENTENCE.test(l));
+  const isHeading = (i: number, proseBeside: boolean) => {
     const line = lines[i]!;
-    if (line.trim() === '' || ATX_HEADING.test(line) || SETEXT_UNDERLINE.test(line)) return true;
-    // The text line of a setext heading (the next line underlines it).
-    return i + 1 < lines.length && SETEXT_UNDERLINE.test(lines[i + 1]!) && lines[i + 1]!.trim() !== '';
+    if (ATX_HEADING.test(line) || SETEXT_UNDERLINE.test(line)) return true;
+    if (i + 1 < lines.length && SETEXT_UNDERLINE.test(lines[i + 1]!)) return true;
+    return proseBeside && !sentences[i] && line.trim().length <= 120;
   };
   let start = 0;
   let end = lines.length;
-  while (start < end && isFurniture(start)) start++;
-  while (end > start && isFurniture(end - 1)) end--;
-  const kept = start < end ? lines.slice(start, end) : lines;
-  const text = kept
+  while (start < end - 1 && isHeading(start, sentences.slice(start + 1, end).some(Boolean))) start++;
+  while (end - 1 > start && isHeading(end - 1, sentences.slice(start, end - 1).some(Boolean))) end--;
+  const text = lines
+    .slice(start, end)
     .map((l) => l.trim())
-    .filter(Boolean)
-    .join(' ')
-    .trim();
+    .join(' ');
   return text || quote.trim();
 }
 
