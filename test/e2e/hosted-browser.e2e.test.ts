@@ -51,9 +51,16 @@ async function axe(page: Page, screen: string) {
   assert.deepEqual(serious, [], `${screen}: accessibility violations ${JSON.stringify(serious)}`);
 }
 const shot = (page: Page, name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+/** Runs a script in the page (written as text: this file is compiled without the DOM's types). */
+const inPage = <T>(page: Page, script: string) => page.evaluate(script) as Promise<T>;
 /** No sideways scrolling: nothing is wider than the screen. */
 const fitsWidth = (page: Page) =>
-  page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, screen: document.documentElement.clientWidth }));
+  inPage<{ scroll: number; screen: number }>(
+    page,
+    '({ scroll: document.documentElement.scrollWidth, screen: document.documentElement.clientWidth })',
+  );
+const bodyStyle = (page: Page, property: 'fontFamily' | 'backgroundColor') =>
+  inPage<string>(page, `getComputedStyle(document.body).${property}`);
 
 describeOrSkip('hosted pages in Chromium', skip, () => {
   let t: TestSystem;
@@ -155,15 +162,19 @@ describeOrSkip('hosted pages in Chromium', skip, () => {
     it('reads well on a wide screen: system fonts, a measure of about 70 characters, no serious axe violation', async () => {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
       await page.goto(pageUrl);
-      const look = await page.evaluate(() => {
-        const p = document.querySelector('article section p')!;
-        const probe = document.createElement('span');
-        probe.textContent = '0'.repeat(10);
-        p.appendChild(probe);
-        const ch = probe.getBoundingClientRect().width / 10;
-        probe.remove();
-        return { font: getComputedStyle(document.body).fontFamily, width: p.getBoundingClientRect().width, ch };
-      });
+      // The column's width in widths of "0" (CSS's ch) of the body text.
+      const look = await inPage<{ font: string; width: number; ch: number }>(
+        page,
+        `(() => {
+          const p = document.querySelector('article section p');
+          const probe = document.createElement('span');
+          probe.textContent = '0'.repeat(10);
+          p.appendChild(probe);
+          const ch = probe.getBoundingClientRect().width / 10;
+          probe.remove();
+          return { font: getComputedStyle(document.body).fontFamily, width: p.getBoundingClientRect().width, ch };
+        })()`,
+      );
       assert.match(look.font, /system-ui/);
       assert.doesNotMatch(look.font.split(',')[0]!, /serif|Times/i);
       const measure = look.width / look.ch;
@@ -172,17 +183,17 @@ describeOrSkip('hosted pages in Chromium', skip, () => {
       await shot(page, 'page-1280-light');
 
       await page.emulateMedia({ colorScheme: 'dark' });
-      const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      const background = await bodyStyle(page, 'backgroundColor');
       const [r, g, b] = (background.match(/\d+/g) ?? []).map(Number);
       assert.ok(r! + g! + b! < 120, `dark background, got ${background}`);
       await axe(page, 'page, dark');
       await shot(page, 'page-1280-dark');
 
       await page.emulateMedia({ media: 'print', colorScheme: 'light' });
-      const print = await page.evaluate(() => ({
-        header: getComputedStyle(document.querySelector('header.site')!).display,
-        background: getComputedStyle(document.body).backgroundColor,
-      }));
+      const print = await inPage<{ header: string; background: string }>(
+        page,
+        `({ header: getComputedStyle(document.querySelector('header.site')).display, background: getComputedStyle(document.body).backgroundColor })`,
+      );
       assert.equal(print.header, 'none', 'print leaves the site chrome out');
       assert.equal(print.background, 'rgb(255, 255, 255)');
       await shot(page, 'page-print');
@@ -205,7 +216,7 @@ describeOrSkip('hosted pages in Chromium', skip, () => {
       const page = await browser.newPage({ viewport: { width: 375, height: 812 }, bypassCSP: true });
       await page.goto(`${t.url}/sites/${slug}/`);
       assert.equal(await page.getByRole('link', { name: 'Stopping a Fastify server cleanly' }).count(), 1);
-      assert.match(await page.evaluate(() => getComputedStyle(document.body).fontFamily), /system-ui/);
+      assert.match(await bodyStyle(page, 'fontFamily'), /system-ui/);
       const { scroll, screen } = await fitsWidth(page);
       assert.ok(scroll <= screen, `index is ${scroll} px wide on a ${screen} px screen`);
       await axe(page, 'index');
