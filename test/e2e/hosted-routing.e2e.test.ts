@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { newOrgAdmin } from './identity-fixtures.js';
 import { draftFeed, startDnsServer } from './publishing-fixtures.js';
@@ -10,6 +12,10 @@ import { getAs, publishDraft, withKey } from './hosted-fixtures.js';
  * site's sitemap, a custom domain that sends its /sites/<slug>/ paths to its own
  * root, and a site that answers 404 while its hosted destination is switched off.
  */
+// The console answers "/" on the shared host when it is built; a custom domain's "/" is its site's index all the same.
+const consoleDir = join(new URL('../../', import.meta.url).pathname, 'web/console/dist');
+const withConsole = existsSync(join(consoleDir, 'index.html'));
+
 let t: TestSystem;
 let feed: ReturnType<typeof draftFeed>;
 let dns: Awaited<ReturnType<typeof startDnsServer>>;
@@ -20,7 +26,7 @@ let other: Awaited<ReturnType<typeof newOrgAdmin>> & { slug: string; pageSlug: s
 
 beforeAll(async () => {
   dns = await startDnsServer();
-  t = await startTestSystem({ DNS_SERVERS: dns.address });
+  t = await startTestSystem({ DNS_SERVERS: dns.address, ...(withConsole && { CONSOLE_DIR: consoleDir }) });
   feed = draftFeed(t.dataDir);
   const me = await t.api('GET', '/org/me');
   assert.equal(me.status, 200, me.text);
@@ -66,6 +72,12 @@ describe('hosted routing', () => {
 
     const onDomain = (path: string) => getAs(t.url, 'docs.routing.test', path);
     assert.equal((await onDomain(`/${pageSlug}`)).status, 200);
+    const home = await onDomain('/');
+    assert.equal(home.status, 200);
+    assert.match(home.text, /<link rel="canonical" href="https:\/\/docs\.routing\.test\/">/, 'the domain’s root is its site index');
+    assert.ok(home.text.includes(`href="https://docs.routing.test/${pageSlug}"`));
+    if (withConsole)
+      assert.doesNotMatch(await (await fetch(`${t.url}/`)).text(), /docs\.routing\.test/, 'the shared host’s root stays the console');
     for (const [path, target] of [
       [`/sites/${slug}/${pageSlug}`, `https://docs.routing.test/${pageSlug}`],
       [`/sites/${slug}/`, 'https://docs.routing.test/'],

@@ -78,6 +78,12 @@ export function registerHostedSite(app: FastifyInstance, sites: RpcClient, cache
     return serve(req, reply, { org_slug: p.org_slug, ...hostOf(req), path: p['*'] });
   });
   app.get('/robots.txt', { config, schema }, (req, reply) => serve(req, reply, { ...hostOf(req), path: 'robots.txt' }));
+  // "/" is the console's on the shared host, and a custom domain's site index: the Host decides first.
+  app.addHook('onRequest', async (request, reply) => {
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || !request.headers.host || request.url.split('?')[0] !== '/') return;
+    const page = await fetchPage(request, { host: request.headers.host, path: '' });
+    if (page.status !== 404) return send(request, reply, page);
+  });
 
   /** A GET no route matched: the page of a verified custom domain named by Host, else undefined. */
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
