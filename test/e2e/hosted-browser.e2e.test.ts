@@ -9,7 +9,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { draftFeed, eventually } from './publishing-fixtures.js';
 import { page as parsePage, publishDraft, sentence, withKey } from './hosted-fixtures.js';
-import { chunksOf, waitForOutcome } from './ingest-helpers.js';
+import { chunksOf, postForm, waitForOutcome } from './ingest-helpers.js';
 
 /**
  * Hosted pages as a reader gets them, in a real browser (Debian's Chromium driven
@@ -68,6 +68,7 @@ describeOrSkip('hosted pages in Chromium', skip, () => {
   let browser: Browser;
   let slug: string;
   let pageUrl: string;
+  let sourceId: string;
 
   beforeAll(async () => {
     mkdirSync(shots, { recursive: true });
@@ -80,6 +81,7 @@ describeOrSkip('hosted pages in Chromium', skip, () => {
     // A document of the knowledge base, and a piece citing three of its chunks.
     const raw = await t.api('POST', '/org/kb/raw', { body: { title: SOURCE_TITLE, text: SOURCE_TEXT } });
     assert.equal(raw.status, 202, raw.text);
+    sourceId = raw.body.id;
     const done = await waitForOutcome(t, raw.body.id);
     assert.equal(done.processing_status, 'completed', done.failure_reason);
     const { chunks, version_id } = await chunksOf(t, raw.body.id);
@@ -237,6 +239,18 @@ describeOrSkip('hosted pages in Chromium', skip, () => {
       const index = parsePage(await (await fetch(`${t.url}/sites/${slug}/`)).text());
       const alternate = index.one((e) => e.name === 'link' && e.attribs.rel === 'alternate');
       assert.equal(alternate?.attribs.type, 'application/atom+xml');
+    });
+  });
+
+  describe('a renamed source', () => {
+    it('is named by its new title on pages already published', async () => {
+      const renamed = await postForm(t, 'PATCH', `/content/file/${sourceId}`, [{ name: 'title', data: 'Fastify Server API' }]);
+      assert.equal(renamed.status, 200, renamed.text);
+      await eventually(
+        async () => (await (await fetch(pageUrl)).text()).includes('>Fastify Server API</cite>'),
+        'the new title on the page',
+      );
+      assert.doesNotMatch(await (await fetch(pageUrl)).text(), new RegExp(`>${SOURCE_TITLE}</cite>`));
     });
   });
 });
