@@ -26,6 +26,7 @@ import type { DestinationAdapter } from './destinations/port.js';
 import { createDeliveryWorker } from './deliveries/worker.js';
 import { createStoreWorkerLease } from './deliveries/lease.js';
 import { AUTO_PUBLISH, startPublishingConsumers, type AutoPublishDoc } from './transport/consumers.js';
+import { startSourceTitles } from './projections/source-titles.js';
 import { contentHandlers, destinationHandlers, siteHandlers, webhookHandlers } from './transport/grpc.js';
 
 export const SERVICE_NAME = 'publishing';
@@ -183,6 +184,7 @@ export async function startPublishing(options: {
     onAutoPublish: () => scheduleAuto(50),
     onDeliveriesQueued: () => worker.notify(),
   });
+  consumers.push(await startSourceTitles({ bus, store, logger }));
   worker.start();
   scheduleAuto(0);
   logger.info({ port }, 'publishing listening');

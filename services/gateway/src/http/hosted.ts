@@ -8,6 +8,8 @@ interface HostedPage {
   body: Buffer;
   etag: string;
   cache_control: string;
+  /** Where a redirect leads (a custom domain asked for a /sites/<slug>/ path). */
+  location?: string;
 }
 
 /**
@@ -37,6 +39,7 @@ export type HostedCache = ReturnType<typeof createHostedCache>;
 
 function send(request: FastifyRequest, reply: FastifyReply, page: HostedPage) {
   void reply.header('etag', page.etag).header('cache-control', page.cache_control).header('x-content-type-options', 'nosniff');
+  if (page.location) void reply.header('location', page.location);
   const tags = (request.headers['if-none-match'] ?? '').split(',').map((t) => t.trim().replace(/^W\//, ''));
   if (page.status === 200 && tags.includes(page.etag)) return reply.status(304).send();
   return reply
@@ -47,8 +50,10 @@ function send(request: FastifyRequest, reply: FastifyReply, page: HostedPage) {
 
 /**
  * The hosted destination's pages, outside /api/v1: under /sites/<org slug>/ and,
- * for a verified custom domain, at the root of that Host. Publishing renders and
- * caches the bytes; this answers ETag revalidations with 304.
+ * for a verified custom domain, at the root of that Host (which redirects its own
+ * /sites/<slug>/ paths to the root). Publishing renders and caches the bytes and
+ * decides by Host; this answers ETag revalidations with 304. /robots.txt is the
+ * custom domain's own, or on the shared host one naming every site's sitemap.
  * Returns the fallback for requests no route matched (custom domains).
  */
 export function registerHostedSite(app: FastifyInstance, sites: RpcClient, cache: HostedCache) {
@@ -62,6 +67,7 @@ export function registerHostedSite(app: FastifyInstance, sites: RpcClient, cache
   };
   const serve = async (request: FastifyRequest, reply: FastifyReply, input: { org_slug?: string; host?: string; path: string }) =>
     send(request, reply, await fetchPage(request, input));
+  const hostOf = (request: FastifyRequest) => (request.headers.host ? { host: request.headers.host } : {});
   const config = { auth: { credential: 'none' as const } };
   const schema = { hide: true };
   app.get('/sites/:org_slug', { config, schema }, (req, reply) =>
@@ -69,7 +75,14 @@ export function registerHostedSite(app: FastifyInstance, sites: RpcClient, cache
   );
   app.get('/sites/:org_slug/*', { config, schema }, (req, reply) => {
     const p = req.params as { org_slug: string; '*': string };
-    return serve(req, reply, { org_slug: p.org_slug, path: p['*'] });
+    return serve(req, reply, { org_slug: p.org_slug, ...hostOf(req), path: p['*'] });
+  });
+  app.get('/robots.txt', { config, schema }, (req, reply) => serve(req, reply, { ...hostOf(req), path: 'robots.txt' }));
+  // "/" is the console's on the shared host, and a custom domain's site index: the Host decides first.
+  app.addHook('onRequest', async (request, reply) => {
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || !request.headers.host || request.url.split('?')[0] !== '/') return;
+    const page = await fetchPage(request, { host: request.headers.host, path: '' });
+    if (page.status !== 404) return send(request, reply, page);
   });
 
   /** A GET no route matched: the page of a verified custom domain named by Host, else undefined. */

@@ -1,4 +1,9 @@
 import type { DraftRevision } from '@kb/events';
+import { markdownInlineHtml, markdownPlainText } from './markdown.js';
+import { referencesOf, sourceLabel, type SourceTitles } from './references.js';
+import { HOSTED_CSS } from './stylesheet.js';
+
+export type { SourceTitles } from './references.js';
 
 /** The hosted site of one organization: where its pages live and what they are called. */
 export interface Site {
@@ -35,14 +40,21 @@ export function slugify(title: string): string {
   return s || 'piece';
 }
 
-interface Reference {
-  n: number;
-  content_id: string;
-  chunk_id: string;
-  quote: string;
-}
-
 type Section = DraftRevision['sections'][number];
+type Format = DraftRevision['format'];
+
+/** A draft's text as a reader sees it, without markup: for meta tags, feeds, llms.txt and JSON-LD. */
+export const plainText = (text: string, format: Format) =>
+  format === 'markdown' ? markdownPlainText(text) : text.replace(/\s+/g, ' ').trim();
+/** A draft's text as page HTML: Markdown rendered when the content type writes Markdown, else escaped. */
+const inlineHtml = (text: string, format: Format) => (format === 'markdown' ? markdownInlineHtml(text) : esc(text));
+/** A cited span is the source's own text, which is often Markdown: rendered as such, links and HTML made safe. */
+const quoteHtml = (quote: string) => markdownInlineHtml(quote);
+
+/** The listing of a live page (index, sitemap, feeds): its title and description as plain text. */
+export function sitePageOf(page: Omit<SitePage, 'title' | 'description'>, draft: Pick<DraftRevision, 'title' | 'description' | 'format'>) {
+  return { ...page, title: plainText(draft.title, draft.format), description: plainText(draft.description, draft.format) };
+}
 
 /**
  * The sections a page shows: sentences with text only, and only sections left
@@ -54,41 +66,34 @@ export function shownSections(draft: Pick<DraftRevision, 'sections'>): Section[]
     .filter((s) => s.sentences.length > 0);
 }
 
-/** Numbers each distinct cited chunk of the shown sentences in order of first use. */
-function referencesOf(sections: Section[]): { refs: Reference[]; numberOf: Map<string, number> } {
-  const refs: Reference[] = [];
-  const numberOf = new Map<string, number>();
-  for (const section of sections)
-    for (const sentence of section.sentences)
-      for (const c of sentence.citations)
-        if (!numberOf.has(c.chunk_id)) {
-          numberOf.set(c.chunk_id, refs.length + 1);
-          refs.push({ n: refs.length + 1, content_id: c.content_id, chunk_id: c.chunk_id, quote: c.quote });
-        }
-  return { refs, numberOf };
-}
-
-export function jsonLd(site: Site, page: SitePage, draft: DraftRevision): Record<string, unknown> {
+export function jsonLd(site: Site, page: SitePage, draft: DraftRevision, titles: SourceTitles = new Map()): Record<string, unknown> {
   const url = pageUrl(site, page.slug);
   const sections = shownSections(draft);
   const { refs } = referencesOf(sections);
+  const plain = (text: string) => plainText(text, draft.format);
   const article = {
     '@type': 'Article',
     '@id': `${url}#article`,
-    headline: draft.title,
-    description: draft.description,
+    headline: plain(draft.title),
+    description: plain(draft.description),
     url,
     mainEntityOfPage: url,
     datePublished: page.published_at,
     dateModified: page.updated_at,
     author: { '@type': 'Organization', name: site.org_name },
     publisher: { '@type': 'Organization', name: site.org_name },
-    citation: refs.map((r) => ({ '@type': 'CreativeWork', identifier: r.chunk_id, text: r.quote })),
+    // Every span the page cites, each named by the document it comes from.
+    citation: refs.map((r) => ({
+      '@type': 'CreativeWork',
+      ...(titles.has(r.content_id) && { name: titles.get(r.content_id) }),
+      identifier: r.chunk_id,
+      text: markdownPlainText(r.quote),
+    })),
   };
   const graph: Record<string, unknown>[] = [article];
   // A Question with an empty answer is invalid FAQPage markup; a FAQPage without questions is left out.
   const questions = sections
-    .map((s) => ({ name: s.title, text: s.sentences.map((x) => x.text).join(' ') }))
+    .map((s) => ({ name: plain(s.title), text: s.sentences.map((x) => plain(x.text)).join(' ') }))
     .filter((q) => q.text.trim().length > 0)
     .map((q) => ({ '@type': 'Question', name: q.name, acceptedAnswer: { '@type': 'Answer', text: q.text } }));
   if (draft.content_kind === 'qa' && questions.length > 0) graph.push({ '@type': 'FAQPage', '@id': `${url}#faq`, mainEntity: questions });
@@ -97,84 +102,116 @@ export function jsonLd(site: Site, page: SitePage, draft: DraftRevision): Record
 
 /**
  * The article's body: sections with inline citation marks linking to the
- * numbered references, which quote the cited chunks. Also what CMS destinations get.
+ * numbered references, each the span that backs the sentences marked with it,
+ * under the title of the document it comes from. Also what CMS destinations get.
  * A section without sentences is left out, heading and all.
  */
-export function renderArticleBody(draft: DraftRevision): string {
+export function renderArticleBody(draft: DraftRevision, titles: SourceTitles = new Map()): string {
   const shown = shownSections(draft);
-  const { refs, numberOf } = referencesOf(shown);
+  const { refs, numbersOf } = referencesOf(shown);
   const sections = shown
     .map((s) => {
       const sentences = s.sentences
         .map((x) => {
-          const marks = [...new Set(x.citations.map((c) => numberOf.get(c.chunk_id)!))]
+          const marks = numbersOf(x)
             .map((n) => `<sup><a class="cite" href="#ref-${n}">[${n}]</a></sup>`)
             .join('');
-          return `${esc(x.text)}${marks}`;
+          return `${inlineHtml(x.text, draft.format)}${marks}`;
         })
         .join(' ');
-      return `<section id="${esc(s.section_id)}">${s.title ? `<h2>${esc(s.title)}</h2>` : ''}<p>${sentences}</p></section>`;
+      return `<section id="${esc(s.section_id)}">${s.title ? `<h2>${inlineHtml(s.title, draft.format)}</h2>` : ''}<p>${sentences}</p></section>`;
     })
     .join('\n');
   const references = refs
     .map(
       (r) =>
-        `<li id="ref-${r.n}"><blockquote>${esc(r.quote)}</blockquote><cite data-content-id="${esc(r.content_id)}" data-chunk-id="${esc(r.chunk_id)}">Source ${esc(r.content_id)}</cite></li>`,
+        `<li id="ref-${r.n}"><blockquote>${quoteHtml(r.quote)}</blockquote><cite data-content-id="${esc(r.content_id)}" data-chunk-id="${esc(r.chunk_id)}">${esc(sourceLabel(titles, r.content_id))}</cite></li>`,
     )
     .join('\n');
+  if (refs.length === 0) return sections;
   return `${sections}
-<footer><h2>Sources</h2><ol class="references">
+<footer class="sources"><h2>Sources</h2><ol class="references">
 ${references}
 </ol></footer>`;
 }
 
-/** One published piece as a complete HTML page: meta, Open Graph, JSON-LD, inline citations and references. */
-export function renderPage(site: Site, page: SitePage, draft: DraftRevision): string {
-  const url = pageUrl(site, page.slug);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
+/** The date part of an ISO timestamp, for display (the full one stays in datetime). */
+const day = (iso: string) => iso.slice(0, 10);
+const time = (iso: string) => `<time datetime="${esc(iso)}">${esc(day(iso))}</time>`;
+
+/** The head every hosted HTML page shares: charset, viewport, the stylesheet, the feed. */
+function head(site: Site, title: string, description: string, canonical: string, extra = ''): string {
+  return `<head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(draft.title)}</title>
-<meta name="description" content="${esc(draft.description)}">
-<link rel="canonical" href="${esc(url)}">
+<meta name="color-scheme" content="light dark">
+<title>${esc(title)}</title>
+<meta name="description" content="${esc(description)}">
+<link rel="canonical" href="${esc(canonical)}">
 <link rel="alternate" type="application/atom+xml" title="${esc(site.org_name)}" href="${esc(site.base_url)}/feed.xml">
-<meta property="og:type" content="article">
-<meta property="og:title" content="${esc(draft.title)}">
-<meta property="og:description" content="${esc(draft.description)}">
+${extra}<style>${HOSTED_CSS}</style>
+</head>`;
+}
+
+const siteFooter = (site: Site) =>
+  `<footer class="site"><span>Every factual sentence cites its source.</span><a href="${esc(site.base_url)}/feed.xml">Atom feed</a></footer>`;
+
+/** One published piece as a complete HTML page: meta, Open Graph, JSON-LD, inline citations and references. */
+export function renderPage(site: Site, page: SitePage, draft: DraftRevision, titles: SourceTitles = new Map()): string {
+  const url = pageUrl(site, page.slug);
+  const title = plainText(draft.title, draft.format);
+  const description = plainText(draft.description, draft.format);
+  const updated = day(page.updated_at) !== day(page.published_at) ? ` · Updated ${time(page.updated_at)}` : '';
+  return `<!DOCTYPE html>
+<html lang="en">
+${head(
+  site,
+  title,
+  description,
+  url,
+  `<meta property="og:type" content="article">
+<meta property="og:title" content="${esc(title)}">
+<meta property="og:description" content="${esc(description)}">
 <meta property="og:url" content="${esc(url)}">
 <meta property="og:site_name" content="${esc(site.org_name)}">
 <meta property="article:published_time" content="${esc(page.published_at)}">
 <meta property="article:modified_time" content="${esc(page.updated_at)}">
-<script type="application/ld+json">${scriptJson(jsonLd(site, page, draft))}</script>
-</head>
+<script type="application/ld+json">${scriptJson(jsonLd(site, page, draft, titles))}</script>
+`,
+)}
 <body>
+<header class="site"><a class="name" href="${esc(site.base_url)}/">${esc(site.org_name)}</a></header>
+<main>
 <article>
-<h1>${esc(draft.title)}</h1>
-<p class="description">${esc(draft.description)}</p>
-${renderArticleBody(draft)}
+<h1>${inlineHtml(draft.title, draft.format)}</h1>
+${description ? `<p class="description">${inlineHtml(draft.description, draft.format)}</p>\n` : ''}<p class="dates">Published ${time(page.published_at)}${updated}</p>
+${renderArticleBody(draft, titles)}
 </article>
+</main>
+${siteFooter(site)}
 </body>
 </html>
 `;
 }
 
+/** The site's home: every live page, newest first, with its description. */
 export function renderIndex(site: Site, pages: SitePage[]): string {
-  const items = pages.map((p) => `<li><a href="${esc(pageUrl(site, p.slug))}">${esc(p.title)}</a></li>`).join('\n');
+  const items = pages
+    .map(
+      (p) =>
+        `<li><a href="${esc(pageUrl(site, p.slug))}">${esc(p.title)}</a>${p.description ? `<p>${esc(p.description)}</p>` : ''}<p class="dates">${time(p.published_at)}</p></li>`,
+    )
+    .join('\n');
   return `<!DOCTYPE html>
 <html lang="en">
-<head>
-<meta charset="utf-8">
-<title>${esc(site.org_name)}</title>
-<link rel="canonical" href="${esc(site.base_url)}/">
-<link rel="alternate" type="application/atom+xml" title="${esc(site.org_name)}" href="${esc(site.base_url)}/feed.xml">
-</head>
+${head(site, site.org_name, `Verified content published by ${site.org_name}.`, `${site.base_url}/`)}
 <body>
+<header class="site"><span class="name">${esc(site.org_name)}</span></header>
+<main>
 <h1>${esc(site.org_name)}</h1>
-<ul>
-${items}
-</ul>
+${pages.length > 0 ? `<ul class="pages">\n${items}\n</ul>` : '<p>Nothing is published here yet.</p>'}
+</main>
+${siteFooter(site)}
 </body>
 </html>
 `;
@@ -192,6 +229,14 @@ ${urls}
 
 export function renderRobots(site: Site): string {
   return `User-agent: *\nAllow: /\nSitemap: ${site.base_url}/sitemap.xml\n`;
+}
+
+/**
+ * robots.txt (RFC 9309) at the root of the shared host, the only place crawlers
+ * read it: the hosted sites are open, the API is not, and every site's sitemap is named.
+ */
+export function renderSharedRobots(sitemapUrls: string[]): string {
+  return `User-agent: *\nAllow: /sites/\nDisallow: /api/\n${sitemapUrls.map((u) => `\nSitemap: ${u}`).join('')}\n`;
 }
 
 /** Atom 1.0 feed of every live page, newest first. */

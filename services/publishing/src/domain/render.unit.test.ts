@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import type { DraftRevision } from '@kb/events';
-import { jsonLd, renderArticleBody, renderPage, shownSections } from './render.js';
+import { jsonLd, renderArticleBody, renderLlmsTxt, renderPage, renderSharedRobots, shownSections, sitePageOf } from './render.js';
 
 const site = { org_name: 'Acme', base_url: 'https://a.test' };
 const page = { slug: 'p', title: 't', description: 'd', published_at: 'x', updated_at: 'y' };
@@ -102,6 +102,40 @@ describe('sections without sentences', () => {
     assert.deepEqual(
       graphOf(draft('article')).map((g) => g['@type']),
       ['Article'],
+    );
+  });
+});
+
+describe('sources and plain text', () => {
+  it('name each source by its document title, and neutrally while the title is unknown', () => {
+    const titles = new Map([['00000000-0000-4000-8000-000000000001', 'Pump manual']]);
+    const body = renderArticleBody(draft('article'), titles);
+    assert.equal((body.match(/>Pump manual<\/cite>/g) ?? []).length, 2);
+    assert.doesNotMatch(body, /Source 0000/);
+    assert.match(renderArticleBody(draft('article')), />Source document<\/cite>/);
+    const citation = (jsonLd(site, page, draft('article'), titles)['@graph'] as { citation: { name: string }[] }[])[0]!.citation;
+    assert.deepEqual(
+      citation.map((c) => c.name),
+      ['Pump manual', 'Pump manual'],
+    );
+  });
+
+  it('list pages in llms.txt by their plain titles', () => {
+    const listed = sitePageOf(page, {
+      title: 'A **bold** [pump](https://x.test)',
+      description: 'Uses `heat`.\nQuietly.',
+      format: 'markdown',
+    });
+    assert.equal(
+      renderLlmsTxt(site, [listed]),
+      '# Acme\n\n> Verified content published by Acme; every factual sentence cites its source.\n\n## Pages\n\n- [A bold pump](https://a.test/p): Uses heat. Quietly.\n',
+    );
+  });
+
+  it('name every sitemap in the shared robots.txt and keep crawlers out of the API', () => {
+    assert.equal(
+      renderSharedRobots(['https://h.test/sites/a/sitemap.xml', 'https://h.test/sites/b/sitemap.xml']),
+      'User-agent: *\nAllow: /sites/\nDisallow: /api/\n\nSitemap: https://h.test/sites/a/sitemap.xml\nSitemap: https://h.test/sites/b/sitemap.xml\n',
     );
   });
 });

@@ -37,7 +37,7 @@ import {
 import { pieceDecider } from '../domain/aggregates.js';
 
 /** Hosted sites render from these; any change to what a site shows bumps its version (the render cache's validator). */
-async function bumpSite(tx: StoreTransaction, orgId: string) {
+export async function bumpSite(tx: StoreTransaction, orgId: string) {
   const cur = await tx.get<{ id: string; version: number }>(SITE_VERSIONS, orgId);
   await tx.put(SITE_VERSIONS, { id: orgId, version: (cur?.version ?? 0) + 1 });
 }
@@ -242,6 +242,8 @@ export const publishingProjection: Projection = {
           destination_id: d.destination_id,
           enabled: d.enabled,
         });
+        // Switching the hosted destination off or on takes the organization's pages down or brings them back.
+        await bumpSite(tx, d.org_id);
         return;
       }
       case 'domain.registered': {
