@@ -4,17 +4,8 @@ import type { RpcClient } from '@kb/rpc';
 import { NullableTimestamp, Pagination, Timestamp, Uuid, errorResponses, OrgPagination } from '../schemas.js';
 import { callerOf } from '../auth-hook.js';
 import { questionRoutes } from './questions.js';
+import { Name, Text, read, write, writeOf, type ListPrompts, type PromptMessage } from './prompt-support.js';
 
-export const Name = Type.String({
-  minLength: 2,
-  maxLength: 255,
-  description: '2 to 255 characters, unique in the organization (case-insensitive)',
-});
-export const Text = Type.String({
-  minLength: 1,
-  maxLength: 10000,
-  description: 'kept verbatim; {{variable}} placeholders are listed in variables',
-});
 const TagRefs = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   maxItems: 50,
   description: 'tags by id or by name; a name the organization lacks is created',
@@ -58,33 +49,8 @@ const PatchPrompt = Type.Object(
 );
 const ReplacePrompt = Type.Object({ name: Name, text: Text }, { additionalProperties: false });
 /** The prompts of the caller's organization, a page at a time (shared by the prompt and question views). */
-export type ListPrompts = (
-  query: { limit: number; offset: number },
-  req: Parameters<typeof callerOf>[0],
-) => Promise<{ prompts?: PromptMessage[]; total_count: number }>;
-
-export interface PromptMessage {
-  prompt_id: string;
-  name: string;
-  text: string;
-  variables?: string[];
-  tags?: { tag_id: string; name: string }[];
-  created_at: string;
-  updated_at: string;
-  deleted_at?: string;
-}
-
 const orgPromptJson = (p: PromptMessage) => ({ ...p, variables: p.variables ?? [], tags: p.tags ?? [], deleted_at: p.deleted_at ?? null });
 const promptJson = ({ tags: _tags, ...p }: PromptMessage) => ({ ...p, variables: p.variables ?? [], deleted_at: p.deleted_at ?? null });
-export const writeOf = (body: { name?: string; text?: string; tags?: string[] }) => ({
-  ...(body.name !== undefined && { name: body.name }),
-  ...(body.text !== undefined && { text: body.text }),
-  tags: body.tags ?? [],
-  has_tags: body.tags !== undefined,
-});
-export const read = { auth: { credential: 'any', permission: 'read:kb' } } as const;
-export const write = { auth: { credential: 'any', permission: 'write:kb' } } as const;
-
 /** Prompts on both surfaces (spec 2.4, 4.1, 4.2), the Questions view, and suggestions (spec 8). */
 export function promptRoutes(prompts: RpcClient): FastifyPluginAsyncTypebox {
   return async (app) => {

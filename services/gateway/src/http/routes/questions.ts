@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { RpcClient } from '@kb/rpc';
 import { Timestamp, Uuid, errorResponses, OrgPagination } from '../schemas.js';
 import { callerOf } from '../auth-hook.js';
-import { Name, Text, read, write, writeOf, type ListPrompts, type PromptMessage } from './prompts.js';
+import { Name, Text, read, write, writeOf, type ListPrompts, type PromptMessage } from './prompt-support.js';
 
 /** Questions: the organization's prompts seen as questions (a lighter view of the same data). */
 
