@@ -6,6 +6,7 @@ import type { StoreTransaction } from '@kb/store';
 import { checkGate, withinScope } from '../domain/gate.js';
 import { pieceDecider, pieceStream, type PieceState } from '../domain/aggregates.js';
 import { renderArticleBody, slugify } from '../domain/render.js';
+import { sourceTitles } from '../projections/source-titles.js';
 import type { DestinationAdapter, PublishEffect, ResolvedDestination } from '../destinations/port.js';
 import { enqueueDelivery, webhookBody } from '../deliveries/outbox.js';
 import {
@@ -282,7 +283,8 @@ export function createPiecesService(
 
   async function publishLocked(ctx: CallContext, draft: DraftRevision, ids: string[] | undefined, auto: boolean) {
     const { orgId, gate, state, who, dests, slug, url } = await preparePublish(ctx, draft, ids, auto);
-    const html = renderArticleBody(draft);
+    // Remote destinations name each cited source by its knowledge-base title, as hosted pages do.
+    const html = renderArticleBody(draft, await sourceTitles(store, orgId, draft.source_content_ids));
     const pubs = await store.find<PublicationDoc>(PUBLICATIONS, { where: { piece_id: draft.draft_id } });
     /** unchanged: already live there at this revision, or (awaiting) already on its way. */
     type Step = {
