@@ -46,8 +46,12 @@ describe('MCP: generation tools', () => {
     assert.equal(followed.draft_id, done.draft_id);
     assert.ok((await ok(client, 'list_generation_runs')).items.some((r: { run_id: string }) => r.run_id === run.run_id));
     assert.ok((await ok(client, 'list_drafts')).items.some((d: { draft_id: string }) => d.draft_id === done.draft_id));
-    const draft = await ok(client, 'get_draft', { draft_id: done.draft_id });
-    assert.deepEqual(draft, (await t.api('GET', `/org/generation/drafts/${done.draft_id}`, { key })).body);
+    const { body_length: bodyLength, ...draft } = await ok(client, 'get_draft', { draft_id: done.draft_id, detail: 'full' });
+    const restDraft = (await t.api('GET', `/org/generation/drafts/${done.draft_id}`, { key })).body;
+    assert.deepEqual(draft, restDraft);
+    assert.equal(bodyLength, restDraft.body.length);
+    const brief = await ok(client, 'get_draft', { draft_id: done.draft_id });
+    assert.equal(brief.sections[0].sentences, restDraft.sections[0].sentences.length, 'sentences as counts by default');
 
     const bad = await callTool(client, 'start_generation', { content_type_id: typeId, colour: 'red' });
     const restBad = await t.api('POST', '/org/generation/runs', { key, body: { content_type_id: typeId, colour: 'red' } });

@@ -42,7 +42,7 @@ describe('MCP as a process of its own', () => {
     const client = await mcpClient(mcp.url, { authorization: `Bearer ${API_KEY}` });
     const { tools } = await client.listTools();
     assert.ok(tools.some((tool) => tool.name === 'ingest_text'));
-    const tree = await ok(client, 'kb_tree');
+    const tree = await ok(client, 'kb_tree', { detail: 'full' });
     assert.deepEqual(tree, (await t.api('GET', '/org/kb/tree')).body);
     assert.equal((await callTool(client, 'search', { query: '' })).structuredContent!.error.code, 'validation_failed');
     await client.close();

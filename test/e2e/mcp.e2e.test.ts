@@ -106,7 +106,7 @@ describe('MCP: every tool', () => {
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     assert.deepEqual(byName.get('search')!.annotations?.readOnlyHint, false);
     assert.deepEqual(byName.get('kb_tree')!.annotations?.readOnlyHint, true);
-    assert.deepEqual(byName.get('update_prompt')!.annotations?.idempotentHint, true);
+    assert.deepEqual(byName.get('update_tracked_prompt')!.annotations?.idempotentHint, true);
     assert.deepEqual((byName.get('ingest_text')!.inputSchema as { required: string[] }).required.sort(), ['text', 'title']);
 
     const folderId = (await ok(client, 'kb_create_folder', { name: 'MCP folder' })).kb_node_id;
@@ -158,13 +158,13 @@ describe('MCP: every tool', () => {
     assert.equal(upload.files[0].status, 'accepted', JSON.stringify(upload));
     await completed(upload.files[0].item.id);
 
-    const prompt = await ok(client, 'create_prompt', { name: 'Otters', text: 'What do {{animal}} eat?' });
+    const prompt = await ok(client, 'create_tracked_prompt', { name: 'Otters', text: 'What do {{animal}} eat?' });
     assert.deepEqual(prompt.variables, ['animal']);
-    assert.equal((await ok(client, 'get_prompt', { prompt_id: prompt.prompt_id })).name, 'Otters');
-    assert.equal((await ok(client, 'update_prompt', { prompt_id: prompt.prompt_id, name: 'Otter food' })).name, 'Otter food');
-    const listed = await ok(client, 'list_prompts');
+    assert.equal((await ok(client, 'get_tracked_prompt', { prompt_id: prompt.prompt_id })).name, 'Otters');
+    assert.equal((await ok(client, 'update_tracked_prompt', { prompt_id: prompt.prompt_id, name: 'Otter food' })).name, 'Otter food');
+    const listed = await ok(client, 'list_tracked_prompts');
     assert.ok(listed.items.some((p: { prompt_id: string }) => p.prompt_id === prompt.prompt_id));
-    const suggestions = await ok(client, 'prompt_suggestions', { count: 3 });
+    const suggestions = await ok(client, 'suggest_tracked_prompts', { count: 3 });
     const restSuggestions = await t.api('POST', '/org/prompts/suggestions', { key, body: { count: 3 } });
     assert.deepEqual(Object.keys(suggestions), Object.keys(restSuggestions.body));
     assert.ok(Array.isArray(suggestions.suggestions) && suggestions.suggestions.length <= 3);
@@ -178,7 +178,8 @@ describe('MCP: every tool', () => {
       ['analytics_prompts', '/org/analytics/prompts'],
       ['analytics_latest_answers', '/org/analytics/answers/latest'],
     ] as const) {
-      const viaMcp = await ok(client, tool);
+      // Every field with detail: full (the latest answers are summaries by default).
+      const viaMcp = await ok(client, tool, tool === 'analytics_latest_answers' ? { detail: 'full' } : {});
       const viaRest = await t.api('GET', path, { key });
       assert.equal(viaRest.status, 200, viaRest.text);
       const expected = Array.isArray(viaRest.body) ? { items: viaRest.body } : viaRest.body;
@@ -191,8 +192,8 @@ describe('MCP: every tool', () => {
     // Each tool's structured result is valid against its output schema (REST's response schema).
     await assertOutputSchemas(client, [
       ...['search', 'ask', 'list_search_history', 'kb_tree', 'kb_folder', 'kb_node_path', 'kb_create_folder'],
-      ...['kb_read_content', 'kb_read_chunks', 'ingest_text', 'upload_file', 'list_prompts', 'get_prompt'],
-      ...['create_prompt', 'update_prompt', 'prompt_suggestions', 'analytics_overview', 'analytics_citations'],
+      ...['kb_read_content', 'kb_read_chunks', 'ingest_text', 'upload_file', 'list_tracked_prompts', 'get_tracked_prompt'],
+      ...['create_tracked_prompt', 'update_tracked_prompt', 'suggest_tracked_prompts', 'analytics_overview', 'analytics_citations'],
       ...['analytics_domains', 'analytics_pages', 'analytics_share_of_voice', 'analytics_prompts', 'analytics_latest_answers'],
     ]);
     await client.close();
@@ -207,7 +208,7 @@ describe('MCP: every tool', () => {
       ['ingest_text', { title: 'x' }, 'POST', '/org/kb/raw', { title: 'x' }],
       ['kb_read_content', { content_id: missing }, 'GET', `/org/kb/content/${missing}`, undefined],
       ['kb_folder', { kb_node_id: 'not-a-uuid' }, 'GET', '/org/kb/nodes/not-a-uuid', undefined],
-      ['update_prompt', { prompt_id: missing, name: 'x' }, 'PATCH', `/org/prompts/${missing}`, { name: 'x' }],
+      ['update_tracked_prompt', { prompt_id: missing, name: 'x' }, 'PATCH', `/org/prompts/${missing}`, { name: 'x' }],
     ] as const) {
       const res = await callTool(client, tool, args);
       const rest = await t.api(method, path, { key, ...(body && { body }) });

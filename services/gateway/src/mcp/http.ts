@@ -6,7 +6,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AppError, errors } from '@kb/platform';
 import type { RateLimiter } from '@kb/coordination';
 import type { Dispatcher } from './dispatcher.js';
-import type { Tool } from './tools.js';
+import { parseToolSelection, selectTools, type Tool } from './tools.js';
 import { createMcpServer } from './server.js';
 import { ACCESS_TOKEN_RE, grantIdOfAccessToken } from './oauth-tokens.js';
 
@@ -24,6 +24,9 @@ export interface McpHttpOptions {
   authorizationServerUrl?: string;
   /** JSON replies instead of event streams to POSTs (both are Streamable HTTP). */
   jsonResponse?: boolean;
+  /** The tool groups and read-only mode when the client's URL does not choose (?toolsets=kb,search&read_only=true). */
+  toolsets?: readonly string[];
+  readOnly?: boolean;
   ids?: () => string;
 }
 
@@ -132,6 +135,20 @@ export async function registerMcpHttp(app: FastifyInstance, options: McpHttpOpti
     }
   }
 
+  /** The tools of a new session: the groups and mode its URL names, else the configured ones. */
+  const toolsFor = (request: FastifyRequest) => {
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    const chosen = parseToolSelection(query.toolsets, query.read_only);
+    try {
+      return selectTools(options.tools, {
+        toolsets: chosen.toolsets ?? options.toolsets,
+        readOnly: 'read_only' in query ? chosen.readOnly : (options.readOnly ?? false),
+      });
+    } catch (err) {
+      throw errors.validation((err as Error).message, { code: 'validation_failed' });
+    }
+  };
+
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     const presented = await authenticate(request, reply);
     const decision = await options.limiter.hit(`mcp:${presented.owner}`, options.limit, options.windowMs);
@@ -161,7 +178,7 @@ export async function registerMcpHttp(app: FastifyInstance, options: McpHttpOpti
           sessions.delete(id);
         },
       });
-      const server = createMcpServer({ tools: options.tools, dispatcher: options.dispatcher });
+      const server = createMcpServer({ tools: toolsFor(request), dispatcher: options.dispatcher });
       const created: Session = { transport, server, owner: presented.owner };
       transport.onclose = () => {
         if (transport.sessionId) sessions.delete(transport.sessionId);
