@@ -50,7 +50,10 @@ describe('MCP as a process of its own', () => {
 
     const denied = await rawMcp(mcp.url, { 'x-api-key': 'kb_unknown_00000000000000000000000000' });
     assert.equal(denied.status, 401);
-    assert.equal(denied.headers.get('www-authenticate'), `Bearer resource_metadata="${mcp.url}/.well-known/oauth-protected-resource/mcp"`);
+    assert.match(
+      denied.headers.get('www-authenticate')!,
+      new RegExp(`^Bearer error="invalid_token", .*resource_metadata="${mcp.url}/.well-known/oauth-protected-resource/mcp"$`),
+    );
     const meta = (await (await fetch(`${mcp.url}/.well-known/oauth-protected-resource/mcp`)).json()) as any;
     assert.deepEqual(meta.authorization_servers, [t.url]);
 
