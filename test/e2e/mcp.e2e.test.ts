@@ -260,8 +260,22 @@ describe('MCP: folder-scoped keys and credits', () => {
       10_000,
     );
     assert.equal((await ok(client, 'kb_read_content', { content_id: insideDoc })).id, insideDoc);
+    // kb_tree: not the root (outside its scope) but the folders it may browse, as children of a top of its own.
+    const top = await ok(client, 'kb_tree');
+    assert.equal(top.kb_node_id, undefined);
+    assert.match(top.scope, /may see/);
+    assert.deepEqual(
+      top.children.map((c: { kb_node_id: string; name: string }) => [c.kb_node_id, c.name]),
+      [[inside, 'Scoped inside']],
+    );
+    const rest = await t.api('GET', '/org/kb/scope', { key });
+    assert.deepEqual(rest.body.folder_scope, [inside]);
+    const nothing = await mcpClient(t.url, { 'x-api-key': await freshKey([]) });
+    const refused = await callTool(nothing, 'kb_tree');
+    assert.equal(refused.structuredContent!.status, 403, 'a key scoped to no folder sees none');
+    assert.match(refused.structuredContent!.error.message, /^This credential/);
+    await nothing.close();
     for (const [tool, args] of [
-      ['kb_tree', {}],
       ['kb_folder', { kb_node_id: outside }],
       ['kb_node_path', { kb_node_id: outside }],
       ['kb_read_content', { content_id: outsideDoc }],
@@ -470,7 +484,11 @@ describe('MCP: OAuth 2.1 for assistants', () => {
       403,
       'folder scope from consent',
     );
-    assert.equal((await callTool(client, 'kb_tree')).structuredContent!.status, 403);
+    // The grant's folders are its top (kb_tree), the root stays out of reach.
+    assert.deepEqual(
+      (await ok(client, 'kb_tree')).children.map((c: { kb_node_id: string }) => c.kb_node_id),
+      [inside],
+    );
     // resources/list with a folder-limited grant: exactly the documents under its folders.
     const insideDoc = await addText('OAuth inside doc', 'Swifts sleep on the wing.', inside);
     await addText('OAuth outside doc', 'Swallows nest in barns.', outside);

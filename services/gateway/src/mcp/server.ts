@@ -193,7 +193,12 @@ export function createMcpServer(deps: {
       const raw = multipartFor(args as UploadArgs);
       if (typeof raw === 'string')
         return toolError({ status: 400, headers: {}, body: { error: { code: 'validation_failed', message: raw } } });
-      return finish(await dispatcher.dispatch({ method: tool.row.method, path: `/api/v1${tool.row.path}`, credential, raw }), tool, given);
+      return finish(
+        await dispatcher.dispatch({ method: tool.row.method, path: `/api/v1${tool.row.path}`, credential, raw }),
+        tool,
+        given,
+        credential,
+      );
     }
     const { path, json } = requestFor(tool, args);
     if (!path) {
@@ -204,11 +209,37 @@ export function createMcpServer(deps: {
       await dispatcher.dispatch({ method: tool.row.method, path, credential, ...(json !== undefined && { json }) }),
       tool,
       given,
+      credential,
     );
   });
 
-  const finish = (res: DispatchResponse, tool: Tool, given: Record<string, unknown>) =>
-    res.status >= 400 ? toolError(res) : toolResult(res, tool, given);
+  const finish = async (res: DispatchResponse, tool: Tool, given: Record<string, unknown>, credential: Record<string, string>) => {
+    if (tool.row.scopedTop && res.status === 403 && isRestError(res.body) && res.body.error.code === 'folder_scope') {
+      const top = await scopedTop(credential);
+      if (top) return toolResult(top, tool, given);
+    }
+    return res.status >= 400 ? toolError(res) : toolResult(res, tool, given);
+  };
+
+  /**
+   * A folder-scoped credential may not read the root: its top is a folder of
+   * its own whose children are its scope folders (the subtrees it may browse).
+   * Undefined when it may see no folder at all.
+   */
+  const scopedTop = async (credential: Record<string, string>): Promise<DispatchResponse | undefined> => {
+    const scope = await dispatcher.dispatch({ method: 'GET', path: '/api/v1/org/kb/scope', credential });
+    const items = (scope.body as { items?: unknown[] } | undefined)?.items;
+    if (scope.status !== 200 || !Array.isArray(items) || items.length === 0) return undefined;
+    const body = {
+      type: 'folder',
+      name: 'Your folders',
+      parent_id: null,
+      scope: 'The folders this credential may see: browse each with kb_folder.',
+      children: items,
+      children_total: items.length,
+    };
+    return { status: 200, headers: {}, body };
+  };
 
   // Resources: the content items of the knowledge base the caller can see. GET /content
   // lists exactly those (a folder-scoped credential: the items under its folders).

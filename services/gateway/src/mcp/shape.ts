@@ -31,7 +31,7 @@ export interface Shaping {
   /** Fields kept (the rest dropped). */
   pick?: readonly string[];
   /** Fields a summary adds, with their JSON types (declared in the output schema). */
-  adds?: Record<string, 'integer' | 'object' | 'boolean'>;
+  adds?: Record<string, 'integer' | 'object' | 'boolean' | 'string'>;
 }
 
 export interface Cut {

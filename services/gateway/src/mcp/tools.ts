@@ -45,6 +45,11 @@ export interface ToolRow {
   argNames?: Record<string, string>;
   /** How the REST answer is shaped for an assistant (compact items, paged text, outcome first). */
   shape?: Shaping;
+  /**
+   * Refused for folder scope (403 folder_scope): answer the folders the credential
+   * may see instead (GET /org/kb/scope), as the children of a top of its own.
+   */
+  scopedTop?: true;
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -135,7 +140,8 @@ export const toolRows: ToolRow[] = [
     path: '/org/kb/tree',
     group: 'kb',
     effect: 'read',
-    shape: { list: 'children', summarizeItem: kbNode },
+    scopedTop: true,
+    shape: { list: 'children', summarizeItem: kbNode, adds: { scope: 'string' } },
   },
   {
     name: 'kb_folder',
