@@ -141,7 +141,6 @@ export function multipartFor(
 }
 
 const RESOURCE_PAGE = 100;
-const MAX_RESOURCES = 500;
 const CONTENT_URI = /^kb:\/\/content\/([0-9a-f-]{36})(?:\?start_index=(\d{1,9}))?$/i;
 /** MCP's error code for a resource that does not exist. */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -243,26 +242,28 @@ export function createMcpServer(deps: {
 
   // Resources: the content items of the knowledge base the caller can see. GET /content
   // lists exactly those (a folder-scoped credential: the items under its folders).
-  server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
+  // A page of RESOURCE_PAGE documents at a time; nextCursor is the offset of the next page.
+  server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
     const credential = credentialOf(extra.authInfo);
-    const resources: { uri: string; name: string; mimeType: string }[] = [];
-    for (let offset = 0; resources.length < MAX_RESOURCES; offset += RESOURCE_PAGE) {
-      const page = await dispatcher.dispatch({
-        method: 'GET',
-        path: `/api/v1/content?limit=${RESOURCE_PAGE}&offset=${offset}`,
-        credential,
-      });
-      // A key scoped to no folder sees no document.
-      if (page.status === 403 && isRestError(page.body) && page.body.error.code === 'folder_scope') break;
-      if (page.status >= 400) {
-        const err = isRestError(page.body) ? page.body.error : { code: `http_${page.status}`, message: `HTTP ${page.status}` };
-        throw new McpError(ErrorCode.InvalidRequest, `${err.code}: ${err.message}`, { status: page.status, error: err });
-      }
-      const items = (page.body as { items?: { id: string; title: string }[] }).items ?? [];
-      for (const item of items) resources.push({ uri: `kb://content/${item.id}`, name: item.title, mimeType: 'text/plain' });
-      if (items.length < RESOURCE_PAGE) break;
+    const cursor = request.params?.cursor;
+    const offset = cursor === undefined ? 0 : Number(cursor);
+    if (!Number.isInteger(offset) || offset < 0) throw new McpError(ErrorCode.InvalidParams, `Invalid cursor ${cursor}`);
+    const page = await dispatcher.dispatch({
+      method: 'GET',
+      path: `/api/v1/content?limit=${RESOURCE_PAGE}&offset=${offset}`,
+      credential,
+    });
+    // A key scoped to no folder sees no document.
+    if (page.status === 403 && isRestError(page.body) && page.body.error.code === 'folder_scope') return { resources: [] };
+    if (page.status >= 400) {
+      const err = isRestError(page.body) ? page.body.error : { code: `http_${page.status}`, message: `HTTP ${page.status}` };
+      throw new McpError(ErrorCode.InvalidRequest, `${err.code}: ${err.message}`, { status: page.status, error: err });
     }
-    return { resources: resources.slice(0, MAX_RESOURCES) };
+    const items = (page.body as { items?: { id: string; title: string }[] }).items ?? [];
+    return {
+      resources: items.map((item) => ({ uri: `kb://content/${item.id}`, name: item.title, mimeType: 'text/plain' })),
+      ...(items.length === RESOURCE_PAGE && { nextCursor: String(offset + RESOURCE_PAGE) }),
+    };
   });
 
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
