@@ -46,8 +46,12 @@ describe('MCP: generation tools', () => {
     assert.equal(followed.draft_id, done.draft_id);
     assert.ok((await ok(client, 'list_generation_runs')).items.some((r: { run_id: string }) => r.run_id === run.run_id));
     assert.ok((await ok(client, 'list_drafts')).items.some((d: { draft_id: string }) => d.draft_id === done.draft_id));
-    const draft = await ok(client, 'get_draft', { draft_id: done.draft_id });
-    assert.deepEqual(draft, (await t.api('GET', `/org/generation/drafts/${done.draft_id}`, { key })).body);
+    const { body_length: bodyLength, ...draft } = await ok(client, 'get_draft', { draft_id: done.draft_id, detail: 'full' });
+    const restDraft = (await t.api('GET', `/org/generation/drafts/${done.draft_id}`, { key })).body;
+    assert.deepEqual(draft, restDraft);
+    assert.equal(bodyLength, restDraft.body.length);
+    const brief = await ok(client, 'get_draft', { draft_id: done.draft_id });
+    assert.equal(brief.sections[0].sentences, restDraft.sections[0].sentences.length, 'sentences as counts by default');
 
     const bad = await callTool(client, 'start_generation', { content_type_id: typeId, colour: 'red' });
     const restBad = await t.api('POST', '/org/generation/runs', { key, body: { content_type_id: typeId, colour: 'red' } });
@@ -57,6 +61,48 @@ describe('MCP: generation tools', () => {
       ...['verify_text', 'list_content_types', 'start_generation', 'get_generation_run', 'list_generation_runs'],
       ...['list_drafts', 'get_draft'],
     ]);
+    await client.close();
+  });
+});
+
+describe('MCP: consistent names and hints', () => {
+  it('start_generation and list_generation_runs take prompt_id; metered tools are not read-only; tracked prompts are named so', async () => {
+    const client = await mcpClient(t.url, { 'x-api-key': key });
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    for (const name of ['start_generation', 'list_generation_runs']) {
+      const props = Object.keys(byName.get(name)!.inputSchema.properties ?? {});
+      assert.ok(props.includes('prompt_id') && !props.includes('geo_question_id'), `${name}: ${props.join(', ')}`);
+    }
+    // Spending a credit and being recorded is not read-only; reading is.
+    for (const name of ['search', 'ask', 'verify_text']) assert.equal(byName.get(name)!.annotations?.readOnlyHint, false, name);
+    for (const name of ['kb_tree', 'get_piece', 'list_drafts', 'analytics_overview'])
+      assert.equal(byName.get(name)!.annotations?.readOnlyHint, true, name);
+    // MCP's own prompts are prompts/list; the analytics questions are tracked prompts.
+    for (const old of ['list_prompts', 'get_prompt', 'create_prompt', 'update_prompt', 'prompt_suggestions'])
+      assert.ok(!byName.has(old), old);
+    for (const name of [
+      'list_tracked_prompts',
+      'get_tracked_prompt',
+      'create_tracked_prompt',
+      'update_tracked_prompt',
+      'suggest_tracked_prompts',
+    ])
+      assert.ok(byName.has(name), name);
+
+    const prompt = await ok(client, 'create_tracked_prompt', { name: 'Solar efficiency', text: 'How efficient are solar panels?' });
+    const typeId = (await ok(client, 'list_content_types')).items[0].content_type_id;
+    const run = await ok(client, 'start_generation', { content_type_id: typeId, prompt_id: prompt.prompt_id });
+    assert.equal(run.prompt_id, prompt.prompt_id);
+    assert.equal(run.geo_question_id, undefined);
+    assert.equal((await t.api('GET', `/org/generation/runs/${run.run_id}`, { key })).body.geo_question_id, prompt.prompt_id, 'REST got it');
+    const listed = await ok(client, 'list_generation_runs', { prompt_id: prompt.prompt_id });
+    assert.deepEqual(
+      listed.items.map((r: { run_id: string }) => r.run_id),
+      [run.run_id],
+    );
+    assert.equal(listed.items[0].prompt_id, prompt.prompt_id);
+    await waitForRun(t, run.run_id);
     await client.close();
   });
 });

@@ -167,20 +167,33 @@ describe('MCP: publishing tools', () => {
     assert.equal((publish.inputSchema.properties as Record<string, { default?: unknown }>).dry_run!.default, true);
     assert.deepEqual(publish.inputSchema.required, ['piece_id']);
     assert.equal(publish.annotations?.readOnlyHint, false);
+    assert.match(publish.description!, /DRY RUN BY DEFAULT \(dry_run defaults to true\)/);
+    const dryRunArg = (publish.inputSchema.properties as Record<string, { description?: string }>).dry_run!;
+    assert.match(dryRunArg.description!, /^true \(the default\)/);
+    assert.doesNotMatch(dryRunArg.description!, /default false/);
 
     const d = await approved({ title: 'Dry run herons' });
     const listed = await ok(client, 'list_pieces', { status: 'approved', limit: 100 });
     assert.ok(listed.items.some((p: { piece_id: string }) => p.piece_id === d.draft_id));
-    const read = await ok(client, 'get_piece', { piece_id: d.draft_id });
+    const summary = listed.items.find((p: { piece_id: string }) => p.piece_id === d.draft_id);
+    assert.equal(summary.body, undefined, 'list items are summaries');
+    assert.equal(summary.status, 'approved');
+    const { body_length: bodyLength, ...read } = await ok(client, 'get_piece', { piece_id: d.draft_id, detail: 'full' });
     assert.deepEqual(read, (await piece(d.draft_id)).body);
+    assert.equal(bodyLength, read.body.length);
+    const brief = await ok(client, 'get_piece', { piece_id: d.draft_id });
+    assert.equal(brief.body, read.body);
+    assert.equal(brief.sections[0].sentences, read.sections[0].sentences.length, 'sentences as counts by default');
 
     const planned = await ok(client, 'publish_piece', { piece_id: d.draft_id });
+    assert.deepEqual(Object.keys(planned).slice(0, 4), ['dry_run', 'status', 'publishable', 'results'], 'the outcome first');
     assert.equal(planned.dry_run, true);
     assert.equal(planned.results[0].result, 'would_publish');
     assert.ok(planned.results[0].url.endsWith(`/sites/${slug}/dry-run-herons`), planned.results[0].url);
     assert.deepEqual((await piece(d.draft_id)).body, read, 'the dry run changed nothing');
 
     const published = await ok(client, 'publish_piece', { piece_id: d.draft_id, dry_run: false });
+    assert.equal(published.dry_run, false);
     assert.equal(published.status, 'published');
     assert.deepEqual(
       published.results.map((r: { result: string }) => r.result),

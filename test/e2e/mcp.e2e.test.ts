@@ -68,7 +68,11 @@ describe('MCP: credentials', () => {
       const res = await rawMcp(t.url, headers);
       assert.equal(res.status, 401, JSON.stringify(headers));
       assert.equal(((await res.json()) as any).error.code, code);
-      assert.equal(res.headers.get('www-authenticate'), `Bearer resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp"`);
+      // RFC 6750: the metadata always; an error code once a credential came (mcp-spec.e2e.test.ts checks each).
+      assert.ok(
+        res.headers.get('www-authenticate')!.endsWith(`resource_metadata="${t.url}/.well-known/oauth-protected-resource/mcp"`),
+        res.headers.get('www-authenticate')!,
+      );
     }
     const meta = (await (await fetch(`${t.url}/.well-known/oauth-protected-resource/mcp`)).json()) as any;
     assert.equal(meta.resource, `${t.url}/mcp`);
@@ -106,7 +110,7 @@ describe('MCP: every tool', () => {
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     assert.deepEqual(byName.get('search')!.annotations?.readOnlyHint, false);
     assert.deepEqual(byName.get('kb_tree')!.annotations?.readOnlyHint, true);
-    assert.deepEqual(byName.get('update_prompt')!.annotations?.idempotentHint, true);
+    assert.deepEqual(byName.get('update_tracked_prompt')!.annotations?.idempotentHint, true);
     assert.deepEqual((byName.get('ingest_text')!.inputSchema as { required: string[] }).required.sort(), ['text', 'title']);
 
     const folderId = (await ok(client, 'kb_create_folder', { name: 'MCP folder' })).kb_node_id;
@@ -158,13 +162,13 @@ describe('MCP: every tool', () => {
     assert.equal(upload.files[0].status, 'accepted', JSON.stringify(upload));
     await completed(upload.files[0].item.id);
 
-    const prompt = await ok(client, 'create_prompt', { name: 'Otters', text: 'What do {{animal}} eat?' });
+    const prompt = await ok(client, 'create_tracked_prompt', { name: 'Otters', text: 'What do {{animal}} eat?' });
     assert.deepEqual(prompt.variables, ['animal']);
-    assert.equal((await ok(client, 'get_prompt', { prompt_id: prompt.prompt_id })).name, 'Otters');
-    assert.equal((await ok(client, 'update_prompt', { prompt_id: prompt.prompt_id, name: 'Otter food' })).name, 'Otter food');
-    const listed = await ok(client, 'list_prompts');
+    assert.equal((await ok(client, 'get_tracked_prompt', { prompt_id: prompt.prompt_id })).name, 'Otters');
+    assert.equal((await ok(client, 'update_tracked_prompt', { prompt_id: prompt.prompt_id, name: 'Otter food' })).name, 'Otter food');
+    const listed = await ok(client, 'list_tracked_prompts');
     assert.ok(listed.items.some((p: { prompt_id: string }) => p.prompt_id === prompt.prompt_id));
-    const suggestions = await ok(client, 'prompt_suggestions', { count: 3 });
+    const suggestions = await ok(client, 'suggest_tracked_prompts', { count: 3 });
     const restSuggestions = await t.api('POST', '/org/prompts/suggestions', { key, body: { count: 3 } });
     assert.deepEqual(Object.keys(suggestions), Object.keys(restSuggestions.body));
     assert.ok(Array.isArray(suggestions.suggestions) && suggestions.suggestions.length <= 3);
@@ -178,7 +182,8 @@ describe('MCP: every tool', () => {
       ['analytics_prompts', '/org/analytics/prompts'],
       ['analytics_latest_answers', '/org/analytics/answers/latest'],
     ] as const) {
-      const viaMcp = await ok(client, tool);
+      // Every field with detail: full (the latest answers are summaries by default).
+      const viaMcp = await ok(client, tool, tool === 'analytics_latest_answers' ? { detail: 'full' } : {});
       const viaRest = await t.api('GET', path, { key });
       assert.equal(viaRest.status, 200, viaRest.text);
       const expected = Array.isArray(viaRest.body) ? { items: viaRest.body } : viaRest.body;
@@ -191,8 +196,8 @@ describe('MCP: every tool', () => {
     // Each tool's structured result is valid against its output schema (REST's response schema).
     await assertOutputSchemas(client, [
       ...['search', 'ask', 'list_search_history', 'kb_tree', 'kb_folder', 'kb_node_path', 'kb_create_folder'],
-      ...['kb_read_content', 'kb_read_chunks', 'ingest_text', 'upload_file', 'list_prompts', 'get_prompt'],
-      ...['create_prompt', 'update_prompt', 'prompt_suggestions', 'analytics_overview', 'analytics_citations'],
+      ...['kb_read_content', 'kb_read_chunks', 'ingest_text', 'upload_file', 'list_tracked_prompts', 'get_tracked_prompt'],
+      ...['create_tracked_prompt', 'update_tracked_prompt', 'suggest_tracked_prompts', 'analytics_overview', 'analytics_citations'],
       ...['analytics_domains', 'analytics_pages', 'analytics_share_of_voice', 'analytics_prompts', 'analytics_latest_answers'],
     ]);
     await client.close();
@@ -207,7 +212,7 @@ describe('MCP: every tool', () => {
       ['ingest_text', { title: 'x' }, 'POST', '/org/kb/raw', { title: 'x' }],
       ['kb_read_content', { content_id: missing }, 'GET', `/org/kb/content/${missing}`, undefined],
       ['kb_folder', { kb_node_id: 'not-a-uuid' }, 'GET', '/org/kb/nodes/not-a-uuid', undefined],
-      ['update_prompt', { prompt_id: missing, name: 'x' }, 'PATCH', `/org/prompts/${missing}`, { name: 'x' }],
+      ['update_tracked_prompt', { prompt_id: missing, name: 'x' }, 'PATCH', `/org/prompts/${missing}`, { name: 'x' }],
     ] as const) {
       const res = await callTool(client, tool, args);
       const rest = await t.api(method, path, { key, ...(body && { body }) });
@@ -255,8 +260,22 @@ describe('MCP: folder-scoped keys and credits', () => {
       10_000,
     );
     assert.equal((await ok(client, 'kb_read_content', { content_id: insideDoc })).id, insideDoc);
+    // kb_tree: not the root (outside its scope) but the folders it may browse, as children of a top of its own.
+    const top = await ok(client, 'kb_tree');
+    assert.equal(top.kb_node_id, undefined);
+    assert.match(top.scope, /may see/);
+    assert.deepEqual(
+      top.children.map((c: { kb_node_id: string; name: string }) => [c.kb_node_id, c.name]),
+      [[inside, 'Scoped inside']],
+    );
+    const rest = await t.api('GET', '/org/kb/scope', { key });
+    assert.deepEqual(rest.body.folder_scope, [inside]);
+    const nothing = await mcpClient(t.url, { 'x-api-key': await freshKey([]) });
+    const refused = await callTool(nothing, 'kb_tree');
+    assert.equal(refused.structuredContent!.status, 403, 'a key scoped to no folder sees none');
+    assert.match(refused.structuredContent!.error.message, /^This credential/);
+    await nothing.close();
     for (const [tool, args] of [
-      ['kb_tree', {}],
       ['kb_folder', { kb_node_id: outside }],
       ['kb_node_path', { kb_node_id: outside }],
       ['kb_read_content', { content_id: outsideDoc }],
@@ -465,7 +484,11 @@ describe('MCP: OAuth 2.1 for assistants', () => {
       403,
       'folder scope from consent',
     );
-    assert.equal((await callTool(client, 'kb_tree')).structuredContent!.status, 403);
+    // The grant's folders are its top (kb_tree), the root stays out of reach.
+    assert.deepEqual(
+      (await ok(client, 'kb_tree')).children.map((c: { kb_node_id: string }) => c.kb_node_id),
+      [inside],
+    );
     // resources/list with a folder-limited grant: exactly the documents under its folders.
     const insideDoc = await addText('OAuth inside doc', 'Swifts sleep on the wing.', inside);
     await addText('OAuth outside doc', 'Swallows nest in barns.', outside);

@@ -127,6 +127,21 @@ export const gatewayConfigSpec = defineConfig(
       description: 'lifetime of an OAuth refresh token (each use rotates it)',
     }),
     MCP_JSON_RESPONSE: Type.Boolean({ default: false, description: 'answer MCP POSTs with JSON instead of an event stream' }),
+    MCP_ALLOWED_ORIGINS: Type.Optional(
+      Type.String({
+        description: 'origins (scheme://host[:port], comma separated) whose pages may call /mcp besides its own; another Origin is 403',
+      }),
+    ),
+    MCP_TOOLSETS: Type.Optional(
+      Type.String({
+        description:
+          'MCP tool groups served, comma separated (search, kb, tracked_prompts, analytics, generation, publishing); all when unset',
+      }),
+    ),
+    MCP_READ_ONLY: Type.Boolean({
+      default: false,
+      description: 'serve only the MCP tools that change nothing but credits and the search history',
+    }),
     PUBLIC_URL: Type.Optional(
       Type.String({ pattern: '^https?://[^\\s]+$', description: 'public base URL (OAuth issuer, MCP resource); from Host when unset' }),
     ),

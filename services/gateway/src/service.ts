@@ -28,6 +28,8 @@ async function openRateLimiter(config: GatewayConfig, store: Store, clock: Clock
   return createStoreRateLimiter({ store, clock });
 }
 import { createOAuthService } from './mcp/oauth.js';
+import { originsOf } from './mcp/http.js';
+import { parseToolSelection } from './mcp/tools.js';
 
 export const SERVICE_NAME = 'gateway';
 export const gatewayProjections = [identityProjection, creditsProjection, oauthProjection];
@@ -142,6 +144,8 @@ export async function startGateway(options: {
           refreshTtlSeconds: config.MCP_REFRESH_TOKEN_TTL_SECONDS,
         }),
         jsonResponse: config.MCP_JSON_RESPONSE,
+        allowedOrigins: originsOf(config.MCP_ALLOWED_ORIGINS),
+        ...parseToolSelection(config.MCP_TOOLSETS, config.MCP_READ_ONLY),
         ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
       },
     }),

@@ -35,6 +35,8 @@ export interface OAuthCodeFields {
   org_id: string;
   user_id: string;
   folder_scope: string[] | null;
+  /** RFC 8707: the resource server the tokens are for (any when absent). */
+  resource?: string;
   expires_at: string;
 }
 export interface OAuthCodeState extends OAuthCodeFields {
@@ -66,6 +68,7 @@ export const oauthCodeDecider: Decider<OAuthCodeCommand, OAuthCodeState> = {
           org_id: d.org_id,
           user_id: d.user_id,
           folder_scope: d.folder_scope,
+          ...(d.resource !== undefined && { resource: d.resource }),
           expires_at: d.expires_at,
         };
       }
@@ -116,6 +119,7 @@ export type OAuthGrantCommand =
       org_id: string;
       user_id: string;
       folder_scope: string[] | null;
+      resource?: string;
       code_hash: string;
       at: string;
     } & Tokens)
@@ -154,9 +158,12 @@ export const oauthGrantDecider: Decider<OAuthGrantCommand, OAuthGrantState> = {
     switch (command.type) {
       case 'create': {
         if (state.status !== 'new') throw errors.conflict('Grant already exists');
-        const { grant_id, client_id, org_id, user_id, folder_scope, code_hash, at } = command;
+        const { grant_id, client_id, org_id, user_id, folder_scope, resource, code_hash, at } = command;
         return [
-          { type: 'oauth.grant_created', data: { grant_id, client_id, org_id, user_id, folder_scope, code_hash, at } },
+          {
+            type: 'oauth.grant_created',
+            data: { grant_id, client_id, org_id, user_id, folder_scope, ...(resource !== undefined && { resource }), code_hash, at },
+          },
           tokens(command),
         ];
       }

@@ -66,6 +66,11 @@ export interface GatewayMcpOptions {
   oauth: OAuthService;
   publicUrl?: string;
   jsonResponse?: boolean;
+  /** Origins whose pages may call /mcp besides its own. */
+  allowedOrigins?: readonly string[];
+  /** Tool groups and read-only mode when the client's URL does not choose. */
+  toolsets?: readonly string[];
+  readOnly?: boolean;
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -231,6 +236,9 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
       windowMs: mcp.windowMs,
       ...(mcp.publicUrl && { publicUrl: mcp.publicUrl }),
       ...(mcp.jsonResponse !== undefined && { jsonResponse: mcp.jsonResponse }),
+      ...(mcp.allowedOrigins && { allowedOrigins: mcp.allowedOrigins }),
+      ...(mcp.toolsets && { toolsets: mcp.toolsets }),
+      ...(mcp.readOnly !== undefined && { readOnly: mcp.readOnly }),
     });
     app.addHook('preClose', () => served.close());
     await app.register(oauthRoutes({ oauth: mcp.oauth, identity: deps.identity, ...(mcp.publicUrl && { publicUrl: mcp.publicUrl }) }));

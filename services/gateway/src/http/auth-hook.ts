@@ -6,8 +6,8 @@ import type { ApiKeyService } from '../app/api-keys.js';
 import { API_KEY_RE, SESSION_TOKEN_RE } from '../auth/secrets.js';
 import { apiKeyPermissions } from '../auth/permissions.js';
 import type { RouteAuth } from './route-auth.js';
-import { DISPATCH_HEADER } from '../mcp/dispatcher.js';
-import type { ResolvedGrant } from '../mcp/oauth.js';
+import { DISPATCH_HEADER, RESOURCE_HEADER } from '../mcp/dispatcher.js';
+import { normalizeResource, type ResolvedGrant } from '../mcp/oauth.js';
 import { timingSafeEqual } from 'node:crypto';
 
 /** OAuth access tokens are accepted only on requests the MCP dispatcher makes (it alone knows the secret); REST stays on keys and sessions. */
@@ -66,6 +66,11 @@ export function createAuthHook(identity: IdentityService, apiKeys: ApiKeyService
     // A user who left the organization no longer acts in it through the grant.
     const permissions = grant && (await identity.memberPermissions(grant.org_id, grant.user_id));
     if (!grant || !permissions) throw errors.unauthenticated('Unknown, expired or revoked access token', { code: 'invalid_credential' });
+    // RFC 8707: a token bound to another resource server is not for the MCP server that forwards it.
+    const audience = single(request.headers[RESOURCE_HEADER]);
+    if (grant.resource && audience && normalizeResource(audience) !== grant.resource) {
+      throw errors.unauthenticated(`The access token was issued for ${grant.resource}, not this server`, { code: 'invalid_audience' });
+    }
     if (auth.credential === 'user') {
       throw errors.unauthenticated('This operation needs a signed-in user, not an OAuth grant', { code: 'user_session_required' });
     }

@@ -30,6 +30,8 @@ export interface Dispatcher {
 
 /** The header only the MCP dispatcher sets: it proves the request comes from the MCP server (OAuth tokens are accepted only then). */
 export const DISPATCH_HEADER = 'x-kb-mcp-dispatch';
+/** The MCP server's own resource URL (RFC 8707): an OAuth token bound to another server is refused. Trusted only with DISPATCH_HEADER. */
+export const RESOURCE_HEADER = 'x-kb-mcp-resource';
 
 function headersFor(request: DispatchRequest, secret: string): Record<string, string> {
   const headers: Record<string, string> = { ...request.credential, ...(secret && { [DISPATCH_HEADER]: secret }) };

@@ -5,8 +5,8 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AppError, errors } from '@kb/platform';
 import type { RateLimiter } from '@kb/coordination';
-import type { Dispatcher } from './dispatcher.js';
-import type { Tool } from './tools.js';
+import { RESOURCE_HEADER, type Dispatcher } from './dispatcher.js';
+import { parseToolSelection, selectTools, type Tool } from './tools.js';
 import { createMcpServer } from './server.js';
 import { ACCESS_TOKEN_RE, grantIdOfAccessToken } from './oauth-tokens.js';
 
@@ -24,6 +24,15 @@ export interface McpHttpOptions {
   authorizationServerUrl?: string;
   /** JSON replies instead of event streams to POSTs (both are Streamable HTTP). */
   jsonResponse?: boolean;
+  /** The tool groups and read-only mode when the client's URL does not choose (?toolsets=kb,search&read_only=true). */
+  toolsets?: readonly string[];
+  readOnly?: boolean;
+  /**
+   * Origins (scheme://host[:port]) whose pages may call /mcp, besides this
+   * server's own; a request with another Origin is 403 (DNS rebinding). A
+   * request without Origin (an assistant, not a browser) is served.
+   */
+  allowedOrigins?: readonly string[];
   ids?: () => string;
 }
 
@@ -73,6 +82,13 @@ export function presentedCredential(request: Pick<FastifyRequest, 'headers'>): P
   return apiKey(bearer);
 }
 
+/** MCP_ALLOWED_ORIGINS as a list. */
+export const originsOf = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: Server;
@@ -106,8 +122,22 @@ export async function registerMcpHttp(app: FastifyInstance, options: McpHttpOpti
     app.get(path, { config: { auth: { credential: 'none' } } }, async (request) => resourceMetadata(request));
   }
 
+  const allowedOrigins = new Set((options.allowedOrigins ?? []).map((o) => o.replace(/\/+$/, '').toLowerCase()));
+  /** The MCP spec's MUST: an Origin header names a page allowed to call this server, else 403. */
+  function checkOrigin(request: FastifyRequest) {
+    const origin = single(request.headers.origin);
+    if (origin === undefined) return;
+    const own = new URL(baseUrlOf(request, options.publicUrl)).origin.toLowerCase();
+    const given = origin.replace(/\/+$/, '').toLowerCase();
+    if (given !== own && !allowedOrigins.has(given)) {
+      throw errors.forbidden(`Origin ${origin.slice(0, 200)} may not call this MCP server`, { code: 'origin_not_allowed' });
+    }
+  }
+
   async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<Presented> {
-    const challenge = `Bearer resource_metadata="${baseUrlOf(request, options.publicUrl)}/.well-known/oauth-protected-resource/mcp"`;
+    const metadata = `resource_metadata="${baseUrlOf(request, options.publicUrl)}/.well-known/oauth-protected-resource/mcp"`;
+    // RFC 6750 3.1: no error code when no credential came; invalid_request when malformed; invalid_token when wrong or revoked.
+    let challenge = `Bearer ${metadata}`;
     try {
       const presented = presentedCredential(request);
       if (!presented) {
@@ -118,21 +148,43 @@ export async function registerMcpHttp(app: FastifyInstance, options: McpHttpOpti
           },
         );
       }
+      // An OAuth token is checked against this server's resource URL (RFC 8707) on every dispatched request.
+      if (presented.kind === 'oauth') presented.headers[RESOURCE_HEADER] = `${baseUrlOf(request, options.publicUrl)}/mcp`;
       // The same check REST makes: a credential REST refuses is refused here (403 = valid, lacking read:org).
       const probe = await options.dispatcher.dispatch({ method: 'GET', path: '/api/v1/org/me', credential: presented.headers });
       if (probe.status === 401) {
         const error = (probe.body as { error?: { code?: string; message?: string } }).error;
-        throw errors.unauthenticated(error?.message ?? 'Invalid credential', { code: error?.code ?? 'invalid_credential' });
+        const message = error?.message ?? 'Invalid credential';
+        challenge = `Bearer error="invalid_token", error_description="${message.replace(/["\\]/g, "'")}", ${metadata}`;
+        throw errors.unauthenticated(message, { code: error?.code ?? 'invalid_credential' });
       }
       if (probe.status >= 500) throw errors.unavailable('The gateway did not answer');
       return presented;
     } catch (err) {
-      if (err instanceof AppError && err.httpStatus === 401) void reply.header('www-authenticate', challenge);
+      if (err instanceof AppError && err.httpStatus === 401) {
+        const malformed = ['malformed_credential', 'ambiguous_credential'].includes(err.code ?? '');
+        void reply.header('www-authenticate', malformed ? `Bearer error="invalid_request", ${metadata}` : challenge);
+      }
       throw err;
     }
   }
 
+  /** The tools of a new session: the groups and mode its URL names, else the configured ones. */
+  const toolsFor = (request: FastifyRequest) => {
+    const query = (request.query ?? {}) as Record<string, unknown>;
+    const chosen = parseToolSelection(query.toolsets, query.read_only);
+    try {
+      return selectTools(options.tools, {
+        toolsets: chosen.toolsets ?? options.toolsets,
+        readOnly: 'read_only' in query ? chosen.readOnly : (options.readOnly ?? false),
+      });
+    } catch (err) {
+      throw errors.validation((err as Error).message, { code: 'validation_failed' });
+    }
+  };
+
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+    checkOrigin(request);
     const presented = await authenticate(request, reply);
     const decision = await options.limiter.hit(`mcp:${presented.owner}`, options.limit, options.windowMs);
     void reply.header('x-ratelimit-limit', String(options.limit)).header('x-ratelimit-remaining', String(decision.remaining));
@@ -161,7 +213,7 @@ export async function registerMcpHttp(app: FastifyInstance, options: McpHttpOpti
           sessions.delete(id);
         },
       });
-      const server = createMcpServer({ tools: options.tools, dispatcher: options.dispatcher });
+      const server = createMcpServer({ tools: toolsFor(request), dispatcher: options.dispatcher });
       const created: Session = { transport, server, owner: presented.owner };
       transport.onclose = () => {
         if (transport.sessionId) sessions.delete(transport.sessionId);

@@ -6,11 +6,13 @@ import { presentedCredential } from './http.js';
 import type { Tool } from './tools.js';
 
 const tool = (method: 'GET' | 'POST' | 'PATCH', path: string, params: string[], query: string[]): Tool => ({
-  row: { name: 't', title: 't', description: 't', method, path, annotations: {} },
+  row: { name: 't', title: 't', description: 't', method, path, group: 'kb', effect: 'read' },
   inputSchema: { type: 'object' },
   outputSchema: { type: 'object' },
+  annotations: {},
   params: new Set(params),
   query: new Set(query),
+  local: new Set(),
 });
 
 describe('MCP tool arguments to REST requests', () => {

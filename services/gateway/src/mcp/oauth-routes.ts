@@ -2,12 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '@kb/platform';
 import type { IdentityService } from '../app/identity.js';
 import { OAuthError, type AuthorizeRequest, type OAuthService } from './oauth.js';
+import { consentForm, escapeHtml as escape, signInForm, type FolderChoice } from './consent-page.js';
 
 const none = { auth: { credential: 'none' as const } };
 const BEARER_RE = /^Bearer +(\S+)$/i;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const AUTHORIZE_FIELDS = [
   'response_type',
@@ -41,7 +40,9 @@ function page(reply: FastifyReply, status: number, title: string, body: string) 
     .type('text/html; charset=utf-8')
     .send(
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title>` +
-        '<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem}label{display:block;margin:1rem 0 .25rem}input{width:100%;padding:.4rem}button{margin:1.5rem .5rem 0 0;padding:.5rem 1rem}</style>' +
+        '<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem}label{display:block;margin:1rem 0 .25rem}' +
+        'input[type=email],input[type=password],select{width:100%;padding:.4rem}fieldset{margin-top:1rem}fieldset label{display:inline;margin-left:.4rem}' +
+        'button{margin:1.5rem .5rem 0 0;padding:.5rem 1rem}.error{color:#a00}</style>' +
         `</head><body><h1>${escape(title)}</h1>${body}</body></html>`,
     );
 }
@@ -61,9 +62,51 @@ export function oauthRoutes(deps: { oauth: OAuthService; identity: IdentityServi
     return reply.status(err.status).header('cache-control', 'no-store').send({ error: err.error, error_description: err.description });
   };
 
+  /** Step 2 of the page: the user's organizations and the folders of the session's one. */
+  async function consent(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    title: string,
+    checked: { client: { client_name: string }; redirect_uri: string },
+    authorize: Record<string, string>,
+    token: string,
+    error?: string,
+  ) {
+    const session = await identity.findOpenSession(token);
+    if (!session) throw errors.unauthenticated('Sign in first', { code: 'invalid_credential' });
+    const me = await identity.me(session);
+    if (!session.org_id || me.organizations.length === 0) {
+      return page(reply, 403, title, '<p>You belong to no organization yet: create one in the console first.</p>');
+    }
+    const { folders, cut } = await foldersOf(request.server, token);
+    return page(
+      reply,
+      200,
+      title,
+      consentForm({
+        client: checked.client.client_name,
+        redirectUri: checked.redirect_uri,
+        authorize,
+        sessionToken: token,
+        email: me.user.email,
+        organizations: me.organizations,
+        orgId: session.org_id,
+        folders,
+        foldersCut: cut,
+        ...(error && { error }),
+      }),
+    );
+  }
+
   return async (app: FastifyInstance) => {
     app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 65536 }, (_req, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+      // A repeated field (the folder checkboxes) is a list.
+      const out: Record<string, string | string[]> = {};
+      for (const [k, v] of new URLSearchParams(body as string)) {
+        const had = out[k];
+        out[k] = had === undefined ? v : [...[had].flat(), v];
+      }
+      done(null, out);
     });
 
     app.get('/.well-known/oauth-authorization-server', { config: none }, async (request) => {
@@ -114,24 +157,11 @@ export function oauthRoutes(deps: { oauth: OAuthService; identity: IdentityServi
           iss: issuerOf(request),
         });
       }
-      const hidden = Object.entries(req)
-        .map(([k, v]) => `<input type="hidden" name="${escape(k)}" value="${escape(v)}">`)
-        .join('');
       return page(
         reply,
         200,
         `Allow ${client.client_name} to use your knowledge base?`,
-        `<p><strong>${escape(client.client_name)}</strong> asks to act for you through the MCP server with your role's permissions ` +
-          `(searching, reading and adding knowledge-base content, prompts and analytics). It will be redirected to ` +
-          `<code>${escape(redirect_uri)}</code>.</p>` +
-          `<form method="post" action="/oauth/authorize">${hidden}` +
-          '<label for="session_token">Your session token (sign in with POST /api/v1/auth/login)</label>' +
-          '<input id="session_token" name="session_token" type="password" autocomplete="off" required>' +
-          '<label for="org_id">Organization id (your current organization when empty)</label><input id="org_id" name="org_id">' +
-          '<label for="folder_ids">Knowledge-base folder ids the assistant may see, comma separated (the whole knowledge base when empty)</label>' +
-          '<input id="folder_ids" name="folder_ids">' +
-          '<button type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button>' +
-          '</form>',
+        signInForm({ client: client.client_name, redirectUri: redirect_uri, authorize: req as Record<string, string> }),
       );
     });
 
@@ -147,11 +177,42 @@ export function oauthRoutes(deps: { oauth: OAuthService; identity: IdentityServi
       const back = (params: Record<string, string | undefined>) =>
         redirectTo(reply, checked.redirect_uri, { ...params, state: req.state, iss: issuerOf(request) });
       if (checked.redirectError) return back({ error: checked.redirectError.error, error_description: checked.redirectError.description });
+      const title = `Allow ${checked.client.client_name} to use your knowledge base?`;
+      const authorize = req as Record<string, string>;
+
+      if (body.step === 'signin') {
+        // The REST login, with its limit on failed attempts per email and address.
+        const email = typeof body.email === 'string' ? body.email : '';
+        const login = await request.server.inject({
+          method: 'POST',
+          url: '/api/v1/auth/login',
+          remoteAddress: request.ip,
+          payload: { email, password: typeof body.password === 'string' ? body.password : '' },
+        });
+        const answer = login.json<{ token?: string; error?: { message?: string } }>();
+        if (login.statusCode !== 200 || !answer.token) {
+          const form = signInForm({
+            client: checked.client.client_name,
+            redirectUri: checked.redirect_uri,
+            authorize,
+            email,
+            error: answer.error?.message ?? 'Sign-in failed',
+          });
+          return page(reply, login.statusCode >= 400 ? login.statusCode : 401, title, form);
+        }
+        return consent(request, reply, title, checked, authorize, answer.token);
+      }
 
       const token =
         BEARER_RE.exec(request.headers.authorization ?? '')?.[1] ?? (typeof body.session_token === 'string' ? body.session_token : '');
       const session = token ? await identity.findOpenSession(token) : undefined;
       if (!session) throw errors.unauthenticated('Sign in first: send your session token', { code: 'invalid_credential' });
+      if (body.step === 'org') {
+        const orgId = typeof body.org_id === 'string' ? body.org_id : '';
+        if (!UUID_RE.test(orgId) || !(await identity.memberPermissions(orgId, session.user_id))) throw errors.notFound('Organization');
+        await identity.switchOrganization(session, orgId);
+        return consent(request, reply, title, checked, authorize, token);
+      }
       if (body.decision !== 'allow') return back({ error: 'access_denied', error_description: 'The user denied the request' });
 
       const orgId = typeof body.org_id === 'string' && body.org_id.trim() ? body.org_id.trim() : session.org_id;
@@ -166,6 +227,10 @@ export function oauthRoutes(deps: { oauth: OAuthService; identity: IdentityServi
         .filter(Boolean);
       if (folders.some((f) => !UUID_RE.test(f)) || folders.length > 50) {
         throw errors.validation('folder_ids must be at most 50 folder uuids', { code: 'validation_failed' });
+      }
+      // Folders ticked on the page are those of the organization shown there.
+      if (folders.length > 0 && typeof body.shown_org_id === 'string' && body.shown_org_id !== orgId) {
+        return consent(request, reply, title, checked, authorize, token, 'Show this organization’s folders before choosing among them.');
       }
       const code = await oauth.issueCode(req, {
         org_id: orgId,
@@ -202,4 +267,34 @@ export function oauthRoutes(deps: { oauth: OAuthService; identity: IdentityServi
       }
     });
   };
+}
+
+const MAX_FOLDERS = 60;
+
+/** The folders of the session's organization, two levels deep, as the REST tree gives them to that user. */
+async function foldersOf(app: FastifyInstance, token: string): Promise<{ folders: FolderChoice[]; cut: boolean }> {
+  interface Node {
+    kb_node_id: string;
+    type: string;
+    name: string;
+  }
+  const get = async (path: string) => {
+    const res = await app.inject({ method: 'GET', url: `/api/v1${path}`, headers: { authorization: `Bearer ${token}` } });
+    return res.statusCode === 200 ? res.json<{ children: Node[]; children_total: number }>() : undefined;
+  };
+  const top = await get('/org/kb/tree?limit=100');
+  if (!top) return { folders: [], cut: false };
+  const folders: FolderChoice[] = [];
+  let cut = top.children_total > top.children.length;
+  for (const folder of top.children.filter((c) => c.type === 'folder')) {
+    if (folders.length >= MAX_FOLDERS) {
+      cut = true;
+      break;
+    }
+    folders.push({ kb_node_id: folder.kb_node_id, name: folder.name, depth: 0 });
+    const inner = await get(`/org/kb/nodes/${folder.kb_node_id}?limit=100`);
+    for (const sub of inner?.children.filter((c) => c.type === 'folder') ?? [])
+      folders.push({ kb_node_id: sub.kb_node_id, name: sub.name, depth: 1 });
+  }
+  return { folders: folders.slice(0, MAX_FOLDERS), cut: cut || folders.length > MAX_FOLDERS };
 }

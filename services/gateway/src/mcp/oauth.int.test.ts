@@ -67,6 +67,7 @@ describe('OAuth service', () => {
       org_id: ORG,
       user_id: USER,
       folder_scope: [FOLDER],
+      resource: null,
     });
     clock.advance(899_000);
     assert.ok(await oauth.resolveAccessToken(tokens.access_token));

@@ -74,6 +74,21 @@ export interface ResolvedGrant {
   org_id: string;
   user_id: string;
   folder_scope: string[] | null;
+  /** RFC 8707: the resource server its tokens are for; null: any. */
+  resource: string | null;
+}
+
+/** A resource indicator as compared: the absolute URL without a trailing slash. */
+export const normalizeResource = (uri: string) => uri.replace(/\/+$/, '');
+
+/** RFC 8707 2: an absolute URI without a fragment. */
+function resourceProblem(uri: string): string | undefined {
+  try {
+    const url = new URL(uri);
+    return url.hash || uri.includes('#') ? 'resource must not have a fragment' : undefined;
+  } catch {
+    return 'resource must be an absolute URI';
+  }
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -209,6 +224,8 @@ export function createOAuthService(deps: {
           redirectError: new OAuthError('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters)'),
         };
       }
+      const problem = req.resource === undefined ? undefined : resourceProblem(req.resource);
+      if (problem) return { ...result, redirectError: new OAuthError('invalid_target', problem) };
       return result;
     },
 
@@ -231,6 +248,7 @@ export function createOAuthService(deps: {
           org_id: consent.org_id,
           user_id: consent.user_id,
           folder_scope: consent.folder_scope,
+          ...(req.resource !== undefined && { resource: normalizeResource(req.resource) }),
           expires_at: iso(now() + codeTtlMs),
           at: clock.now().toISOString(),
         }),
@@ -270,6 +288,11 @@ export function createOAuthService(deps: {
           if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) {
             return (outcome = new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge'));
           }
+          // RFC 8707: a resource named at the token endpoint is the one consented to.
+          const asked = typeof input.resource === 'string' ? normalizeResource(input.resource) : undefined;
+          if (asked !== undefined && state.resource !== undefined && asked !== state.resource)
+            return (outcome = new OAuthError('invalid_target', 'resource is not the one of the authorization request'));
+          const resource = state.resource ?? asked;
           return s.execute(oauthGrantDecider, oauthGrantStream(grantId), {
             type: 'create',
             grant_id: grantId,
@@ -277,6 +300,7 @@ export function createOAuthService(deps: {
             org_id: state.org_id,
             user_id: state.user_id,
             folder_scope: state.folder_scope,
+            ...(resource !== undefined && { resource }),
             code_hash: codeHash,
             at: clock.now().toISOString(),
             ...hashes,
@@ -358,6 +382,7 @@ export function createOAuthService(deps: {
         org_id: grant.org_id,
         user_id: grant.user_id,
         folder_scope: grant.folder_scope,
+        resource: grant.resource ?? null,
       };
     },
   };

@@ -15,6 +15,7 @@ import {
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Dispatcher, DispatchResponse } from './dispatcher.js';
 import type { Tool } from './tools.js';
+import { RESULT_CAP, shapeResult } from './shape.js';
 
 export const MCP_SERVER_NAME = 'kb-content-service';
 export const MCP_SERVER_VERSION = '0.2.0';
@@ -45,11 +46,27 @@ function toolError(res: DispatchResponse): CallToolResult {
   };
 }
 
-function toolResult(res: DispatchResponse, pick?: readonly string[]): CallToolResult {
+/** A REST success as the tool's result, shaped and capped (shape.ts): the JSON, then the line saying how to read on. */
+function toolResult(res: DispatchResponse, tool: Tool, args: Record<string, unknown>): CallToolResult {
   const body = res.status === 204 ? { ok: true } : res.body;
   const object = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : { items: body };
-  const structured = pick ? Object.fromEntries(pick.filter((k) => k in object).map((k) => [k, object[k]])) : object;
-  return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+  const total = Number(res.headers['x-total-count']);
+  const { structured, note } = shapeResult(object, tool.row.shape, {
+    args,
+    toolName: tool.row.name,
+    takesOffset: tool.query.has('offset'),
+    ...(Number.isInteger(total) && res.headers['x-total-count'] !== undefined && { totalCount: total }),
+  });
+  const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(structured) }];
+  if (note) content.push({ type: 'text', text: note });
+  return { content, structuredContent: structured };
+}
+
+/** The arguments REST takes: the tool's own (detail, start_index, max_length) left out, renamed ones given their REST names. */
+function restArguments(tool: Tool, args: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(args)) if (!tool.local.has(k)) out[tool.row.argNames?.[k] ?? k] = v;
+  return out;
 }
 
 const encode = encodeURIComponent;
@@ -124,8 +141,9 @@ export function multipartFor(
 }
 
 const RESOURCE_PAGE = 100;
-const MAX_RESOURCES = 500;
-const CONTENT_URI = /^kb:\/\/content\/([0-9a-f-]{36})$/i;
+const CONTENT_URI = /^kb:\/\/content\/([0-9a-f-]{36})(?:\?start_index=(\d{1,9}))?$/i;
+/** MCP's error code for a resource that does not exist. */
+export const RESOURCE_NOT_FOUND = -32002;
 
 /**
  * The MCP server of one session: tools dispatch to REST with the credential of
@@ -145,8 +163,11 @@ export function createMcpServer(deps: {
     {
       capabilities: { tools: {}, resources: {}, prompts: {} },
       instructions:
-        'Knowledge base, analytics and prompts of one organization. Start with `search` or `ask` for cited answers; ' +
-        'browse with kb_tree / kb_folder and read documents as kb://content/{content_id} resources.',
+        'Knowledge base, analytics, tracked prompts, generation and publishing of one organization. Start with `search` or `ask` for cited answers; ' +
+        'browse with kb_tree / kb_folder and read documents as kb://content/{content_id} resources. ' +
+        `Results: list tools give summaries (detail: 'full' for every field) with total_count and next_offset; long texts come ` +
+        `a window at a time (start_index, next_start_index); no result exceeds ${RESULT_CAP.toLocaleString('en')} characters, and one that was cut ` +
+        'says so in `truncated` and in its last line, with how to read on. A failed call is isError with { status, error: { code, message } }.',
     },
   );
 
@@ -157,7 +178,7 @@ export function createMcpServer(deps: {
       description: t.row.description,
       inputSchema: t.inputSchema,
       outputSchema: t.outputSchema,
-      annotations: { title: t.row.title, ...t.row.annotations },
+      annotations: t.annotations,
     })),
   }));
 
@@ -165,66 +186,110 @@ export function createMcpServer(deps: {
     const tool = tools.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}`);
     const credential = credentialOf(extra.authInfo);
-    const args = { ...tool.row.defaults, ...request.params.arguments };
+    const given = { ...tool.row.defaults, ...request.params.arguments };
+    const args = restArguments(tool, given);
     if (tool.row.multipart) {
       const raw = multipartFor(args as UploadArgs);
       if (typeof raw === 'string')
         return toolError({ status: 400, headers: {}, body: { error: { code: 'validation_failed', message: raw } } });
-      return finish(await dispatcher.dispatch({ method: tool.row.method, path: `/api/v1${tool.row.path}`, credential, raw }), tool);
+      return finish(
+        await dispatcher.dispatch({ method: tool.row.method, path: `/api/v1${tool.row.path}`, credential, raw }),
+        tool,
+        given,
+        credential,
+      );
     }
     const { path, json } = requestFor(tool, args);
     if (!path) {
       const missing = [...tool.params].find((p) => typeof args[p] !== 'string' || args[p] === '');
       return toolError({ status: 400, headers: {}, body: { error: { code: 'validation_failed', message: `${missing} is required` } } });
     }
-    return finish(await dispatcher.dispatch({ method: tool.row.method, path, credential, ...(json !== undefined && { json }) }), tool);
+    return finish(
+      await dispatcher.dispatch({ method: tool.row.method, path, credential, ...(json !== undefined && { json }) }),
+      tool,
+      given,
+      credential,
+    );
   });
 
-  const finish = (res: DispatchResponse, tool: Tool) => (res.status >= 400 ? toolError(res) : toolResult(res, tool.row.pick));
+  const finish = async (res: DispatchResponse, tool: Tool, given: Record<string, unknown>, credential: Record<string, string>) => {
+    if (tool.row.scopedTop && res.status === 403 && isRestError(res.body) && res.body.error.code === 'folder_scope') {
+      const top = await scopedTop(credential);
+      if (top) return toolResult(top, tool, given);
+    }
+    return res.status >= 400 ? toolError(res) : toolResult(res, tool, given);
+  };
+
+  /**
+   * A folder-scoped credential may not read the root: its top is a folder of
+   * its own whose children are its scope folders (the subtrees it may browse).
+   * Undefined when it may see no folder at all.
+   */
+  const scopedTop = async (credential: Record<string, string>): Promise<DispatchResponse | undefined> => {
+    const scope = await dispatcher.dispatch({ method: 'GET', path: '/api/v1/org/kb/scope', credential });
+    const items = (scope.body as { items?: unknown[] } | undefined)?.items;
+    if (scope.status !== 200 || !Array.isArray(items) || items.length === 0) return undefined;
+    const body = {
+      type: 'folder',
+      name: 'Your folders',
+      parent_id: null,
+      scope: 'The folders this credential may see: browse each with kb_folder.',
+      children: items,
+      children_total: items.length,
+    };
+    return { status: 200, headers: {}, body };
+  };
 
   // Resources: the content items of the knowledge base the caller can see. GET /content
   // lists exactly those (a folder-scoped credential: the items under its folders).
-  server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
+  // A page of RESOURCE_PAGE documents at a time; nextCursor is the offset of the next page.
+  server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
     const credential = credentialOf(extra.authInfo);
-    const resources: { uri: string; name: string; mimeType: string }[] = [];
-    for (let offset = 0; resources.length < MAX_RESOURCES; offset += RESOURCE_PAGE) {
-      const page = await dispatcher.dispatch({
-        method: 'GET',
-        path: `/api/v1/content?limit=${RESOURCE_PAGE}&offset=${offset}`,
-        credential,
-      });
-      // A key scoped to no folder sees no document.
-      if (page.status === 403 && isRestError(page.body) && page.body.error.code === 'folder_scope') break;
-      if (page.status >= 400) {
-        const err = isRestError(page.body) ? page.body.error : { code: `http_${page.status}`, message: `HTTP ${page.status}` };
-        throw new McpError(ErrorCode.InvalidRequest, `${err.code}: ${err.message}`, { status: page.status, error: err });
-      }
-      const items = (page.body as { items?: { id: string; title: string }[] }).items ?? [];
-      for (const item of items) resources.push({ uri: `kb://content/${item.id}`, name: item.title, mimeType: 'text/plain' });
-      if (items.length < RESOURCE_PAGE) break;
+    const cursor = request.params?.cursor;
+    const offset = cursor === undefined ? 0 : Number(cursor);
+    if (!Number.isInteger(offset) || offset < 0) throw new McpError(ErrorCode.InvalidParams, `Invalid cursor ${cursor}`);
+    const page = await dispatcher.dispatch({
+      method: 'GET',
+      path: `/api/v1/content?limit=${RESOURCE_PAGE}&offset=${offset}`,
+      credential,
+    });
+    // A key scoped to no folder sees no document.
+    if (page.status === 403 && isRestError(page.body) && page.body.error.code === 'folder_scope') return { resources: [] };
+    if (page.status >= 400) {
+      const err = isRestError(page.body) ? page.body.error : { code: `http_${page.status}`, message: `HTTP ${page.status}` };
+      throw new McpError(ErrorCode.InvalidRequest, `${err.code}: ${err.message}`, { status: page.status, error: err });
     }
-    return { resources: resources.slice(0, MAX_RESOURCES) };
+    const items = (page.body as { items?: { id: string; title: string }[] }).items ?? [];
+    return {
+      resources: items.map((item) => ({ uri: `kb://content/${item.id}`, name: item.title, mimeType: 'text/plain' })),
+      ...(items.length === RESOURCE_PAGE && { nextCursor: String(offset + RESOURCE_PAGE) }),
+    };
   });
 
   server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: [
       {
-        uriTemplate: 'kb://content/{content_id}',
+        uriTemplate: 'kb://content/{content_id}{?start_index}',
         name: 'Knowledge-base document',
         mimeType: 'text/plain',
-        description: 'The text of a content item',
+        description: `The text of a content item, ${RESULT_CAP.toLocaleString('en')} characters at a time (start_index: where to start)`,
       },
     ],
   }));
 
+  // A document is read RESULT_CAP characters at a time: kb://content/{id}?start_index=N reads on.
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const credential = credentialOf(extra.authInfo);
-    const id = CONTENT_URI.exec(request.params.uri)?.[1];
-    if (!id) throw new McpError(ErrorCode.InvalidParams, `Unknown resource ${request.params.uri}`);
+    const match = CONTENT_URI.exec(request.params.uri);
+    const id = match?.[1];
+    // -32002: the resource does not exist (MCP's code for an unknown or unreadable URI).
+    if (!id) throw new McpError(RESOURCE_NOT_FOUND, `Resource not found: ${request.params.uri}`, { uri: request.params.uri });
+    const start = Number(match[2] ?? 0);
     const item = await dispatcher.dispatch({ method: 'GET', path: `/api/v1/org/kb/content/${id}`, credential });
     if (item.status >= 400) {
       const err = isRestError(item.body) ? item.body.error : { code: `http_${item.status}`, message: `HTTP ${item.status}` };
-      throw new McpError(ErrorCode.InvalidParams, `${err.code}: ${err.message}`, { status: item.status, error: err });
+      const code = item.status === 404 ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams;
+      throw new McpError(code, `${err.code}: ${err.message}`, { uri: request.params.uri, status: item.status, error: err });
     }
     const texts: string[] = [];
     for (let offset = 0; ; offset += 100) {
@@ -238,7 +303,15 @@ export function createMcpServer(deps: {
       texts.push(...items.map((c) => c.text));
       if (items.length < 100) break;
     }
-    return { contents: [{ uri: request.params.uri, mimeType: 'text/plain', text: texts.join('\n\n') }] };
+    const whole = texts.join('\n\n');
+    const window = RESULT_CAP - 300;
+    let text = whole.slice(start, start + window);
+    if (start + window < whole.length) {
+      text +=
+        `\n\n[Characters ${start.toLocaleString('en')} to ${(start + window).toLocaleString('en')} of ${whole.length.toLocaleString('en')}. ` +
+        `To read on: kb://content/${id}?start_index=${start + window}]`;
+    }
+    return { contents: [{ uri: request.params.uri, mimeType: 'text/plain', text }] };
   });
 
   // Prompts: ready-made instructions that walk an assistant through the tools.

@@ -7,7 +7,8 @@ import { sendError } from '../http/errors.js';
 import { httpDispatcher } from './dispatcher.js';
 import { registerMcpHttp } from './http.js';
 import { gatewayRouteTable } from './route-table.js';
-import { buildTools } from './tools.js';
+import { buildTools, parseToolSelection } from './tools.js';
+import { originsOf } from './http.js';
 
 export const MCP_SERVICE_NAME = 'mcp';
 
@@ -26,6 +27,20 @@ export const mcpConfigSpec = defineConfig(
     MCP_RATE_LIMIT: Type.Integer({ minimum: 1, default: 60, description: 'MCP requests per window per API key or OAuth grant' }),
     MCP_RATE_WINDOW_MS: Type.Integer({ minimum: 100, default: 60000, description: 'the sliding window of MCP_RATE_LIMIT' }),
     MCP_JSON_RESPONSE: Type.Boolean({ default: false, description: 'answer MCP POSTs with JSON instead of an event stream' }),
+    MCP_ALLOWED_ORIGINS: Type.Optional(
+      Type.String({
+        description: 'origins (scheme://host[:port], comma separated) whose pages may call /mcp besides its own; another Origin is 403',
+      }),
+    ),
+    MCP_TOOLSETS: Type.Optional(
+      Type.String({
+        description: 'tool groups served, comma separated (search, kb, tracked_prompts, analytics, generation, publishing); all when unset',
+      }),
+    ),
+    MCP_READ_ONLY: Type.Boolean({
+      default: false,
+      description: 'serve only the tools that change nothing but credits and the search history',
+    }),
     REDIS_URL: Type.Optional(
       Type.String({
         pattern: '^rediss?://',
@@ -72,6 +87,8 @@ export async function startMcpServer(options: { config: McpConfig; logger: Logge
     limit: config.MCP_RATE_LIMIT,
     windowMs: config.MCP_RATE_WINDOW_MS,
     jsonResponse: config.MCP_JSON_RESPONSE,
+    ...parseToolSelection(config.MCP_TOOLSETS, config.MCP_READ_ONLY),
+    allowedOrigins: originsOf(config.MCP_ALLOWED_ORIGINS),
     authorizationServerUrl: config.OAUTH_ISSUER ?? config.GATEWAY_URL,
     ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
   });

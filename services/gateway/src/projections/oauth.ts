@@ -36,6 +36,8 @@ export interface OAuthGrantDoc {
   org_id: string;
   user_id: string;
   folder_scope: string[] | null;
+  /** RFC 8707: the resource server its tokens are for; null: any (a client that named none). */
+  resource?: string | null;
   refresh_hash: string;
   refresh_expires_at: string;
   revoked_at: string | null;
@@ -90,6 +92,7 @@ export const oauthProjection: Projection = {
           org_id: d.org_id,
           user_id: d.user_id,
           folder_scope: d.folder_scope,
+          resource: d.resource ?? null,
           refresh_hash: '',
           refresh_expires_at: d.at,
           revoked_at: null,

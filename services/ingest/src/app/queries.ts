@@ -23,7 +23,8 @@ const BY_CREATION = [{ field: 'seq', order: 'asc' as const }];
  */
 function scopeWhere(ctx: CallContext): Where {
   if (ctx.folder_scope === null) return {};
-  if (ctx.folder_scope.length === 0) throw errors.forbidden('This API key has no knowledge-base folders', { code: 'folder_scope' });
+  if (ctx.folder_scope.length === 0)
+    throw errors.forbidden('This credential (API key or OAuth grant) has no knowledge-base folders', { code: 'folder_scope' });
   return { parent_id: { $in: ctx.folder_scope } };
 }
 

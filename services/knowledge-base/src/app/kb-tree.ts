@@ -46,14 +46,16 @@ export async function chainOf(reader: DocumentReader, node: KbNodeDoc): Promise<
 /** 403 for a scoped key on the whole KB when its scope is empty, before anything else is revealed. */
 function requireSomeScope(ctx: CallContext): void {
   if (ctx.folder_scope !== null && ctx.folder_scope.length === 0) {
-    throw errors.forbidden('This API key may not use the knowledge base', { code: 'folder_scope' });
+    throw errors.forbidden('This credential (API key or OAuth grant) may not use the knowledge base', { code: 'folder_scope' });
   }
 }
 
 async function requireInScope(reader: DocumentReader, ctx: CallContext, node: KbNodeDoc): Promise<void> {
   if (ctx.folder_scope === null) return;
   if (!isInScope(ctx.folder_scope, await chainOf(reader, node))) {
-    throw errors.forbidden('This API key may not use this part of the knowledge base', { code: 'folder_scope' });
+    throw errors.forbidden('This credential (API key or OAuth grant) may not use this part of the knowledge base', {
+      code: 'folder_scope',
+    });
   }
 }
 
@@ -206,7 +208,9 @@ export function createKbTreeService(deps: KbTreeDeps) {
       const node = await requireNode(store, ctx.org_id, nodeId);
       const chain = await chainOf(store, node);
       if (!isInScope(ctx.folder_scope, chain))
-        throw errors.forbidden('This API key may not use this part of the knowledge base', { code: 'folder_scope' });
+        throw errors.forbidden('This credential (API key or OAuth grant) may not use this part of the knowledge base', {
+          code: 'folder_scope',
+        });
       const docs = await Promise.all(chain.map((id) => store.get<KbNodeDoc>(KB_NODES, id)));
       return views(ctx.org_id, visiblePath(ctx.folder_scope, docs.filter((d): d is KbNodeDoc => d !== undefined).reverse()));
     },
@@ -249,7 +253,7 @@ export function createKbTreeService(deps: KbTreeDeps) {
           requireFolder(parent, 'parent_id');
           const parentChain = await chainOf(s.tx, parent);
           if (ctx.folder_scope !== null && !isInScope(ctx.folder_scope, parentChain)) {
-            throw errors.forbidden('This API key may not move nodes there', { code: 'folder_scope' });
+            throw errors.forbidden('This credential (API key or OAuth grant) may not move nodes there', { code: 'folder_scope' });
           }
           if (node.parent_id !== null && wouldCycle(node.kb_node_id, parentChain)) {
             throw errors.conflict('A folder cannot be moved into its own subtree', { code: 'move_cycle' });
@@ -314,7 +318,7 @@ export function createKbTreeService(deps: KbTreeDeps) {
       const rootId = rootIdOf(ctx.org_id);
       if (folderId === undefined || folderId === rootId) {
         if (!isInScope(ctx.folder_scope, [rootId])) {
-          throw errors.forbidden('This API key may not add to the root folder', { code: 'folder_scope' });
+          throw errors.forbidden('This credential (API key or OAuth grant) may not add to the root folder', { code: 'folder_scope' });
         }
         return { folder_id: rootId };
       }

@@ -97,7 +97,7 @@ export function createPromptSuggestions(deps: {
         throw errors.validation(`count must be 1 to ${SUGGESTIONS_MAX}`, { details: { field: 'count' } });
       }
       if (ctx.folder_scope !== null && ctx.folder_scope.length === 0) {
-        throw errors.forbidden('This API key may not use the knowledge base', { code: 'folder_scope' });
+        throw errors.forbidden('This credential (API key or OAuth grant) may not use the knowledge base', { code: 'folder_scope' });
       }
       const decision = await limiter.hit(`prompt-suggestions:${ctx.org_id}`, perMinute, 60_000);
       if (!decision.allowed) throw errors.rateLimited(Math.max(1, decision.retryAfterSeconds), { code: 'suggestion_rate_limited' });

@@ -16,7 +16,7 @@ const MAX_DEPTH = 1000;
 /** 403 for a key whose folder scope is empty: it may read nothing of the knowledge base. */
 export function requireSomeScope(ctx: CallContext): void {
   if (ctx.folder_scope !== null && ctx.folder_scope.length === 0) {
-    throw errors.forbidden('This API key may not use the knowledge base', { code: 'folder_scope' });
+    throw errors.forbidden('This credential (API key or OAuth grant) may not use the knowledge base', { code: 'folder_scope' });
   }
 }
 

@@ -82,7 +82,7 @@ export function createSearchService(deps: SearchDeps) {
   async function checkFilters(ctx: CallContext, input: SearchInput): Promise<void> {
     if (input.org_id !== undefined && input.org_id.toLowerCase() !== ctx.org_id.toLowerCase()) throw errors.notFound('Organization');
     if (ctx.folder_scope !== null && ctx.folder_scope.length === 0) {
-      throw errors.forbidden('This API key may not use the knowledge base', { code: 'folder_scope' });
+      throw errors.forbidden('This credential (API key or OAuth grant) may not use the knowledge base', { code: 'folder_scope' });
     }
     if (input.category_id !== undefined) {
       const c = UUID_RE.test(input.category_id) ? await store.get<CategoryDoc>(CATEGORIES, input.category_id) : undefined;
@@ -97,7 +97,9 @@ export function createSearchService(deps: SearchDeps) {
       if (node.type !== 'folder')
         throw errors.validation('folder_ids must name folders', { code: 'not_a_folder', details: { field: 'folder_ids' } });
       if (!isInScope(ctx.folder_scope, await chainOf(store, node))) {
-        throw errors.forbidden('This API key may not use this part of the knowledge base', { code: 'folder_scope' });
+        throw errors.forbidden('This credential (API key or OAuth grant) may not use this part of the knowledge base', {
+          code: 'folder_scope',
+        });
       }
     }
   }

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { RpcClient } from '@kb/rpc';
 import { Timestamp, Uuid, errorResponses } from '../schemas.js';
 import { callerOf } from '../auth-hook.js';
+import { isAppError } from '@kb/platform';
 
 /** Tags given by id or by name; a name the organization lacks becomes a new tag. */
 export const TagRefs = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
@@ -122,6 +123,48 @@ export function kbTreeRoutes(tree: RpcClient): FastifyPluginAsyncTypebox {
         },
       },
       async (req) => withChildrenJson(await tree.call<NodeWithChildrenMessage>('GetTree', req.query, callerOf(req))),
+    );
+
+    app.get(
+      '/org/kb/scope',
+      {
+        config: read,
+        schema: {
+          tags,
+          summary: 'The folders the caller may browse',
+          description:
+            'Where a credential may start browsing: for a folder-scoped API key or OAuth grant, its scope folders that still exist ' +
+            '(each the top of a subtree it may read with GET /org/kb/nodes/:kb_node_id); for any other credential, the root. ' +
+            'folder_scope is the scope as recorded (null: the whole knowledge base).',
+          response: {
+            200: Type.Object({
+              folder_scope: Type.Union([Type.Array(Uuid), Type.Null()]),
+              items: Type.Array(Type.Ref('KbNode')),
+            }),
+            ...errorResponses(401, 403),
+          },
+        },
+      },
+      async (req) => {
+        const caller = callerOf(req);
+        if (caller.folder_scope === null) {
+          const top = await tree.call<NodeWithChildrenMessage>('GetTree', { limit: 1, offset: 0 }, caller);
+          return { folder_scope: null, items: [nodeJson(top.node)] };
+        }
+        const found = await Promise.all(
+          caller.folder_scope.map((kb_node_id) =>
+            tree
+              .call<NodeWithChildrenMessage>('GetNode', { kb_node_id, limit: 1, offset: 0 }, caller)
+              .then((r) => nodeJson(r.node))
+              // A scope folder deleted since is simply not there.
+              .catch((err: unknown) => {
+                if (isAppError(err) && err.httpStatus === 404) return undefined;
+                throw err;
+              }),
+          ),
+        );
+        return { folder_scope: caller.folder_scope, items: found.filter((n) => n !== undefined) };
+      },
     );
 
     app.get(
