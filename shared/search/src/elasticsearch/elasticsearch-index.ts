@@ -318,13 +318,15 @@ export function createElasticsearchIndex(options: ElasticsearchIndexOptions): Se
               _source: { excludes: ['embedding', ...STEMS_EXCLUDED] },
               query: {
                 bool: {
-                  // multi_match takes the text as text: no query syntax reaches the parser; OR of the words.
+                  // combined_fields takes the text as text (no query syntax reaches the parser; OR of the
+                  // words) and scores the fields as one weighted field (BM25F), as FTS5's bm25() with
+                  // column weights does on the embedded index.
                   must: [
                     {
-                      multi_match:
+                      combined_fields:
                         analysis === 'client-stems'
-                          ? { query: terms.map(stem).join(' '), fields: STEMS_FIELDS, type: 'most_fields', operator: 'or' }
-                          : { query: terms.join(' '), fields: ['title^2', 'heading', 'body'], type: 'most_fields', operator: 'or' },
+                          ? { query: terms.map(stem).join(' '), fields: STEMS_FIELDS, operator: 'or' }
+                          : { query: terms.join(' '), fields: ['title^2', 'heading', 'body'], operator: 'or' },
                     },
                   ],
                   filter,
