@@ -32,6 +32,7 @@ import { createSqliteSearchIndex } from '@kb/search/sqlite';
 import { cosine, fuseRanked, type FusionOptions } from '@kb/search';
 import { createLocalEmbeddings, missingModelFiles } from '@kb/ai/local';
 import { startTestSystem, type TestSystem } from '../e2e/harness.js';
+import { indexedInElasticsearch } from '../e2e/elasticsearch-fixtures.js';
 import { distinctInOrder, loadScifact, ndcgAt, recallAt } from './scifact.js';
 import { crossValidate, bestSetting, meanOver, splitQueries } from './cross-validation.js';
 
@@ -90,22 +91,6 @@ const sqliteCounts = (t: TestSystem) => async () => {
   }
 };
 
-/** Content items (distinct content_id, exact below 40,000) and chunks in the Elasticsearch index. */
-async function elasticsearchCounts() {
-  const res = await fetch(`${esUrl}/${esIndex}/_search`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      size: 0,
-      track_total_hits: true,
-      aggs: { contents: { cardinality: { field: 'content_id', precision_threshold: 40000 } } },
-    }),
-  });
-  if (res.status === 404) return { contents: 0, chunks: 0 };
-  const body = (await res.json()) as { hits: { total: { value: number } }; aggregations: { contents: { value: number } } };
-  return { contents: body.aggregations.contents.value, chunks: body.hits.total.value };
-}
-
 /** Ingests every abstract over HTTP and waits until the index has all of them. */
 async function ingest(t: TestSystem, label: string) {
   const docOf = new Map<string, string>();
@@ -120,7 +105,7 @@ async function ingest(t: TestSystem, label: string) {
     docOf.set(res.body.content_id ?? res.body.id, doc._id);
   });
   const accepted = performance.now() - started;
-  const counts = onElasticsearch ? elasticsearchCounts : sqliteCounts(t);
+  const counts = onElasticsearch ? () => indexedInElasticsearch(esUrl!, esIndex) : sqliteCounts(t);
   let chunks = 0;
   for (;;) {
     const n = await counts();

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { describeOrSkip } from '@kb/testing';
 import { startTestSystem, type TestSystem } from './harness.js';
+import { indexedInElasticsearch } from './elasticsearch-fixtures.js';
 import { distinctInOrder, loadScifact, ndcgAt, scifactDir } from '../bench/scifact.js';
 
 /**
@@ -38,15 +39,7 @@ async function pool<T>(items: T[], n: number, fn: (item: T) => Promise<void>) {
 }
 
 async function indexedContents(t: TestSystem, onElasticsearch: boolean): Promise<number> {
-  if (onElasticsearch) {
-    const res = await fetch(`${url}/${esIndex}/_search`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ size: 0, aggs: { n: { cardinality: { field: 'content_id', precision_threshold: 40000 } } } }),
-    });
-    if (res.status === 404) return 0;
-    return ((await res.json()) as { aggregations: { n: { value: number } } }).aggregations.n.value;
-  }
+  if (onElasticsearch) return (await indexedInElasticsearch(url!, esIndex)).contents;
   const path = join(t.dataDir, 'knowledge-base-search.db');
   if (!existsSync(path)) return 0;
   const db = new Database(path, { readonly: true });
