@@ -20,6 +20,11 @@
  *   scripts/fetch-embedding-model.sh && npm run bench:relevance
  *   SCIFACT_DIR, QUERIES=n (subset), CORPUS=n (smoke run), EMBEDDINGS_MODEL_DIR (default .models/bge-small-en-v1.5-q),
  *   BENCH_EMBEDDINGS_THREADS (ONNX threads while the bench ingests, default 2)
+ *   BENCH_SEARCH_INDEX=elasticsearch: the BM25 path on the Elasticsearch node at ELASTICSEARCH_URL
+ *     (scripts/elasticsearch.sh start), in an index of its own (dropped afterwards); only (1) runs.
+ *     (its analysis as the adapter picks it for that node); BENCH_ES_ANALYSIS=standard makes the index
+ *     beforehand with the core's standard tokenizer and lowercase filter alone and no stems at all
+ *     (what a node without analysis-common would give were the adapter not to stem).
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -27,10 +32,18 @@ import { createSqliteSearchIndex } from '@kb/search/sqlite';
 import { cosine, fuseRanked, type FusionOptions } from '@kb/search';
 import { createLocalEmbeddings, missingModelFiles } from '@kb/ai/local';
 import { startTestSystem, type TestSystem } from '../e2e/harness.js';
+import { indexedInElasticsearch } from '../e2e/elasticsearch-fixtures.js';
 import { distinctInOrder, loadScifact, ndcgAt, recallAt } from './scifact.js';
 import { crossValidate, bestSetting, meanOver, splitQueries } from './cross-validation.js';
 
 const CONCURRENCY = 16;
+const onElasticsearch = process.env.BENCH_SEARCH_INDEX === 'elasticsearch';
+const esUrl = process.env.ELASTICSEARCH_URL;
+if (onElasticsearch && !esUrl) throw new Error('BENCH_SEARCH_INDEX=elasticsearch needs ELASTICSEARCH_URL (scripts/elasticsearch.sh start)');
+const esIndex = `kb-bench-relevance-${process.pid}-${Date.now()}`;
+const searchEnv: Record<string, string> = onElasticsearch
+  ? { SEARCH_INDEX: 'elasticsearch', ELASTICSEARCH_URL: esUrl!, ELASTICSEARCH_INDEX: esIndex }
+  : {};
 const MAX_RESULTS = 100;
 /** What the service asks the index for max_results 100 (search.ts: max * 2 + 10, capped at 210). */
 const POOL = 210;
@@ -65,6 +78,19 @@ const perQuery = (ranked: Map<string, string[]>, fn: typeof ndcgAt, k: number) =
   new Map([...ranked].map(([q, docs]) => [q, fn(k, docs, qrels.get(q)!)]));
 const pctl = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
+/** Content items and chunks in the embedded index. */
+const sqliteCounts = (t: TestSystem) => async () => {
+  const indexDb = new Database(join(t.dataDir, 'knowledge-base-search.db'), { readonly: true, fileMustExist: false });
+  try {
+    const count = (table: string) => (indexDb.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    return { contents: count('contents'), chunks: count('chunks') };
+  } catch {
+    return { contents: 0, chunks: 0 }; // not created yet
+  } finally {
+    indexDb.close();
+  }
+};
+
 /** Ingests every abstract over HTTP and waits until the index has all of them. */
 async function ingest(t: TestSystem, label: string) {
   const docOf = new Map<string, string>();
@@ -79,15 +105,15 @@ async function ingest(t: TestSystem, label: string) {
     docOf.set(res.body.content_id ?? res.body.id, doc._id);
   });
   const accepted = performance.now() - started;
-  const indexDb = new Database(join(t.dataDir, 'knowledge-base-search.db'), { readonly: true, fileMustExist: false });
+  const counts = onElasticsearch ? () => indexedInElasticsearch(esUrl!, esIndex) : sqliteCounts(t);
+  let chunks = 0;
   for (;;) {
-    const n = (indexDb.prepare('SELECT count(*) AS n FROM contents').get() as { n: number }).n;
-    process.stdout.write(`\r${label}: indexed ${n}/${corpus.length}`);
-    if (n >= corpus.length) break;
+    const n = await counts();
+    chunks = n.chunks;
+    process.stdout.write(`\r${label}: indexed ${n.contents}/${corpus.length}`);
+    if (n.contents >= corpus.length) break;
     await new Promise((r) => setTimeout(r, 1000));
   }
-  const chunks = (indexDb.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n;
-  indexDb.close();
   const indexedMs = performance.now() - started;
   console.log(
     `\n${label}: accepted in ${(accepted / 1000).toFixed(1)} s, indexed after ${(indexedMs / 1000).toFixed(1)} s; ${chunks} chunks`,
@@ -109,8 +135,36 @@ async function askAll(t: TestSystem, docOf: Map<string, string>) {
   return { ranked, latencies, ndcg: perQuery(ranked, ndcgAt, 10), recall: perQuery(ranked, recallAt, 100) };
 }
 
+if (onElasticsearch && process.env.BENCH_ES_ANALYSIS === 'standard') {
+  // The index as the adapter makes it for the node's Porter stemming, but analyzed by the core alone.
+  const text = { type: 'text', analyzer: 'kb_text' };
+  const keyword = { type: 'keyword' };
+  const res = await fetch(`${esUrl}/${esIndex}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      settings: { analysis: { analyzer: { kb_text: { type: 'custom', tokenizer: 'standard', filter: ['lowercase'] } } } },
+      mappings: {
+        _meta: { kb_analysis: 'porter' },
+        properties: {
+          ...Object.fromEntries(
+            ['org_id', 'content_id', 'version_id', 'category_id', 'topic_id', 'tags', 'folder_path'].map((f) => [f, keyword]),
+          ),
+          chunk_index: { type: 'integer' },
+          title: text,
+          heading: text,
+          body: text,
+          heading_path: { type: 'keyword', index: false },
+        },
+      },
+    }),
+  });
+  if (!res.ok) throw new Error(`creating the standard-analyzer index: ${res.status} ${await res.text()}`);
+  console.log('Elasticsearch index analyzed by the core standard tokenizer + lowercase, no stemming');
+}
+
 // 1. Today's path: BM25 only.
-const lexicalSystem = await startTestSystem({ BOOTSTRAP_CREDITS: '100000000' });
+const lexicalSystem = await startTestSystem({ BOOTSTRAP_CREDITS: '100000000', ...searchEnv });
 let bm25: Awaited<ReturnType<typeof askAll>>;
 let bm25Ingest: Awaited<ReturnType<typeof ingest>>;
 try {
@@ -121,6 +175,7 @@ try {
   bm25 = await askAll(lexicalSystem, bm25Ingest.docOf);
 } finally {
   await lexicalSystem.stop();
+  if (onElasticsearch) await fetch(`${esUrl}/${esIndex}`, { method: 'DELETE' });
 }
 const f4 = (x: number) => x.toFixed(4);
 const ms = (xs: number[]) => `p50 ${pctl(xs, 0.5).toFixed(1)} ms, p99 ${pctl(xs, 0.99).toFixed(1)} ms`;
@@ -132,6 +187,10 @@ console.log(
     ),
   )}, held out ${f4(meanOver(bm25.ndcg, heldOut))}; ${ms(bm25.latencies)}`,
 );
+if (onElasticsearch) {
+  console.log(`(on Elasticsearch at ${esUrl}; the hybrid comparison runs on the embedded index only)`);
+  process.exit(0);
+}
 
 const why = missingModelFiles(modelDir);
 if (why) {

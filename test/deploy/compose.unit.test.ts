@@ -173,6 +173,16 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  test('containers listen on every interface (HOST=0.0.0.0), where npm start keeps to loopback', () => {
+    const dockerfile = readFileSync(join(root, DOCKERFILE), 'utf8');
+    assert.match(dockerfile, /^\s+HOST=0\.0\.0\.0 \\$/m, 'infra/Dockerfile must set HOST=0.0.0.0 in its runtime ENV');
+    for (const [name, s] of built) {
+      const service = buildOf(s)!.args.SERVICE;
+      if (service !== 'gateway' && service !== 'mcp' && service !== 'all-in-one') continue;
+      assert.equal(environmentOf(name, s).HOST, '0.0.0.0', `${name}: HTTP services in compose set HOST=0.0.0.0`);
+    }
+  });
+
   test('runs every deployable service', () => {
     const running = new Set(built.map(([, s]) => buildOf(s)!.args.SERVICE));
     for (const service of deployableServices()) assert.ok(running.has(service), `services/${service} is not in docker-compose.yml`);

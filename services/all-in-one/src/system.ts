@@ -30,6 +30,16 @@ export function defaultPublicBaseUrl(env: Record<string, string | undefined>): s
   return port && /^\d+$/.test(port) && Number(port) > 0 ? `http://localhost:${Number(port)}` : undefined;
 }
 
+/**
+ * The interface the embedded gateway listens on: loopback unless HOST says
+ * otherwise. `npm start` is a developer's tool (with a known development API
+ * key), so it is not reachable from other machines by default; containers set
+ * HOST=0.0.0.0 (infra/Dockerfile, compose, Kubernetes).
+ */
+export function embeddedListenHost(env: Record<string, string | undefined>): string {
+  return env.HOST?.trim() || '127.0.0.1';
+}
+
 export interface RunningSystem {
   url: string;
   gateway: RunningGateway;
@@ -57,6 +67,7 @@ export async function startSystem(options: {
   };
   for (const [k, v] of Object.entries(developmentDefaults)) if (!env[k]) env[k] = v;
   if (!env.INTERNAL_TOKEN) env.INTERNAL_TOKEN = randomBytes(24).toString('hex');
+  env.HOST = embeddedListenHost(env);
   if (env.RPC_IN_PROCESS !== undefined && !['true', 'false'].includes(env.RPC_IN_PROCESS))
     throw new Error(`RPC_IN_PROCESS must be true or false, not ${env.RPC_IN_PROCESS}`);
   setInProcessCalls(env.RPC_IN_PROCESS !== 'false');

@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { defaultPublicBaseUrl } from './system.js';
+import { defaultPublicBaseUrl, embeddedListenHost } from './system.js';
 
 describe('the public base URL of hosted pages in the all-in-one', () => {
   it('follows the gateway port when PUBLIC_BASE_URL is not set', () => {
@@ -16,5 +16,14 @@ describe('the public base URL of hosted pages in the all-in-one', () => {
     assert.equal(defaultPublicBaseUrl({}), undefined);
     assert.equal(defaultPublicBaseUrl({ PORT: '0' }), undefined);
     assert.equal(defaultPublicBaseUrl({ PORT: 'eighty' }), undefined);
+  });
+});
+
+describe('the interface the all-in-one listens on', () => {
+  it('is loopback unless HOST is set', () => {
+    assert.equal(embeddedListenHost({}), '127.0.0.1');
+    assert.equal(embeddedListenHost({ HOST: '' }), '127.0.0.1');
+    assert.equal(embeddedListenHost({ HOST: '0.0.0.0' }), '0.0.0.0');
+    assert.equal(embeddedListenHost({ HOST: '::1' }), '::1');
   });
 });

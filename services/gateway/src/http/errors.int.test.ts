@@ -104,7 +104,7 @@ describe('HTTP error mapping', () => {
     }
   });
 
-  it('maps malformed JSON, a wrong content type and an oversized body to 400', async () => {
+  it('maps malformed JSON and a wrong content type to 400, an oversized body to 413', async () => {
     const bad = await app.inject({
       method: 'POST',
       url: '/validated',
@@ -120,6 +120,7 @@ describe('HTTP error mapping', () => {
       headers: { 'content-type': 'application/json' },
       payload: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }),
     });
-    assert.equal(big.statusCode, 400);
+    assert.equal(big.statusCode, 413);
+    assert.equal((big.json() as { error: { code: string } }).error.code, 'body_too_large');
   });
 });

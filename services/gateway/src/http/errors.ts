@@ -15,7 +15,13 @@ function fieldOf(issue: ValidationIssue): string {
   return path || '(body)';
 }
 
-const MALFORMED_MULTIPART = /^(Multipart: |Unexpected end of (form|file)|Malformed part header|Part terminated early|Boundary not found)/;
+/**
+ * busboy's parse errors (a body that ends before its closing boundary, one whose
+ * boundary is not the header's, a part header cut short): they carry no status,
+ * only their message.
+ */
+const MALFORMED_MULTIPART =
+  /^(Multipart: |Unexpected end of (form|file|multipart data)|Malformed part header|(Part|Preamble) terminated early|Boundary not found)/;
 
 /** Maps every failure to the taxonomy; this is the only place HTTP errors are shaped. */
 export function toAppError(err: FastifyError | Error): AppError {
@@ -35,7 +41,7 @@ export function toAppError(err: FastifyError | Error): AppError {
   if (!fe.statusCode && MALFORMED_MULTIPART.test(err.message))
     return new AppError('validation', `Malformed multipart body: ${err.message}`, { code: 'malformed_multipart' });
   const status = fe.statusCode ?? 500;
-  if (status === 413) return new AppError('validation', 'Request body is too large', { code: 'body_too_large' });
+  if (status === 413) return errors.payloadTooLarge('Request body is too large', { code: 'body_too_large' });
   // Spec section 7 has no 415: an unsupported body type is a malformed request.
   if (status === 415) return new AppError('validation', err.message, { code: 'unsupported_media_type' });
   if (status >= 400 && status < 500) return new AppError('validation', err.message, { code: (fe.code ?? 'bad_request').toLowerCase() });

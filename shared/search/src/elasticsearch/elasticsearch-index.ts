@@ -1,5 +1,5 @@
 import { Client } from '@elastic/elasticsearch';
-import { queryTerms } from '../analysis.js';
+import { queryTerms, stem, words } from '../analysis.js';
 import { reciprocalRankFusion } from '../fusion.js';
 import { vectorIdOf, type ContentMeta, type IndexedContent, type SearchFilters, type SearchHit, type SearchIndex } from '../port.js';
 
@@ -15,6 +15,11 @@ export interface ElasticsearchIndexOptions {
   /** Refresh after writes so the next search sees them (tests, small deployments). */
   refresh?: boolean;
   candidates?: number;
+  /**
+   * How a new index analyzes text; default: Porter stemming by the node where it has
+   * analysis-common, client stems where it has not. An existing index keeps its own.
+   */
+  analysis?: ElasticsearchAnalysis;
 }
 
 interface ChunkDoc {
@@ -34,64 +39,179 @@ interface ChunkDoc {
   tags: string[];
   folder_path: string[];
   embedding?: number[];
+  title_stems?: string;
+  heading_stems?: string;
+  body_stems?: string;
 }
 
-/*
- * Text is analyzed like the embedded index's porter tokenizer (lowercase, accents
- * folded, Porter stems) and without a stopword filter: stopwords are dropped from
- * the query by the shared queryTerms, which keeps them when nothing else is left
- * (a question made only of stopwords still finds something, as on SQLite).
+/**
+ * How an index analyzes text, fixed when it is created (kept in its mapping's _meta):
+ *
+ * - `porter`: like the embedded index's porter tokenizer (lowercase, accents folded,
+ *   Porter stems), by Elasticsearch's analysis-common module (porter_stem, asciifolding).
+ * - `client-stems`: for a node without that module (the server core alone): the adapter
+ *   folds, lowercases and Porter-stems the words itself (analysis.ts, the stemmer query
+ *   parsing uses) and the node indexes those stems with the core's standard tokenizer
+ *   and lowercase filter, in `*_stems` fields beside the original text.
+ *
+ * Neither has a stopword filter: stopwords are dropped from the query by the shared
+ * queryTerms, which keeps them when nothing else is left (a question made only of
+ * stopwords still finds something, as on SQLite).
  */
-const SETTINGS = {
+export type ElasticsearchAnalysis = 'porter' | 'client-stems';
+
+const PORTER_SETTINGS = {
   analysis: {
     analyzer: { kb_text: { type: 'custom', tokenizer: 'standard', filter: ['lowercase', 'asciifolding', 'porter_stem'] } },
   },
 } as const;
-
-const MAPPINGS = {
-  properties: {
-    org_id: { type: 'keyword' },
-    content_id: { type: 'keyword' },
-    version_id: { type: 'keyword' },
-    chunk_index: { type: 'integer' },
-    title: { type: 'text', analyzer: 'kb_text' },
-    heading: { type: 'text', analyzer: 'kb_text' },
-    heading_path: { type: 'keyword', index: false },
-    body: { type: 'text', analyzer: 'kb_text' },
-    page: { type: 'integer', index: false },
-    sheet: { type: 'keyword', index: false },
-    slide: { type: 'integer', index: false },
-    category_id: { type: 'keyword' },
-    topic_id: { type: 'keyword' },
-    tags: { type: 'keyword' },
-    folder_path: { type: 'keyword' },
-    // dims are fixed by the first vector written (one embedding model per index; re-index on change).
-    embedding: { type: 'dense_vector', index: true, similarity: 'cosine' },
-  },
+/** Only what every node has: the standard tokenizer and the lowercase filter. */
+const CORE_SETTINGS = {
+  analysis: { analyzer: { kb_text: { type: 'custom', tokenizer: 'standard', filter: ['lowercase'] } } },
 } as const;
 
-/** SearchIndex on Elasticsearch: BM25 (porter-stemmed text) over title^2, heading, body, plus dense_vector kNN, fused by RRF. */
-export function createElasticsearchIndex(options: ElasticsearchIndexOptions): SearchIndex {
+/** The text fields a query searches (the title counts double). */
+const TEXT_FIELDS = ['title', 'heading', 'body'] as const;
+type TextField = (typeof TEXT_FIELDS)[number];
+const stemsField = (field: TextField) => `${field}_stems` as const;
+
+/** Folded, lowercased Porter stems of a text, space-separated: what a `*_stems` field holds. */
+export const stemsOf = (text: string): string => words(text).map(stem).join(' ');
+
+function mappingsFor(analysis: ElasticsearchAnalysis) {
+  const text = { type: 'text', analyzer: 'kb_text' };
+  const stems = analysis === 'client-stems';
+  return {
+    _meta: { kb_analysis: analysis },
+    properties: {
+      org_id: { type: 'keyword' },
+      content_id: { type: 'keyword' },
+      version_id: { type: 'keyword' },
+      chunk_index: { type: 'integer' },
+      // With client stems the text is kept for the hits and its stems are what is searched.
+      ...Object.fromEntries(TEXT_FIELDS.map((f) => [f, stems ? { type: 'text', index: false } : text])),
+      ...(stems ? Object.fromEntries(TEXT_FIELDS.map((f) => [stemsField(f), text])) : {}),
+      heading_path: { type: 'keyword', index: false },
+      page: { type: 'integer', index: false },
+      sheet: { type: 'keyword', index: false },
+      slide: { type: 'integer', index: false },
+      category_id: { type: 'keyword' },
+      topic_id: { type: 'keyword' },
+      tags: { type: 'keyword' },
+      folder_path: { type: 'keyword' },
+      // dims are fixed by the first vector written (one embedding model per index; re-index on change).
+      embedding: { type: 'dense_vector', index: true, similarity: 'cosine' },
+    },
+  };
+}
+
+interface EsError {
+  meta?: { statusCode?: number; body?: { error?: { type?: string; reason?: string } } };
+}
+const errorOf = (err: unknown) => (err as EsError).meta?.body?.error;
+/** The node lacks an analysis component the settings name (no analysis-common module). */
+const isMissingAnalysis = (err: unknown) =>
+  errorOf(err)?.type === 'illegal_argument_exception' &&
+  /failed to find (global )?(filter|analyzer|tokenizer)/.test(errorOf(err)?.reason ?? '');
+
+const STEMS_FIELDS = [`${stemsField('title')}^2`, stemsField('heading'), stemsField('body')];
+const STEMS_EXCLUDED = TEXT_FIELDS.map(stemsField);
+
+/** Chunks listed per request when the adapter walks a content item's chunks. */
+const PAGE = 1000;
+
+/**
+ * SearchIndex on Elasticsearch: BM25 (Porter-stemmed text) over title^2, heading, body, plus
+ * dense_vector kNN, fused by RRF. It needs only the server core: the analysis is chosen when the
+ * index is created (ElasticsearchAnalysis), and chunks are removed and re-filed by listing them
+ * and writing in bulk, not by _delete_by_query / _update_by_query (the reindex module) or scripts
+ * (painless).
+ */
+export function createElasticsearchIndex(options: ElasticsearchIndexOptions): SearchIndex & {
+  /** How the index analyzes text (creating it if it does not exist). */
+  analysis(): Promise<ElasticsearchAnalysis>;
+} {
   const client = new Client({ node: options.url });
   const index = options.index;
   const refresh = options.refresh ?? false;
   const candidates = options.candidates ?? 100;
-  let ready: Promise<void> | undefined;
+  let ready: Promise<ElasticsearchAnalysis> | undefined;
+
+  /** Creates the index with Porter stemming by the node, or with client stems where the node cannot stem. */
+  async function create(): Promise<void> {
+    const attempt = (analysis: ElasticsearchAnalysis) =>
+      client.indices.create({
+        index,
+        settings: (analysis === 'porter' ? PORTER_SETTINGS : CORE_SETTINGS) as never,
+        mappings: mappingsFor(analysis) as never,
+      });
+    try {
+      await attempt(options.analysis ?? 'porter');
+    } catch (err) {
+      if (errorOf(err)?.type === 'resource_already_exists_exception') return;
+      if (options.analysis !== undefined || !isMissingAnalysis(err)) throw err;
+      await attempt('client-stems').catch((again: unknown) => {
+        if (errorOf(again)?.type !== 'resource_already_exists_exception') throw again;
+      });
+    }
+  }
 
   const ensureIndex = () =>
     (ready ??= (async () => {
-      const exists = await client.indices.exists({ index });
-      if (!exists) {
-        await client.indices
-          .create({ index, settings: SETTINGS as never, mappings: MAPPINGS as never })
-          .catch((err: { meta?: { body?: { error?: { type?: string } } } }) => {
-            if (err.meta?.body?.error?.type !== 'resource_already_exists_exception') throw err;
-          });
-      }
+      if (!(await client.indices.exists({ index }))) await create();
+      const mapping = await client.indices.getMapping({ index });
+      const meta = Object.values(mapping)[0]?.mappings?._meta as { kb_analysis?: ElasticsearchAnalysis } | undefined;
+      // An index made before the choice was recorded analyzes with porter_stem.
+      return meta?.kb_analysis ?? 'porter';
     })().catch((err) => {
       ready = undefined;
       throw err;
     }));
+
+  /** The ids of a content item's chunks, a page at a time (in chunk order). */
+  async function* chunkIds(org: string, contentId: string): AsyncGenerator<string[]> {
+    let after: number | undefined;
+    for (;;) {
+      const res = await client.search({
+        index,
+        size: PAGE,
+        _source: false,
+        query: ofContent(org, contentId),
+        sort: [{ chunk_index: 'asc' }],
+        ...(after !== undefined && { search_after: [after] }),
+      });
+      const hits = res.hits.hits;
+      if (hits.length === 0) return;
+      yield hits.map((h) => h._id!);
+      if (hits.length < PAGE) return;
+      after = hits[hits.length - 1]!.sort![0] as number;
+    }
+  }
+
+  /** Runs bulk operations; a missing document (already gone) is not a failure. */
+  async function bulk(operations: object[], refreshAfter: boolean | 'wait_for' = refresh): Promise<number> {
+    if (operations.length === 0) return 0;
+    const res = await client.bulk({ operations, refresh: refreshAfter });
+    let done = 0;
+    for (const item of res.items) {
+      const result = Object.values(item)[0]!;
+      if (result.status === 404) continue;
+      if (result.error) throw new Error(`Elasticsearch bulk operation failed: ${result.error.type}: ${result.error.reason}`);
+      done++;
+    }
+    return done;
+  }
+
+  /** Deletes every chunk of a content item; the number deleted. */
+  async function deleteChunks(org: string, contentId: string): Promise<number> {
+    // Listing sees what the last refresh made visible, as _delete_by_query would.
+    const ids: string[] = [];
+    for await (const page of chunkIds(org, contentId)) ids.push(...page);
+    return bulk(
+      ids.map((id) => ({ delete: { _index: index, _id: id } })),
+      true,
+    );
+  }
 
   const ofContent = (org: string, contentId: string) => ({
     bool: { filter: [{ term: { org_id: org } }, { term: { content_id: contentId } }] },
@@ -124,9 +244,10 @@ export function createElasticsearchIndex(options: ElasticsearchIndexOptions): Se
 
   return {
     async indexVersion(c: IndexedContent) {
-      await ensureIndex();
-      await client.deleteByQuery({ index, query: ofContent(c.org_id, c.content_id), refresh: true, conflicts: 'proceed' });
+      const analysis = await ensureIndex();
+      await deleteChunks(c.org_id, c.content_id);
       if (c.chunks.length === 0) return;
+      const titleStems = analysis === 'client-stems' ? stemsOf(c.title) : '';
       const operations = c.chunks.flatMap((chunk) => {
         const doc: ChunkDoc = {
           org_id: c.org_id,
@@ -146,39 +267,42 @@ export function createElasticsearchIndex(options: ElasticsearchIndexOptions): Se
           folder_path: c.folder_path,
           ...(chunk.embedding && { embedding: chunk.embedding }),
         };
+        if (analysis === 'client-stems') {
+          doc.title_stems = titleStems;
+          doc.heading_stems = stemsOf(doc.heading);
+          doc.body_stems = stemsOf(doc.body);
+        }
         return [{ index: { _index: index, _id: `${c.org_id}:${c.content_id}:${chunk.chunk_index}` } }, doc];
       });
-      const res = await client.bulk({ operations, refresh });
-      if (res.errors) throw new Error('Elasticsearch bulk indexing failed for some chunks');
+      await bulk(operations);
     },
 
     async updateContent(org, contentId, meta: Partial<ContentMeta>) {
-      await ensureIndex();
-      const params: Record<string, unknown> = {};
-      const lines: string[] = [];
+      const analysis = await ensureIndex();
+      const doc: Partial<ChunkDoc> = {};
       for (const key of ['title', 'category_id', 'topic_id', 'tags', 'folder_path'] as const) {
-        if (meta[key] === undefined) continue;
-        params[key] = meta[key];
-        lines.push(`ctx._source.${key} = params.${key};`);
+        if (meta[key] !== undefined) (doc as Record<string, unknown>)[key] = meta[key];
       }
-      const res = await client.updateByQuery({
-        index,
-        query: ofContent(org, contentId),
-        script: { source: lines.join(' ') || 'ctx.op = "noop"', params },
-        refresh: true,
-        conflicts: 'proceed',
-      });
-      return (res.total ?? 0) > 0;
+      if (meta.title !== undefined && analysis === 'client-stems') doc.title_stems = stemsOf(meta.title);
+      let found = false;
+      for await (const ids of chunkIds(org, contentId)) {
+        found = true;
+        if (Object.keys(doc).length === 0) continue;
+        await bulk(
+          ids.flatMap((id) => [{ update: { _index: index, _id: id } }, { doc }]),
+          true,
+        );
+      }
+      return found;
     },
 
     async removeContent(org, contentId) {
       await ensureIndex();
-      const res = await client.deleteByQuery({ index, query: ofContent(org, contentId), refresh: true, conflicts: 'proceed' });
-      return (res.deleted ?? 0) > 0;
+      return (await deleteChunks(org, contentId)) > 0;
     },
 
     async search(req) {
-      await ensureIndex();
+      const analysis = await ensureIndex();
       const filter = filterClauses(req.org_id, req.filters);
       // The same terms as the embedded index: content words, OR-ed, never query syntax.
       const terms = queryTerms(req.query);
@@ -191,13 +315,18 @@ export function createElasticsearchIndex(options: ElasticsearchIndexOptions): Se
               index,
               size: pool,
               track_total_hits: true,
-              _source: { excludes: ['embedding'] },
+              _source: { excludes: ['embedding', ...STEMS_EXCLUDED] },
               query: {
                 bool: {
-                  // multi_match takes the text as text: no query syntax reaches the parser; OR of the words.
+                  // combined_fields takes the text as text (no query syntax reaches the parser; OR of the
+                  // words) and scores the fields as one weighted field (BM25F), as FTS5's bm25() with
+                  // column weights does on the embedded index.
                   must: [
                     {
-                      multi_match: { query: terms.join(' '), fields: ['title^2', 'heading', 'body'], type: 'most_fields', operator: 'or' },
+                      combined_fields:
+                        analysis === 'client-stems'
+                          ? { query: terms.map(stem).join(' '), fields: STEMS_FIELDS, operator: 'or' }
+                          : { query: terms.join(' '), fields: ['title^2', 'heading', 'body'], operator: 'or' },
                     },
                   ],
                   filter,
@@ -210,7 +339,7 @@ export function createElasticsearchIndex(options: ElasticsearchIndexOptions): Se
       const dense = await client.search<ChunkDoc>({
         index,
         size: pool,
-        _source: { excludes: ['embedding'] },
+        _source: { excludes: ['embedding', ...STEMS_EXCLUDED] },
         knn: { field: 'embedding', query_vector: req.vector, k: pool, num_candidates: pool * 2, filter: { bool: { filter } } },
       });
       const denseHits = dense.hits.hits.map((h) => ({ id: h._id!, doc: h._source!, score: h._score ?? 0 }));
@@ -226,11 +355,21 @@ export function createElasticsearchIndex(options: ElasticsearchIndexOptions): Se
 
     async clear() {
       await ensureIndex();
-      await client.deleteByQuery({ index, query: { match_all: {} }, refresh: true, conflicts: 'proceed' });
+      // A page at a time, each deleted and refreshed before the next is listed (the index stays, for other readers).
+      for (;;) {
+        const res = await client.search({ index, size: PAGE, _source: false, query: { match_all: {} } });
+        if (res.hits.hits.length === 0) return;
+        await bulk(
+          res.hits.hits.map((h) => ({ delete: { _index: index, _id: h._id! } })),
+          true,
+        );
+      }
     },
 
     async close() {
       await client.close();
     },
+
+    analysis: ensureIndex,
   };
 }
