@@ -62,6 +62,7 @@ beforeAll(async () => {
   }
   ids.piece = last;
   await eventually(async () => (await t.api('GET', `/org/content/pieces/${last}`)).status === 200, 'pieces arrived');
+  assert.equal((await t.api('POST', `/org/content/pieces/${last}/submit`, { body: {} })).status, 200);
   assert.equal((await t.api('POST', `/org/content/pieces/${last}/approve`, { body: {} })).status, 200);
 
   // Ten tracked prompts of 5,000 characters.
