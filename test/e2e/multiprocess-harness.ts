@@ -1,6 +1,16 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  type WriteStream,
+} from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,8 +85,68 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function waitUntil<T>(check: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * Where the processes of one run write their output as it comes (so nothing is lost when a test
+ * or the runner dies): test/artifacts/multiprocess/<time>-<pid>/<service>.<replica>.log, one
+ * file per replica across its restarts. Kept when a test failed, removed after a clean run.
+ */
+export class RunLogs {
+  readonly dir = join(root, 'test/artifacts/multiprocess', `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
+  private readonly files = new Set<string>();
+  failed = false;
+
+  constructor() {
+    mkdirSync(this.dir, { recursive: true });
+  }
+
+  /** A stream appending to a process's log, after a line that marks this start. */
+  open(name: string, pid: number | undefined): WriteStream {
+    const file = join(this.dir, `${name}.log`);
+    this.files.add(file);
+    appendFileSync(file, `=== ${new Date().toISOString()} ${name} started as pid ${pid}\n`);
+    return createWriteStream(file, { flags: 'a' });
+  }
+
+  /** Adds a file written elsewhere (the broker's log) to what a failure keeps. */
+  attach(name: string, path: string): void {
+    if (!existsSync(path)) return;
+    const file = join(this.dir, name);
+    copyFileSync(path, file);
+    this.files.add(file);
+  }
+
+  /** Marks the run failed and prints the last lines of every process's log, and where the whole logs are. */
+  reportFailure(what: string, lines = 40): void {
+    this.failed = true;
+    const parts = [`${what}: the processes' logs are in ${this.dir}`];
+    for (const file of this.files) {
+      if (!existsSync(file)) continue;
+      const tail = readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+      parts.push(`--- last ${lines} lines of ${file}\n${tail}`);
+    }
+    console.error(parts.join('\n'));
+  }
+
+  /** Removes the logs unless a failure was reported. */
+  close(): void {
+    if (!this.failed) rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Polls `check` until it returns a value. Without `progress` it gives up after `timeoutMs`; with
+ * it, after `timeoutMs` in which `progress()` did not change (so a slow machine that is still
+ * working gets the time it needs, and a stuck system fails as soon as it is seen stuck).
+ */
+export async function waitUntil<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  what: string,
+  timeoutMs = 60_000,
+  progress?: () => unknown,
+): Promise<T> {
+  const started = Date.now();
+  let deadline = started + timeoutMs;
+  let last = progress?.();
   let lastError: unknown;
   for (;;) {
     try {
@@ -85,10 +155,30 @@ export async function waitUntil<T>(check: () => Promise<T | undefined> | T | und
     } catch (err) {
       lastError = err;
     }
+    if (progress) {
+      const now = progress();
+      if (JSON.stringify(now) !== JSON.stringify(last)) {
+        last = now;
+        deadline = Date.now() + timeoutMs;
+      }
+    }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+      const idle = progress ? `no progress for ${timeoutMs} ms (after ${Date.now() - started} ms)` : `timed out after ${timeoutMs} ms`;
+      throw new Error(`${idle} waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
     }
     await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** CPU seconds a process has used so far (Linux /proc; 0 when it is gone or elsewhere). */
+export function cpuSeconds(pid: number): number {
+  try {
+    // Fields after the command name: state is the 3rd, utime the 14th and stime the 15th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
   }
 }
 
@@ -96,6 +186,10 @@ export async function waitUntil<T>(check: () => Promise<T | undefined> | T | und
 export class KafkaBroker {
   readonly runDir = mkdtempSync(join(tmpdir(), 'kb-kafka-'));
   brokers = '';
+  /** The running broker's output (scripts/kafka.sh starts it writing there). */
+  get logFile(): string {
+    return join(this.runDir, 'broker.log.start');
+  }
 
   private script(command: 'start' | 'stop'): string {
     const result = spawnSync(join(root, 'scripts/kafka.sh'), [command], {
@@ -183,11 +277,16 @@ export interface ServiceProcess {
   port: number;
   dataDir: string;
   exited: Promise<number | null>;
+  /** Its latest output (up to 200 kB). */
   output(): string;
+  /** Bytes it has written so far. */
+  written(): number;
 }
 
 export interface MultiProcessSystem {
   url: string;
+  /** Every process's output, on disk as it comes. */
+  logs: RunLogs;
   api: ApiClient;
   processes: ServiceProcess[];
   /** The running process of a service (its first live replica unless one is named). */
@@ -198,6 +297,12 @@ export interface MultiProcessSystem {
   terminate(name: string, replica?: number): Promise<number | null>;
   /** Start (again) a replica on the same data folder and port. */
   start(name: string, replica?: number): Promise<ServiceProcess>;
+  /**
+   * Changes while the system works (each CPU second its processes use, each line they write):
+   * `progress` for waitUntil, so a busy machine is waited for and a stuck system is not.
+   */
+  progress(): unknown;
+  /** SIGTERM to all; the logs are removed unless a failure was reported. */
   stop(): Promise<void>;
 }
 
@@ -210,8 +315,11 @@ export async function startMultiProcessSystem(options: {
   brokers: string;
   services?: ServiceSpec[];
   env?: Record<string, string>;
+  /** Where process output goes (default: a new run folder under test/artifacts). */
+  logs?: RunLogs;
 }): Promise<MultiProcessSystem> {
   const services = options.services ?? SERVICES;
+  const logs = options.logs ?? new RunLogs();
   const base = mkdtempSync(join(tmpdir(), 'kb-multi-'));
   const shared: Record<string, string> = {
     LOG_LEVEL: 'info',
@@ -265,15 +373,36 @@ export async function startMultiProcessSystem(options: {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
+    let written = 0;
+    const file = logs.open(`${spec.name}.${replica}`, child.pid);
     const keep = (d: Buffer) => {
+      file.write(d);
+      written += d.length;
       output = (output + d.toString()).slice(-200_000);
     };
+    child.on('exit', (code, signal) => file.end(`=== exited with ${signal ?? code}\n`));
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const started: ServiceProcess = { name: spec.name, replica, child, pid: child.pid!, port, dataDir, exited, output: () => output };
+    const started: ServiceProcess = {
+      name: spec.name,
+      replica,
+      child,
+      pid: child.pid!,
+      port,
+      dataDir,
+      exited,
+      output: () => output,
+      written: () => written,
+    };
     await Promise.race([
-      waitUntil(() => /"msg":"[a-z-]+ listening"/.test(output) || undefined, `${key} to listen`, 90_000),
+      // However slow the machine: it fails once the process has neither used a CPU second nor written a line for 60 s.
+      waitUntil(
+        () => /"msg":"[a-z-]+ listening"/.test(output) || undefined,
+        `${key} to listen`,
+        60_000,
+        () => [Math.floor(cpuSeconds(child.pid!)), written],
+      ),
       exited.then((code) => {
         throw new Error(`${key} exited with ${code}:\n${output.slice(-3000)}`);
       }),
@@ -300,6 +429,7 @@ export async function startMultiProcessSystem(options: {
     if (failed) throw failed.reason;
     for (const spec of services.filter((s) => s.kind === 'http')) await launch(spec, 0);
   } catch (err) {
+    logs.reportFailure(`the system did not start (${(err as Error).message.split('\n')[0]})`);
     for (const p of processes) p.child.kill('SIGKILL');
     for (const b of balancers.values()) await b.close();
     rmSync(base, { recursive: true, force: true });
@@ -310,6 +440,7 @@ export async function startMultiProcessSystem(options: {
 
   const system: MultiProcessSystem = {
     url,
+    logs,
     processes,
     process(name, replica) {
       const found = processes.find((p) => p.name === name && (replica === undefined ? alive(p) : p.replica === replica));
@@ -327,6 +458,10 @@ export async function startMultiProcessSystem(options: {
       return target.exited;
     },
     start: (name, replica = 0) => launch(specOf(name), replica),
+    progress: () => [
+      Math.floor(processes.filter(alive).reduce((sum, p) => sum + cpuSeconds(p.pid), 0)),
+      processes.reduce((sum, p) => sum + p.written(), 0),
+    ],
     async stop() {
       // SIGTERM: graceful shutdown (in-flight work finished, offsets committed).
       const running = processes.filter(alive);
@@ -340,6 +475,7 @@ export async function startMultiProcessSystem(options: {
       );
       for (const b of balancers.values()) await b.close();
       rmSync(base, { recursive: true, force: true });
+      logs.close();
     },
     api: async (method, path, opts = {}) => {
       const headers: Record<string, string> = { ...(opts.headers ?? {}) };

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, it } from 'vitest';
 import { describeOrSkip } from '@kb/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -6,7 +6,14 @@ import { AssignerProtocol, Kafka, logLevel } from 'kafkajs';
 import { topics } from '@kb/events';
 import { consumerGroupLag } from '@kb/bus/kafka';
 import { checkHealth } from '@kb/rpc';
-import { KafkaBroker, startMultiProcessSystem, startOtlpReceiver, waitUntil, type MultiProcessSystem } from './multiprocess-harness.js';
+import {
+  KafkaBroker,
+  RunLogs,
+  startMultiProcessSystem,
+  startOtlpReceiver,
+  waitUntil,
+  type MultiProcessSystem,
+} from './multiprocess-harness.js';
 
 /**
  * The distributed runtime for real: gateway, ingest, knowledge-base and
@@ -32,19 +39,29 @@ describeOrSkip('every service its own process, on a real Kafka broker', skip, ()
   let sys: MultiProcessSystem;
   let kafka: Kafka;
   let otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
+  /** Every process's output on disk; on a failure its last lines are printed and the files kept under test/artifacts. */
+  const logs = new RunLogs();
 
   beforeAll(async () => {
     broker = new KafkaBroker();
     broker.start();
     kafka = new Kafka({ clientId: 'multiprocess-test', brokers: [broker.brokers], logLevel: logLevel.NOTHING });
     otlp = await startOtlpReceiver();
-    sys = await startMultiProcessSystem({ brokers: broker.brokers, env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint } });
+    sys = await startMultiProcessSystem({ brokers: broker.brokers, env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint }, logs });
   }, TIMEOUT.timeout);
+
+  beforeEach(({ task, onTestFailed }) => {
+    onTestFailed(() => {
+      logs.attach('kafka-broker.log', broker.logFile);
+      logs.reportFailure(`"${task.name}" failed`);
+    });
+  });
 
   afterAll(async () => {
     await sys?.stop();
     await otlp?.close();
     broker?.destroy();
+    logs.close();
   });
 
   /**
@@ -78,13 +95,16 @@ describeOrSkip('every service its own process, on a real Kafka broker', skip, ()
   };
   /** Every id found by search exactly once (nothing lost, nothing applied twice). */
   const assertAllSearchable = async (word: string, ids: string[]) => {
+    let seen = 0;
     const found = await waitUntil(
       async () => {
         const got = await searchIds(word);
-        return new Set(got).size >= ids.length ? got : undefined;
+        seen = new Set(got).size;
+        return seen >= ids.length ? got : undefined;
       },
       `${ids.length} documents searchable by "${word}"`,
-      120_000,
+      60_000,
+      () => [seen, sys.progress()],
     );
     assert.deepEqual([...found].sort(), [...ids].sort(), 'each document found once');
   };
@@ -210,13 +230,16 @@ describeOrSkip('every service its own process, on a real Kafka broker', skip, ()
     // before its answer was lost. So: every accepted document found, none twice, and
     // nothing beyond what was sent.
     const expected = [...accepted, more];
+    let seen = 0;
     const found = await waitUntil(
       async () => {
         const got = await searchIds(word);
+        seen = got.length;
         return expected.every((id) => got.includes(id)) ? got : undefined;
       },
       `${expected.length} documents searchable by "${word}"`,
-      120_000,
+      60_000,
+      () => [seen, sys.progress()],
     );
     assert.equal(new Set(found).size, found.length, 'no document found twice');
     assert.ok(found.length <= sent.length + 1, `${found.length} found, ${sent.length + 1} sent`);
