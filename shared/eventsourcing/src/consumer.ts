@@ -66,7 +66,7 @@ export interface EventConsumerOptions {
  */
 export async function startEventConsumer(options: EventConsumerOptions): Promise<Subscription> {
   const logger = options.logger ?? silentLogger();
-  await options.bus.ensureTopics([...options.topics, ...options.topics.map(deadLetterTopic)]);
+  // The consumed topics are created by subscribe, a dead-letter topic by its first publish.
 
   const deadLetter = async (message: ReceivedMessage, reason: string) => {
     logger.error({ topic: message.topic, offset: message.offset, reason }, 'event dead-lettered');
