@@ -43,9 +43,16 @@ const sameSecret = (a: string, b: string) => a.length === b.length && timingSafe
 export function registerHealth(app: FastifyInstance, deps: HealthDeps): void {
   const open = { config: { auth: { credential: 'none' as const } }, schema: { hide: true } };
   app.get(`${HEALTH_PREFIX}live`, open, async () => ({ status: 'live' }));
+  /** The last answer, so a change is logged once (not every probe while a dependency is away). */
+  let wasReady: boolean | undefined;
   app.get(`${HEALTH_PREFIX}ready`, open, async (request, reply) => {
     const { ready, checks } = await checkDependencies(deps.checks, deps.timeoutMs ?? 2000);
     const failing = Object.keys(checks).filter((name) => checks[name] !== 'ok');
+    if (ready !== wasReady) {
+      if (!ready) request.log.warn({ failing: Object.fromEntries(failing.map((name) => [name, checks[name]])) }, 'gateway not ready');
+      else if (wasReady === false) request.log.info('gateway ready again');
+      wasReady = ready;
+    }
     const presented = request.headers['x-internal-token'];
     const detailed = deps.internalToken !== undefined && typeof presented === 'string' && sameSecret(presented, deps.internalToken);
     const shown = detailed ? checks : Object.fromEntries(Object.entries(checks).map(([name, r]) => [name, r === 'ok' ? 'ok' : 'failing']));

@@ -2,6 +2,7 @@ import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { Logger, OutageLog } from '@kb/platform';
 import type { SubscribeOptions, Subscription } from '../port.js';
 import { toReceivedMessage } from './kafka-messages.js';
+import { kafkaTrouble } from './kafka-logger.js';
 
 export interface KafkaSubscriptionSettings {
   kafka: Kafka;
@@ -89,8 +90,9 @@ export function startKafkaSubscription(settings: KafkaSubscriptionSettings, opti
     created.on(created.events.CRASH, ({ payload }) => {
       joined = false;
       if (payload.restart) {
-        // kafkajs restarts it (a retriable failure: most often the broker is away).
-        settings.outage.failed(payload.error, { groupId });
+        // kafkajs restarts it: the broker is away, or the group or its coordinator is moving.
+        if (kafkaTrouble(String(payload.error)) === 'routine') logger.info({ err: payload.error }, 'kafka consumer restarting');
+        else settings.outage.failed(payload.error, { groupId });
         return;
       }
       logger.error({ err: payload.error }, 'kafka consumer crashed; starting a new one');
@@ -162,7 +164,8 @@ export function startKafkaSubscription(settings: KafkaSubscriptionSettings, opti
         return;
       } catch (err) {
         if (stopped) return;
-        settings.outage.failed(err, { groupId });
+        if (kafkaTrouble(String(err)) === 'routine') logger.info({ err }, 'kafka consumer not started yet; trying again');
+        else settings.outage.failed(err, { groupId });
         reportStarted(false);
         const delay = Math.min(START_BACKOFF_MS.max, START_BACKOFF_MS.initial * 2 ** Math.min(tries, 10));
         await new Promise<void>((resolve) => {
