@@ -9,13 +9,23 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  statSync,
   type WriteStream,
 } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { developmentDefaults } from '@kb/all-in-one';
+import {
+  SERVICES as STACK_SERVICES,
+  SHARED_SETTINGS,
+  STATELESS_FRONTS,
+  entryOf,
+  grpcVariable,
+  serviceEnv,
+  type ServiceSpec as StackServiceSpec,
+} from '../../scripts/stack/services.js';
 import type { ApiClient } from './harness.js';
 
 /**
@@ -28,52 +38,27 @@ import type { ApiClient } from './harness.js';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 
-export interface ServiceSpec {
-  /** Service name; a gRPC service's address reaches the gateway as <NAME>_GRPC. */
-  name: string;
+export interface ServiceSpec extends StackServiceSpec {
   /** Its standalone entry point. */
   entry: string;
-  kind: 'grpc' | 'http';
-  /** Settings of its own, on top of the shared ones. */
-  env?: Record<string, string>;
 }
 
+export { STATELESS_FRONTS, SHARED_SETTINGS, grpcVariable };
+
 /**
- * Deployed processes outside this suite: the MCP server's own process
- * (services/mcp) holds no state and joins no bus; it forwards to the gateway's
- * REST API, and test/e2e/mcp-process.e2e.test.ts runs it as its own process.
+ * The suite's settings on top of the stack's (scripts/stack/services.ts): one extraction worker,
+ * and a job leased by a killed worker taken again when its lease ends, after 15 s.
  */
-/** The gateway's share of npm start's development values: its bootstrap organization, admin and key. */
-const bootstrapSettings = Object.fromEntries(Object.entries(developmentDefaults).filter(([k]) => k.startsWith('BOOTSTRAP_')));
+const SUITE_SETTINGS: Record<string, Record<string, string>> = {
+  ingest: { INGEST_WORKERS: '1', INGEST_TIMEOUT_MS: '10000', INGEST_LEASE_MS: '15000' },
+};
 
-export const STATELESS_FRONTS = ['mcp'];
-
-/** Every service of the distributed runtime that takes part in the bus. Adding a service is adding a line here. */
-export const SERVICES: ServiceSpec[] = [
-  { name: 'knowledge-base', entry: 'services/knowledge-base/src/main.ts', kind: 'grpc' },
-  // A job leased by a killed worker is taken again when its lease ends: 15 s here instead of 5 min.
-  {
-    name: 'ingest',
-    entry: 'services/ingest/src/main.ts',
-    kind: 'grpc',
-    env: { INGEST_WORKERS: '1', INGEST_TIMEOUT_MS: '10000', INGEST_LEASE_MS: '15000' },
-  },
-  { name: 'analytics', entry: 'services/analytics/src/main.ts', kind: 'grpc' },
-  { name: 'generation', entry: 'services/generation/src/main.ts', kind: 'grpc' },
-  {
-    name: 'publishing',
-    entry: 'services/publishing/src/main.ts',
-    kind: 'grpc',
-    env: { PUBLISHING_SECRET_KEY: 'multiprocess-publishing-secret' },
-  },
-  { name: 'gateway', entry: 'services/gateway/src/main.ts', kind: 'http', env: bootstrapSettings },
-];
-
-/** What every process of the suite shares: the bus on Kafka, stores and index embedded (one data folder per service). */
-export const SHARED_SETTINGS = { STORE: 'sqlite', BUS: 'kafka' } as const;
-
-/** The variable through which the gateway finds a gRPC service. */
-export const grpcVariable = (service: string) => `${service.toUpperCase().replace(/-/g, '_')}_GRPC`;
+/** Every service of the distributed runtime that takes part in the bus: the stack's, from their sources. */
+export const SERVICES: ServiceSpec[] = STACK_SERVICES.map((spec) => ({
+  ...spec,
+  entry: entryOf(spec.name, 'source'),
+  ...((spec.env || SUITE_SETTINGS[spec.name]) && { env: { ...spec.env, ...SUITE_SETTINGS[spec.name] } }),
+}));
 
 export const API_KEY = developmentDefaults.BOOTSTRAP_API_KEY;
 
@@ -113,6 +98,24 @@ export class RunLogs {
     const file = join(this.dir, name);
     copyFileSync(path, file);
     this.files.add(file);
+  }
+
+  /** Where each log file ends now, to read what is written after (see `linesSince`). */
+  mark(): Map<string, number> {
+    return new Map([...this.files].filter((f) => existsSync(f)).map((f) => [f, statSync(f).size]));
+  }
+
+  /** The lines each log got since `mark` (a file that did not exist then: all of it), by file name. */
+  linesSince(mark: Map<string, number>): Map<string, string[]> {
+    const result = new Map<string, string[]>();
+    for (const file of this.files) {
+      if (!existsSync(file)) continue;
+      const text = readFileSync(file)
+        .subarray(mark.get(file) ?? 0)
+        .toString('utf8');
+      result.set(basename(file), text.split('\n').filter(Boolean));
+    }
+    return result;
   }
 
   /** Marks the run failed and prints the last lines of every process's log, and where the whole logs are. */
@@ -298,6 +301,11 @@ export interface MultiProcessSystem {
   /** Start (again) a replica on the same data folder and port. */
   start(name: string, replica?: number): Promise<ServiceProcess>;
   /**
+   * Starts a process of a service that is not part of the system (its own name, data folder
+   * and settings, e.g. a second gateway with other settings), wired to the system's services.
+   */
+  startExtra(spec: ServiceSpec): Promise<ServiceProcess>;
+  /**
    * Changes while the system works (each CPU second its processes use, each line they write):
    * `progress` for waitUntil, so a busy machine is waited for and a stuck system is not.
    */
@@ -323,7 +331,6 @@ export async function startMultiProcessSystem(options: {
   const base = mkdtempSync(join(tmpdir(), 'kb-multi-'));
   const shared: Record<string, string> = {
     LOG_LEVEL: 'info',
-    ...SHARED_SETTINGS,
     KAFKA_BROKERS: options.brokers,
     INTERNAL_TOKEN: randomBytes(24).toString('hex'),
     ...options.env,
@@ -334,8 +341,9 @@ export async function startMultiProcessSystem(options: {
     if (spec.kind === 'grpc') balancers.set(spec.name, await Balancer.listen(await freePort()));
   }
   const processes: ServiceProcess[] = [];
+  const extras: ServiceSpec[] = [];
   const specOf = (name: string) => {
-    const spec = services.find((s) => s.name === name);
+    const spec = services.find((s) => s.name === name) ?? extras.find((s) => s.name === name);
     if (!spec) throw new Error(`no service ${name}`);
     return spec;
   };
@@ -362,11 +370,8 @@ export async function startMultiProcessSystem(options: {
     const key = `${spec.name}#${replica}`;
     const dataDir = join(base, spec.name);
     mkdirSync(dataDir, { recursive: true });
-    const env: Record<string, string> = { ...shared, DATA_DIR: dataDir, ...spec.env };
-    if (spec.kind === 'grpc') Object.assign(env, { GRPC_HOST: '127.0.0.1', GRPC_PORT: String(port) });
-    else Object.assign(env, { HOST: '127.0.0.1', PORT: String(port) });
-    // Every process finds the others' gRPC services (generation asks the knowledge base, publishing asks analytics).
-    for (const [name, balancer] of balancers) if (name !== spec.name) env[grpcVariable(name)] = `127.0.0.1:${balancer.port}`;
+    const addresses = new Map([...balancers].map(([name, balancer]) => [name, `127.0.0.1:${balancer.port}`]));
+    const env = serviceEnv(spec, { shared, dataDir, host: '127.0.0.1', port, addresses });
     const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', spec.entry], {
       cwd: root,
       env: { ...process.env, ...env },
@@ -458,6 +463,11 @@ export async function startMultiProcessSystem(options: {
       return target.exited;
     },
     start: (name, replica = 0) => launch(specOf(name), replica),
+    startExtra(spec) {
+      if (services.some((s) => s.name === spec.name)) throw new Error(`${spec.name} is a service of the system`);
+      if (!extras.includes(spec)) extras.push(spec);
+      return launch(spec, 0);
+    },
     progress: () => [
       Math.floor(processes.filter(alive).reduce((sum, p) => sum + cpuSeconds(p.pid), 0)),
       processes.reduce((sum, p) => sum + p.written(), 0),
