@@ -460,12 +460,13 @@ describeOrSkip('every service its own process, on a real Kafka broker', skip, ()
       assert.equal(search.status, 503, JSON.stringify(body));
       assert.equal(body.error.code, 'internal_auth_misconfigured');
       assert.match(body.error.message, /misconfigured.*not a fault of your request/);
-      // Operators read it in the logs: the refusing service and the gateway both name INTERNAL_TOKEN.
+      // Operators read it in the logs: the refusing service (whichever replica serves) and the gateway both name INTERNAL_TOKEN.
       await waitUntil(() => {
         const lines = logs.linesSince(kbLog);
-        const kb = (lines.get('knowledge-base.0.log') ?? []).some((l) =>
-          /wrong internal token: every service must run with the same INTERNAL_TOKEN/.test(l),
-        );
+        const kb = [...lines]
+          .filter(([file]) => file.startsWith('knowledge-base.'))
+          .flatMap(([, l]) => l)
+          .some((l) => /wrong internal token: every service must run with the same INTERNAL_TOKEN/.test(l));
         const gw = (lines.get('gateway-wrong-token.0.log') ?? []).some((l) => /refused this service's internal token/.test(l));
         return kb && gw ? true : undefined;
       }, 'the log lines that tell the operator');
