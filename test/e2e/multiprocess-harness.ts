@@ -1,11 +1,31 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  type WriteStream,
+} from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { developmentDefaults } from '@kb/all-in-one';
+import {
+  SERVICES as STACK_SERVICES,
+  SHARED_SETTINGS,
+  STATELESS_FRONTS,
+  entryOf,
+  grpcVariable,
+  serviceEnv,
+  type ServiceSpec as StackServiceSpec,
+} from '../../scripts/stack/services.js';
 import type { ApiClient } from './harness.js';
 
 /**
@@ -18,52 +38,27 @@ import type { ApiClient } from './harness.js';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 
-export interface ServiceSpec {
-  /** Service name; a gRPC service's address reaches the gateway as <NAME>_GRPC. */
-  name: string;
+export interface ServiceSpec extends StackServiceSpec {
   /** Its standalone entry point. */
   entry: string;
-  kind: 'grpc' | 'http';
-  /** Settings of its own, on top of the shared ones. */
-  env?: Record<string, string>;
 }
 
+export { STATELESS_FRONTS, SHARED_SETTINGS, grpcVariable };
+
 /**
- * Deployed processes outside this suite: the MCP server's own process
- * (services/mcp) holds no state and joins no bus; it forwards to the gateway's
- * REST API, and test/e2e/mcp-process.e2e.test.ts runs it as its own process.
+ * The suite's settings on top of the stack's (scripts/stack/services.ts): one extraction worker,
+ * and a job leased by a killed worker taken again when its lease ends, after 15 s.
  */
-/** The gateway's share of npm start's development values: its bootstrap organization, admin and key. */
-const bootstrapSettings = Object.fromEntries(Object.entries(developmentDefaults).filter(([k]) => k.startsWith('BOOTSTRAP_')));
+const SUITE_SETTINGS: Record<string, Record<string, string>> = {
+  ingest: { INGEST_WORKERS: '1', INGEST_TIMEOUT_MS: '10000', INGEST_LEASE_MS: '15000' },
+};
 
-export const STATELESS_FRONTS = ['mcp'];
-
-/** Every service of the distributed runtime that takes part in the bus. Adding a service is adding a line here. */
-export const SERVICES: ServiceSpec[] = [
-  { name: 'knowledge-base', entry: 'services/knowledge-base/src/main.ts', kind: 'grpc' },
-  // A job leased by a killed worker is taken again when its lease ends: 15 s here instead of 5 min.
-  {
-    name: 'ingest',
-    entry: 'services/ingest/src/main.ts',
-    kind: 'grpc',
-    env: { INGEST_WORKERS: '1', INGEST_TIMEOUT_MS: '10000', INGEST_LEASE_MS: '15000' },
-  },
-  { name: 'analytics', entry: 'services/analytics/src/main.ts', kind: 'grpc' },
-  { name: 'generation', entry: 'services/generation/src/main.ts', kind: 'grpc' },
-  {
-    name: 'publishing',
-    entry: 'services/publishing/src/main.ts',
-    kind: 'grpc',
-    env: { PUBLISHING_SECRET_KEY: 'multiprocess-publishing-secret' },
-  },
-  { name: 'gateway', entry: 'services/gateway/src/main.ts', kind: 'http', env: bootstrapSettings },
-];
-
-/** What every process of the suite shares: the bus on Kafka, stores and index embedded (one data folder per service). */
-export const SHARED_SETTINGS = { STORE: 'sqlite', BUS: 'kafka' } as const;
-
-/** The variable through which the gateway finds a gRPC service. */
-export const grpcVariable = (service: string) => `${service.toUpperCase().replace(/-/g, '_')}_GRPC`;
+/** Every service of the distributed runtime that takes part in the bus: the stack's, from their sources. */
+export const SERVICES: ServiceSpec[] = STACK_SERVICES.map((spec) => ({
+  ...spec,
+  entry: entryOf(spec.name, 'source'),
+  ...((spec.env || SUITE_SETTINGS[spec.name]) && { env: { ...spec.env, ...SUITE_SETTINGS[spec.name] } }),
+}));
 
 export const API_KEY = developmentDefaults.BOOTSTRAP_API_KEY;
 
@@ -75,8 +70,86 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function waitUntil<T>(check: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * Where the processes of one run write their output as it comes (so nothing is lost when a test
+ * or the runner dies): test/artifacts/multiprocess/<time>-<pid>/<service>.<replica>.log, one
+ * file per replica across its restarts. Kept when a test failed, removed after a clean run.
+ */
+export class RunLogs {
+  readonly dir = join(root, 'test/artifacts/multiprocess', `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
+  private readonly files = new Set<string>();
+  failed = false;
+
+  constructor() {
+    mkdirSync(this.dir, { recursive: true });
+  }
+
+  /** A stream appending to a process's log, after a line that marks this start. */
+  open(name: string, pid: number | undefined): WriteStream {
+    const file = join(this.dir, `${name}.log`);
+    this.files.add(file);
+    appendFileSync(file, `=== ${new Date().toISOString()} ${name} started as pid ${pid}\n`);
+    return createWriteStream(file, { flags: 'a' });
+  }
+
+  /** Adds a file written elsewhere (the broker's log) to what a failure keeps. */
+  attach(name: string, path: string): void {
+    if (!existsSync(path)) return;
+    const file = join(this.dir, name);
+    copyFileSync(path, file);
+    this.files.add(file);
+  }
+
+  /** Where each log file ends now, to read what is written after (see `linesSince`). */
+  mark(): Map<string, number> {
+    return new Map([...this.files].filter((f) => existsSync(f)).map((f) => [f, statSync(f).size]));
+  }
+
+  /** The lines each log got since `mark` (a file that did not exist then: all of it), by file name. */
+  linesSince(mark: Map<string, number>): Map<string, string[]> {
+    const result = new Map<string, string[]>();
+    for (const file of this.files) {
+      if (!existsSync(file)) continue;
+      const text = readFileSync(file)
+        .subarray(mark.get(file) ?? 0)
+        .toString('utf8');
+      result.set(basename(file), text.split('\n').filter(Boolean));
+    }
+    return result;
+  }
+
+  /** Marks the run failed and prints the last lines of every process's log, and where the whole logs are. */
+  reportFailure(what: string, lines = 40): void {
+    this.failed = true;
+    const parts = [`${what}: the processes' logs are in ${this.dir}`];
+    for (const file of this.files) {
+      if (!existsSync(file)) continue;
+      const tail = readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+      parts.push(`--- last ${lines} lines of ${file}\n${tail}`);
+    }
+    console.error(parts.join('\n'));
+  }
+
+  /** Removes the logs unless a failure was reported. */
+  close(): void {
+    if (!this.failed) rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Polls `check` until it returns a value. Without `progress` it gives up after `timeoutMs`; with
+ * it, after `timeoutMs` in which `progress()` did not change (so a slow machine that is still
+ * working gets the time it needs, and a stuck system fails as soon as it is seen stuck).
+ */
+export async function waitUntil<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  what: string,
+  timeoutMs = 60_000,
+  progress?: () => unknown,
+): Promise<T> {
+  const started = Date.now();
+  let deadline = started + timeoutMs;
+  let last = progress?.();
   let lastError: unknown;
   for (;;) {
     try {
@@ -85,10 +158,30 @@ export async function waitUntil<T>(check: () => Promise<T | undefined> | T | und
     } catch (err) {
       lastError = err;
     }
+    if (progress) {
+      const now = progress();
+      if (JSON.stringify(now) !== JSON.stringify(last)) {
+        last = now;
+        deadline = Date.now() + timeoutMs;
+      }
+    }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+      const idle = progress ? `no progress for ${timeoutMs} ms (after ${Date.now() - started} ms)` : `timed out after ${timeoutMs} ms`;
+      throw new Error(`${idle} waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
     }
     await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** CPU seconds a process has used so far (Linux /proc; 0 when it is gone or elsewhere). */
+export function cpuSeconds(pid: number): number {
+  try {
+    // Fields after the command name: state is the 3rd, utime the 14th and stime the 15th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
   }
 }
 
@@ -96,6 +189,10 @@ export async function waitUntil<T>(check: () => Promise<T | undefined> | T | und
 export class KafkaBroker {
   readonly runDir = mkdtempSync(join(tmpdir(), 'kb-kafka-'));
   brokers = '';
+  /** The running broker's output (scripts/kafka.sh starts it writing there). */
+  get logFile(): string {
+    return join(this.runDir, 'broker.log.start');
+  }
 
   private script(command: 'start' | 'stop'): string {
     const result = spawnSync(join(root, 'scripts/kafka.sh'), [command], {
@@ -183,11 +280,16 @@ export interface ServiceProcess {
   port: number;
   dataDir: string;
   exited: Promise<number | null>;
+  /** Its latest output (up to 200 kB). */
   output(): string;
+  /** Bytes it has written so far. */
+  written(): number;
 }
 
 export interface MultiProcessSystem {
   url: string;
+  /** Every process's output, on disk as it comes. */
+  logs: RunLogs;
   api: ApiClient;
   processes: ServiceProcess[];
   /** The running process of a service (its first live replica unless one is named). */
@@ -198,6 +300,17 @@ export interface MultiProcessSystem {
   terminate(name: string, replica?: number): Promise<number | null>;
   /** Start (again) a replica on the same data folder and port. */
   start(name: string, replica?: number): Promise<ServiceProcess>;
+  /**
+   * Starts a process of a service that is not part of the system (its own name, data folder
+   * and settings, e.g. a second gateway with other settings), wired to the system's services.
+   */
+  startExtra(spec: ServiceSpec): Promise<ServiceProcess>;
+  /**
+   * Changes while the system works (each CPU second its processes use, each line they write):
+   * `progress` for waitUntil, so a busy machine is waited for and a stuck system is not.
+   */
+  progress(): unknown;
+  /** SIGTERM to all; the logs are removed unless a failure was reported. */
   stop(): Promise<void>;
 }
 
@@ -210,12 +323,14 @@ export async function startMultiProcessSystem(options: {
   brokers: string;
   services?: ServiceSpec[];
   env?: Record<string, string>;
+  /** Where process output goes (default: a new run folder under test/artifacts). */
+  logs?: RunLogs;
 }): Promise<MultiProcessSystem> {
   const services = options.services ?? SERVICES;
+  const logs = options.logs ?? new RunLogs();
   const base = mkdtempSync(join(tmpdir(), 'kb-multi-'));
   const shared: Record<string, string> = {
     LOG_LEVEL: 'info',
-    ...SHARED_SETTINGS,
     KAFKA_BROKERS: options.brokers,
     INTERNAL_TOKEN: randomBytes(24).toString('hex'),
     ...options.env,
@@ -226,8 +341,9 @@ export async function startMultiProcessSystem(options: {
     if (spec.kind === 'grpc') balancers.set(spec.name, await Balancer.listen(await freePort()));
   }
   const processes: ServiceProcess[] = [];
+  const extras: ServiceSpec[] = [];
   const specOf = (name: string) => {
-    const spec = services.find((s) => s.name === name);
+    const spec = services.find((s) => s.name === name) ?? extras.find((s) => s.name === name);
     if (!spec) throw new Error(`no service ${name}`);
     return spec;
   };
@@ -254,26 +370,44 @@ export async function startMultiProcessSystem(options: {
     const key = `${spec.name}#${replica}`;
     const dataDir = join(base, spec.name);
     mkdirSync(dataDir, { recursive: true });
-    const env: Record<string, string> = { ...shared, DATA_DIR: dataDir, ...spec.env };
-    if (spec.kind === 'grpc') Object.assign(env, { GRPC_HOST: '127.0.0.1', GRPC_PORT: String(port) });
-    else Object.assign(env, { HOST: '127.0.0.1', PORT: String(port) });
-    // Every process finds the others' gRPC services (generation asks the knowledge base, publishing asks analytics).
-    for (const [name, balancer] of balancers) if (name !== spec.name) env[grpcVariable(name)] = `127.0.0.1:${balancer.port}`;
+    const addresses = new Map([...balancers].map(([name, balancer]) => [name, `127.0.0.1:${balancer.port}`]));
+    const env = serviceEnv(spec, { shared, dataDir, host: '127.0.0.1', port, addresses });
     const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', spec.entry], {
       cwd: root,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
+    let written = 0;
+    const file = logs.open(`${spec.name}.${replica}`, child.pid);
     const keep = (d: Buffer) => {
+      file.write(d);
+      written += d.length;
       output = (output + d.toString()).slice(-200_000);
     };
+    child.on('exit', (code, signal) => file.end(`=== exited with ${signal ?? code}\n`));
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const started: ServiceProcess = { name: spec.name, replica, child, pid: child.pid!, port, dataDir, exited, output: () => output };
+    const started: ServiceProcess = {
+      name: spec.name,
+      replica,
+      child,
+      pid: child.pid!,
+      port,
+      dataDir,
+      exited,
+      output: () => output,
+      written: () => written,
+    };
     await Promise.race([
-      waitUntil(() => /"msg":"[a-z-]+ listening"/.test(output) || undefined, `${key} to listen`, 90_000),
+      // However slow the machine: it fails once the process has neither used a CPU second nor written a line for 60 s.
+      waitUntil(
+        () => /"msg":"[a-z-]+ listening"/.test(output) || undefined,
+        `${key} to listen`,
+        60_000,
+        () => [Math.floor(cpuSeconds(child.pid!)), written],
+      ),
       exited.then((code) => {
         throw new Error(`${key} exited with ${code}:\n${output.slice(-3000)}`);
       }),
@@ -300,6 +434,7 @@ export async function startMultiProcessSystem(options: {
     if (failed) throw failed.reason;
     for (const spec of services.filter((s) => s.kind === 'http')) await launch(spec, 0);
   } catch (err) {
+    logs.reportFailure(`the system did not start (${(err as Error).message.split('\n')[0]})`);
     for (const p of processes) p.child.kill('SIGKILL');
     for (const b of balancers.values()) await b.close();
     rmSync(base, { recursive: true, force: true });
@@ -310,6 +445,7 @@ export async function startMultiProcessSystem(options: {
 
   const system: MultiProcessSystem = {
     url,
+    logs,
     processes,
     process(name, replica) {
       const found = processes.find((p) => p.name === name && (replica === undefined ? alive(p) : p.replica === replica));
@@ -327,6 +463,15 @@ export async function startMultiProcessSystem(options: {
       return target.exited;
     },
     start: (name, replica = 0) => launch(specOf(name), replica),
+    startExtra(spec) {
+      if (services.some((s) => s.name === spec.name)) throw new Error(`${spec.name} is a service of the system`);
+      if (!extras.includes(spec)) extras.push(spec);
+      return launch(spec, 0);
+    },
+    progress: () => [
+      Math.floor(processes.filter(alive).reduce((sum, p) => sum + cpuSeconds(p.pid), 0)),
+      processes.reduce((sum, p) => sum + p.written(), 0),
+    ],
     async stop() {
       // SIGTERM: graceful shutdown (in-flight work finished, offsets committed).
       const running = processes.filter(alive);
@@ -340,6 +485,7 @@ export async function startMultiProcessSystem(options: {
       );
       for (const b of balancers.values()) await b.close();
       rmSync(base, { recursive: true, force: true });
+      logs.close();
     },
     api: async (method, path, opts = {}) => {
       const headers: Record<string, string> = { ...(opts.headers ?? {}) };

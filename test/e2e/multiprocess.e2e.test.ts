@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, it } from 'vitest';
 import { describeOrSkip } from '@kb/testing';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -6,7 +6,15 @@ import { AssignerProtocol, Kafka, logLevel } from 'kafkajs';
 import { topics } from '@kb/events';
 import { consumerGroupLag } from '@kb/bus/kafka';
 import { checkHealth } from '@kb/rpc';
-import { KafkaBroker, startMultiProcessSystem, startOtlpReceiver, waitUntil, type MultiProcessSystem } from './multiprocess-harness.js';
+import {
+  KafkaBroker,
+  RunLogs,
+  SERVICES,
+  startMultiProcessSystem,
+  startOtlpReceiver,
+  waitUntil,
+  type MultiProcessSystem,
+} from './multiprocess-harness.js';
 
 /**
  * The distributed runtime for real: gateway, ingest, knowledge-base and
@@ -32,19 +40,29 @@ describeOrSkip('every service its own process, on a real Kafka broker', skip, ()
   let sys: MultiProcessSystem;
   let kafka: Kafka;
   let otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
+  /** Every process's output on disk; on a failure its last lines are printed and the files kept under test/artifacts. */
+  const logs = new RunLogs();
 
   beforeAll(async () => {
     broker = new KafkaBroker();
     broker.start();
     kafka = new Kafka({ clientId: 'multiprocess-test', brokers: [broker.brokers], logLevel: logLevel.NOTHING });
     otlp = await startOtlpReceiver();
-    sys = await startMultiProcessSystem({ brokers: broker.brokers, env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint } });
+    sys = await startMultiProcessSystem({ brokers: broker.brokers, env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint }, logs });
   }, TIMEOUT.timeout);
+
+  beforeEach(({ task, onTestFailed }) => {
+    onTestFailed(() => {
+      logs.attach('kafka-broker.log', broker.logFile);
+      logs.reportFailure(`"${task.name}" failed`);
+    });
+  });
 
   afterAll(async () => {
     await sys?.stop();
     await otlp?.close();
     broker?.destroy();
+    logs.close();
   });
 
   /**
@@ -78,15 +96,45 @@ describeOrSkip('every service its own process, on a real Kafka broker', skip, ()
   };
   /** Every id found by search exactly once (nothing lost, nothing applied twice). */
   const assertAllSearchable = async (word: string, ids: string[]) => {
+    let seen = 0;
     const found = await waitUntil(
       async () => {
         const got = await searchIds(word);
-        return new Set(got).size >= ids.length ? got : undefined;
+        seen = new Set(got).size;
+        return seen >= ids.length ? got : undefined;
       },
       `${ids.length} documents searchable by "${word}"`,
-      120_000,
+      60_000,
+      () => [seen, sys.progress()],
     );
     assert.deepEqual([...found].sort(), [...ids].sort(), 'each document found once');
+  };
+  /**
+   * Starts a killed service again and measures it: when it listens (serves its API) and when
+   * its readiness says SERVING (its consumer groups took it in, which after a kill -9 waits for
+   * the dead member's session to end). It listens first: serving does not wait for the group.
+   */
+  const restartMeasured = async (name: string) => {
+    const started = Date.now();
+    const restarted = await sys.start(name);
+    const listening = Date.now() - started;
+    await waitUntil(
+      async () =>
+        (await checkHealth(`127.0.0.1:${restarted.port}`, 5000)) === 'SERVING' && /Consumer has joined the group/.test(restarted.output())
+          ? true
+          : undefined,
+      `${name} ready after its restart`,
+      60_000,
+      () => sys.progress(),
+    );
+    const ready = Date.now() - started;
+    const out = restarted.output();
+    const listenedAt = out.search(/"msg":"[a-z-]+ listening"/);
+    const joinedAt = out.search(/Consumer has joined the group/);
+    assert.ok(listenedAt >= 0 && joinedAt >= 0, `${name} logged listening and its group join`);
+    assert.ok(listenedAt < joinedAt, `${name} listened before its consumer group took it in`);
+    console.info(`[figures] ${name} after kill -9: listening in ${listening} ms, ready (consumers joined) in ${ready} ms`);
+    return { listening, ready };
   };
   const batchWord = () =>
     `zq${randomUUID()
@@ -141,40 +189,60 @@ describeOrSkip('every service its own process, on a real Kafka broker', skip, ()
     }, 'the imported answers in the analytics report');
   });
 
-  it('one request through the gateway is one trace across HTTP, gRPC and Kafka, in every process it reaches', TIMEOUT, async () => {
-    otlp.spans.length = 0; // only this test's requests from here on
-    const parent = await folder('Traced');
-    const word = batchWord();
-    const id = await ingest('Traced document', `A traced document mentions ${word}.`, parent);
-    await assertAllSearchable(word, [id]);
-    // The request's trace: the gateway's HTTP server span for POST /org/kb/raw.
-    const SERVER = 2;
-    const CLIENT = 3;
-    const CONSUMER = 5;
-    const trace = await waitUntil(
-      () => {
-        const roots = otlp.spans.filter((s) => s.service === 'gateway' && s.kind === SERVER && s.name.includes('/org/kb/raw'));
-        for (const root of roots) {
+  it(
+    'one upload is one trace across HTTP, gRPC, its extraction job and Kafka, in every process it reaches; probes make none',
+    TIMEOUT,
+    async () => {
+      otlp.spans.length = 0; // only this test's requests from here on
+      // Probes (what Kubernetes and compose ask every few seconds) make no spans.
+      for (let i = 0; i < 3; i++) assert.equal((await fetch(`${sys.url}/health/ready`)).status, 200);
+      const parent = await folder('Traced');
+      const word = batchWord();
+      const id = await ingest('Traced document', `A traced document mentions ${word}.`, parent);
+      await assertAllSearchable(word, [id]);
+      const SERVER = 2;
+      const CONSUMER = 5;
+      /** The consumers of what the upload's job recorded, by event type: each has a span in the upload's trace. */
+      const jobEvents = ['content.processing_started', 'content.chunks_added', 'content.extracted'];
+      let seen = 0;
+      const trace = await waitUntil(
+        () => {
+          // The request's trace: the gateway's HTTP server span for POST /org/kb/raw.
+          const root = otlp.spans.find((s) => s.service === 'gateway' && s.kind === SERVER && s.name.includes('/org/kb/raw'));
+          if (!root) return undefined;
           const spans = otlp.spans.filter((s) => s.traceId === root.traceId);
-          const has = (service: string, kind: number) => spans.some((s) => s.service === service && s.kind === kind);
-          if (has('gateway', CLIENT) && has('ingest', SERVER) && has('knowledge-base', CONSUMER)) return spans;
-        }
-        return undefined;
-      },
-      'the spans of the ingest request from gateway, ingest and the knowledge base',
-      60_000,
-    );
-    // Every span hangs off another span of the same trace (one tree, no orphan roots but the request).
-    const ids = new Set(trace.map((s) => s.spanId));
-    const roots = trace.filter((s) => !ids.has(s.parentSpanId));
-    assert.equal(roots.length, 1, JSON.stringify(roots));
-    assert.equal(roots[0]!.service, 'gateway');
-    // The request's own path, plus the consumers of the events it caused that have reported so
-    // far (publishing follows the knowledge base's folder tree; the gateway meters extracted text).
-    const services = new Set(trace.map((s) => s.service));
-    for (const s of ['gateway', 'ingest', 'knowledge-base']) assert.ok(services.has(s), `${s} in ${[...services].join(', ')}`);
-    for (const s of services) assert.ok(['gateway', 'ingest', 'knowledge-base', 'publishing'].includes(s), `${s} has no part in it`);
-  });
+          seen = spans.length;
+          const has = (service: string, name: (n: string) => boolean) => spans.some((s) => s.service === service && name(s.name));
+          const complete =
+            ['queued', 'extracting', 'stored'].every((step) => has('ingest', (n) => n === `ingest job ${step}`)) &&
+            jobEvents.every((type) => has('knowledge-base', (n) => n.endsWith(` ${type}`))) &&
+            has('gateway', (n) => n.endsWith(' content.extracted')) &&
+            has('publishing', (n) => n.endsWith(' content.extracted'));
+          return complete ? spans : undefined;
+        },
+        "the upload's spans: gateway, ingest and its job, and the consumers of the job's events",
+        60_000,
+        () => [seen, otlp.spans.length],
+      );
+      // Every span hangs off another span of the same trace (one tree, no orphan roots but the request).
+      const ids = new Set(trace.map((s) => s.spanId));
+      const roots = trace.filter((s) => !ids.has(s.parentSpanId));
+      assert.equal(roots.length, 1, JSON.stringify(roots));
+      assert.equal(roots[0]!.service, 'gateway');
+      // Every process the upload reaches is in it; analytics and generation take no part in an upload.
+      const services = new Set(trace.map((s) => s.service));
+      assert.deepEqual([...services].sort(), ['gateway', 'ingest', 'knowledge-base', 'publishing']);
+      for (const type of jobEvents) {
+        const consumers = trace.filter((s) => s.kind === CONSUMER && s.name.endsWith(` ${type}`));
+        assert.ok(consumers.length > 0 && consumers.every((c) => ids.has(c.parentSpanId)), `${type} consumed in the trace`);
+      }
+      assert.deepEqual(
+        otlp.spans.filter((s) => /health/i.test(s.name)),
+        [],
+        'no spans for health probes',
+      );
+    },
+  );
 
   it('kill -9 the knowledge base while it indexes, restart it: every document indexed, none twice', TIMEOUT, async () => {
     const parent = await folder('Stream A');
@@ -183,7 +251,7 @@ describeOrSkip('every service its own process, on a real Kafka broker', skip, ()
     for (let i = 0; i < 12; i++) ids.push(await ingest(`Stream A ${i}`, `Document ${i} of stream A mentions ${word}.`, parent));
     // Events are in flight: the consumer has some, not all, of them.
     await sys.kill('knowledge-base');
-    await sys.start('knowledge-base');
+    await restartMeasured('knowledge-base');
     await assertAllSearchable(word, ids);
   });
 
@@ -203,20 +271,23 @@ describeOrSkip('every service its own process, on a real Kafka broker', skip, ()
     await new Promise((r) => setTimeout(r, 150));
     await sys.kill('ingest');
     const accepted = (await Promise.all(sent)).filter((id): id is string => id !== undefined);
-    await sys.start('ingest');
+    await restartMeasured('ingest');
     // Accepted (202) means durable in ingest's store; its outbox publishes after the restart.
     const more = await ingest('Stream B after restart', `A later document of stream B mentions ${word}.`, parent);
     // A request cut off by the kill has an unknown outcome: ingest may have stored it
     // before its answer was lost. So: every accepted document found, none twice, and
     // nothing beyond what was sent.
     const expected = [...accepted, more];
+    let seen = 0;
     const found = await waitUntil(
       async () => {
         const got = await searchIds(word);
+        seen = got.length;
         return expected.every((id) => got.includes(id)) ? got : undefined;
       },
       `${expected.length} documents searchable by "${word}"`,
-      120_000,
+      60_000,
+      () => [seen, sys.progress()],
     );
     assert.equal(new Set(found).size, found.length, 'no document found twice');
     assert.ok(found.length <= sent.length + 1, `${found.length} found, ${sent.length + 1} sent`);
@@ -266,37 +337,142 @@ describeOrSkip('every service its own process, on a real Kafka broker', skip, ()
     },
   );
 
-  it('restart the broker mid-stream: producers and consumers recover, nothing lost', TIMEOUT, async () => {
-    const parent = await folder('Broker restart');
-    const word = batchWord();
-    const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push(await ingest(`Before ${i}`, `Document ${i} before the broker restart mentions ${word}.`, parent));
-    // Readiness (grpc.health.v1 Check, what a Kubernetes probe asks) follows the bus.
-    const grpcServices = sys.processes.filter((p) => p.name !== 'gateway' && p.child.exitCode === null && p.child.signalCode === null);
-    const health = () => Promise.all(grpcServices.map((p) => checkHealth(`127.0.0.1:${p.port}`, 10_000)));
-    assert.deepEqual(new Set(await health()), new Set(['SERVING']));
-    // The gateway's own readiness names its dependencies: its bus and every service it calls.
-    const gatewayReady = async () => {
-      const res = await fetch(`${sys.url}/health/ready`);
-      return { status: res.status, body: (await res.json()) as { checks: Record<string, string>; failing?: string[] } };
-    };
-    assert.equal((await gatewayReady()).status, 200);
-    broker.stop();
-    await waitUntil(async () => (await health()).every((s) => s === 'NOT_SERVING') || undefined, 'every service not ready without its bus');
-    const down = await waitUntil(async () => {
-      const r = await gatewayReady();
-      return r.status === 503 ? r : undefined;
-    }, 'the gateway not ready without its bus');
-    assert.ok(down.body.failing!.includes('bus'), JSON.stringify(down.body));
-    assert.ok(down.body.failing!.includes('knowledge_base'), JSON.stringify(down.body));
-    // The broker is down: the gateway and ingest still accept (ingest's outbox holds the events).
-    for (let i = 0; i < 5; i++) ids.push(await ingest(`During ${i}`, `Document ${i} while the broker is down mentions ${word}.`, parent));
-    broker.start();
-    await waitUntil(async () => (await health()).every((s) => s === 'SERVING') || undefined, 'every service ready again');
-    await waitUntil(async () => ((await gatewayReady()).status === 200 ? true : undefined), 'the gateway ready again');
-    for (let i = 0; i < 5; i++) ids.push(await ingest(`After ${i}`, `Document ${i} after the broker restart mentions ${word}.`, parent));
-    await assertAllSearchable(word, ids);
-  });
+  it(
+    'restart the broker mid-stream: a service started meanwhile serves, each process says the outage once, readiness waits for the groups, nothing lost',
+    TIMEOUT,
+    async () => {
+      const parent = await folder('Broker restart');
+      const word = batchWord();
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++)
+        ids.push(await ingest(`Before ${i}`, `Document ${i} before the broker restart mentions ${word}.`, parent));
+      // Readiness (grpc.health.v1 Check, what a Kubernetes probe asks) follows the bus.
+      const grpcServices = () =>
+        sys.processes.filter((p) => p.name !== 'gateway' && p.child.exitCode === null && p.child.signalCode === null);
+      const health = () => Promise.all(grpcServices().map((p) => checkHealth(`127.0.0.1:${p.port}`, 10_000)));
+      assert.deepEqual(new Set(await health()), new Set(['SERVING']));
+      // The gateway's own readiness names its dependencies: its bus and every service it calls.
+      const gatewayReady = async () => {
+        const res = await fetch(`${sys.url}/health/ready`);
+        return {
+          status: res.status,
+          text: await res.clone().text(),
+          body: (await res.json()) as { checks: Record<string, string>; failing?: string[] },
+        };
+      };
+      assert.equal((await gatewayReady()).status, 200);
+      const beforeOutage = logs.mark();
+      broker.stop();
+      await waitUntil(
+        async () => (await health()).every((s) => s === 'NOT_SERVING') || undefined,
+        'every service not ready without its bus',
+      );
+      const down = await waitUntil(async () => {
+        const r = await gatewayReady();
+        return r.status === 503 ? r : undefined;
+      }, 'the gateway not ready without its bus');
+      assert.ok(down.body.failing!.includes('bus'), down.text);
+      assert.ok(down.body.failing!.includes('knowledge_base'), down.text);
+      // Anonymous callers learn which check failed, not addresses or gRPC errors.
+      assert.doesNotMatch(down.text, /127\.0\.0\.1|UNAVAILABLE|DEADLINE_EXCEEDED|ECONNREFUSED/);
+      // A service started while the broker is down starts (no crash), and serves what it can:
+      // ingest accepts uploads into its outbox.
+      await sys.kill('ingest');
+      const restarted = await sys.start('ingest');
+      for (let i = 0; i < 5; i++) ids.push(await ingest(`During ${i}`, `Document ${i} while the broker is down mentions ${word}.`, parent));
+      assert.equal(restarted.child.exitCode, null, 'ingest started without its broker is still running');
+      // Long enough for every client to fail many times over (connections, retries, consumer restarts).
+      await new Promise((r) => setTimeout(r, 15_000));
+      broker.start();
+      const back = Date.now();
+      // The gateway is ready only once every service's consumers are in their groups again.
+      await waitUntil(
+        async () => ((await gatewayReady()).status === 200 ? true : undefined),
+        'the gateway ready again',
+        60_000,
+        () => sys.progress(),
+      );
+      const readyAfter = Date.now() - back;
+      const admin = kafka.admin();
+      await admin.connect();
+      try {
+        const [group] = (await admin.describeGroups([SEARCH_INDEX_GROUP])).groups;
+        assert.equal(group?.state, 'Stable', `the search-index group when the gateway said ready: ${group?.state}`);
+        assert.ok(
+          group.members.some(
+            (m) => (AssignerProtocol.MemberAssignment.decode(m.memberAssignment)?.assignment[topics.ingest] ?? []).length > 0,
+          ),
+          'a member holds the ingest partitions',
+        );
+      } finally {
+        await admin.disconnect();
+      }
+      assert.deepEqual(new Set(await health()), new Set(['SERVING']));
+      for (let i = 0; i < 5; i++) ids.push(await ingest(`After ${i}`, `Document ${i} after the broker restart mentions ${word}.`, parent));
+      const searchable = Date.now();
+      await assertAllSearchable(word, ids);
+      console.info(
+        `[figures] broker answering again: gateway ready ${readyAfter} ms later; the 15 documents searchable ${Date.now() - searchable} ms after the last upload`,
+      );
+      // Each process said the outage once at warn (and its end at info), not once per retry.
+      for (const [file, lines] of logs.linesSince(beforeOutage)) {
+        if (!file.endsWith('.log') || file.startsWith('kafka')) continue;
+        const loud = lines.filter((l) => /"level":(40|50|60)/.test(l));
+        const outages = loud.filter((l) => /unavailable; retrying in the background/.test(l));
+        assert.ok(loud.length <= 8, `${file}: ${loud.length} warn/error lines during the outage:\n${loud.slice(0, 20).join('\n')}`);
+        assert.ok(outages.length <= 4, `${file}: the outage said ${outages.length} times`);
+      }
+    },
+  );
+
+  it(
+    'a gateway whose INTERNAL_TOKEN the services refuse is not ready and answers 503 internal_auth_misconfigured, not 401',
+    TIMEOUT,
+    async () => {
+      const gateway = SERVICES.find((s) => s.name === 'gateway')!;
+      const wrongToken = 'not-the-token-the-services-share';
+      const kbLog = logs.mark();
+      const misconfigured = await sys.startExtra({
+        ...gateway,
+        name: 'gateway-wrong-token',
+        // Its own embedded bus: it must not join the real gateway's consumer groups or publish its bootstrap organization.
+        env: { ...gateway.env, INTERNAL_TOKEN: wrongToken, BUS: 'sqlite' },
+      });
+      const url = `http://127.0.0.1:${misconfigured.port}`;
+      const ready = await waitUntil(async () => {
+        const res = await fetch(`${url}/health/ready`);
+        const text = await res.text();
+        return res.status === 503 && /knowledge_base/.test(text) ? { text, body: JSON.parse(text) as { failing: string[] } } : undefined;
+      }, 'the misconfigured gateway not ready');
+      for (const service of ['knowledge_base', 'ingest', 'analytics', 'generation', 'publishing'])
+        assert.ok(ready.body.failing.includes(service), ready.text);
+      assert.doesNotMatch(ready.text, /127\.0\.0\.1|token/i, 'anonymous callers get no details');
+      const detailed = (await (await fetch(`${url}/health/ready`, { headers: { 'x-internal-token': wrongToken } })).json()) as {
+        checks: Record<string, string>;
+      };
+      assert.match(detailed.checks.knowledge_base!, /refused this service's internal token: set the same INTERNAL_TOKEN on every service/);
+      const search = await fetch(`${url}/api/v1/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': gateway.env!.BOOTSTRAP_API_KEY! },
+        body: JSON.stringify({ query: 'aspirin' }),
+      });
+      const body = (await search.json()) as { error: { code: string; message: string } };
+      assert.equal(search.status, 503, JSON.stringify(body));
+      assert.equal(body.error.code, 'internal_auth_misconfigured');
+      assert.match(body.error.message, /misconfigured.*not a fault of your request/);
+      // Operators read it in the logs: the refusing service (whichever replica serves) and the gateway both name INTERNAL_TOKEN.
+      await waitUntil(() => {
+        const lines = logs.linesSince(kbLog);
+        const kb = [...lines]
+          .filter(([file]) => file.startsWith('knowledge-base.'))
+          .flatMap(([, l]) => l)
+          .some((l) => /wrong internal token: every service must run with the same INTERNAL_TOKEN/.test(l));
+        const gw = (lines.get('gateway-wrong-token.0.log') ?? []).some((l) => /refused this service's internal token/.test(l));
+        return kb && gw ? true : undefined;
+      }, 'the log lines that tell the operator');
+      await sys.kill('gateway-wrong-token');
+    },
+  );
 
   it(
     'SIGTERM the knowledge base mid-stream: it finishes in-flight work, commits, exits 0; the group drains to lag 0',

@@ -129,6 +129,42 @@ describe('trace context propagation', () => {
         assert.equal(parentOf(consumer), promptServer.spanContext().spanId, 'the consumer continues the trace of the event');
         assert.equal(consumer.spanContext().traceId, promptServer.spanContext().traceId);
 
+        // 3. An upload: the extraction job has spans, and what it records continues the request's trace.
+        const folder = await post(url, '/org/kb/folders', { name: 'Traced uploads' });
+        assert.equal(folder.status, 201);
+        const uploaded = await post(url, '/org/kb/raw', {
+          title: 'Traced upload',
+          text: 'A traced upload mentions aspirin.',
+          parent_id: ((await folder.json()) as { kb_node_id: string }).kb_node_id,
+        });
+        assert.equal(uploaded.status, 202, await uploaded.clone().text());
+        const uploadSpan = await eventually(
+          () => spans().find((s) => s.kind === SpanKind.SERVER && s.name === 'POST /api/v1/org/kb/raw'),
+          'the upload request span',
+        );
+        const traceId = uploadSpan.spanContext().traceId;
+        const inTrace = () => spans().filter((s) => s.spanContext().traceId === traceId);
+        const byName = (name: string) => inTrace().find((s) => s.name === name);
+        const consumed = (type: string) => inTrace().find((s) => s.kind === SpanKind.CONSUMER && s.name.endsWith(` ${type}`));
+        await eventually(
+          () => (['content.processing_started', 'content.chunks_added', 'content.extracted'].every((t) => consumed(t)) ? true : undefined),
+          "consumer spans of the job's events in the upload's trace",
+        );
+        for (const step of ['queued', 'extracting', 'stored']) assert.ok(byName(`ingest job ${step}`), `the job's ${step} span`);
+        const queued = byName('ingest job queued')!;
+        const started = consumed('content.processing_started')!;
+        assert.equal(parentOf(started), queued.spanContext().spanId, 'processing_started was recorded in the queued span');
+        assert.equal(started.links[0]?.context.spanId, queued.spanContext().spanId, 'the consumer span links to its producer');
+        const stored = byName('ingest job stored')!;
+        assert.equal(parentOf(consumed('content.extracted')!), stored.spanContext().spanId);
+        // One tree: every span of the trace hangs off another of it, but the request's.
+        const ids = new Set(inTrace().map((s) => s.spanContext().spanId));
+        const roots = inTrace().filter((s) => !ids.has(parentOf(s) ?? ''));
+        assert.deepEqual(
+          roots.map((s) => s.name),
+          ['POST /api/v1/org/kb/raw'],
+        );
+
         // Events carry the span of the gRPC call that appended them.
         await stop();
         const kbEvents = await eventsOf(dir, 'knowledge-base');

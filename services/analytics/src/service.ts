@@ -103,7 +103,7 @@ export async function startAnalytics(options: {
   });
 
   const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
-  server.addHealth(async () => (await checkDependencies(dependencyChecks({ store, bus }))).ready);
+  server.addHealth(async (budgetMs) => (await checkDependencies(dependencyChecks({ store, bus }), budgetMs)).ready);
   const proto = loadProto('analytics.proto');
   server.addService(serviceConstructor(proto, 'analytics.v1.AnswerService'), answerHandlers(answers));
   server.addService(serviceConstructor(proto, 'analytics.v1.ReportService'), reportHandlers(reports));

@@ -12,6 +12,7 @@ export const gatewayConfigSpec = defineConfig(
     BUS: configFields.BUS,
     MONGODB_URL: configFields.MONGODB_URL,
     KAFKA_BROKERS: configFields.KAFKA_BROKERS,
+    KAFKA_SESSION_TIMEOUT_MS: configFields.KAFKA_SESSION_TIMEOUT_MS,
     INTERNAL_TOKEN: configFields.INTERNAL_TOKEN,
     OTEL_EXPORTER_OTLP_ENDPOINT: configFields.OTEL_EXPORTER_OTLP_ENDPOINT,
     HOST: Type.String({ default: '0.0.0.0', description: 'interface the HTTP server binds' }),

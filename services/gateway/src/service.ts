@@ -153,12 +153,13 @@ export async function startGateway(options: {
     health: {
       checks: {
         ...dependencyChecks({ store, bus }),
-        knowledge_base: grpcServing(config.KNOWLEDGE_BASE_GRPC),
-        ingest: grpcServing(config.INGEST_GRPC),
-        analytics: grpcServing(config.ANALYTICS_GRPC),
-        generation: grpcServing(config.GENERATION_GRPC),
-        publishing: grpcServing(config.PUBLISHING_GRPC),
+        knowledge_base: grpcServing(config.KNOWLEDGE_BASE_GRPC, config.INTERNAL_TOKEN),
+        ingest: grpcServing(config.INGEST_GRPC, config.INTERNAL_TOKEN),
+        analytics: grpcServing(config.ANALYTICS_GRPC, config.INTERNAL_TOKEN),
+        generation: grpcServing(config.GENERATION_GRPC, config.INTERNAL_TOKEN),
+        publishing: grpcServing(config.PUBLISHING_GRPC, config.INTERNAL_TOKEN),
       },
+      internalToken: config.INTERNAL_TOKEN,
     },
     uploads: { maxRequestBytes: config.UPLOAD_MAX_REQUEST_BYTES, inflightBytes: config.UPLOAD_INFLIGHT_BYTES },
   });

@@ -121,7 +121,7 @@ export async function startGeneration(options: {
 
   const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
   // Ready only while its store and bus answer (grpc.health.v1, the readiness probe of the deployment).
-  server.addHealth(async () => (await checkDependencies(dependencyChecks({ store, bus }))).ready);
+  server.addHealth(async (budgetMs) => (await checkDependencies(dependencyChecks({ store, bus }), budgetMs)).ready);
   const proto = loadProto('generation.proto');
   server.addService(
     serviceConstructor(proto, 'generation.v1.Generation'),

@@ -10,6 +10,7 @@ export const ingestConfigSpec = defineConfig(
     BUS: configFields.BUS,
     MONGODB_URL: configFields.MONGODB_URL,
     KAFKA_BROKERS: configFields.KAFKA_BROKERS,
+    KAFKA_SESSION_TIMEOUT_MS: configFields.KAFKA_SESSION_TIMEOUT_MS,
     INTERNAL_TOKEN: configFields.INTERNAL_TOKEN,
     GRPC_HOST: configFields.GRPC_HOST,
     GRPC_PORT: configFields.GRPC_PORT,

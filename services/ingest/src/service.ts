@@ -119,9 +119,12 @@ export async function startIngest(options: {
   const queries = createContentQueries(store);
 
   const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
-  server.addHealth(async () => (await checkDependencies(dependencyChecks({ store, bus }))).ready);
+  server.addHealth(async (budgetMs) => (await checkDependencies(dependencyChecks({ store, bus }), budgetMs)).ready);
   server.addService(serviceConstructor(loadProto('ingest.proto'), 'ingest.v1.IngestService'), ingestHandlers(intake, queries));
   const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
+  // Jobs need no bus: uploads accepted while the consumer group (re)joins, or while the broker
+  // is away, are extracted meanwhile; their events wait in the outbox.
+  processor.start();
   await core.start();
   // Moves and deletions of content nodes in the knowledge-base tree (cascade deletes of folders included).
   const treeConsumer = await startEventConsumer({
@@ -132,7 +135,6 @@ export async function startIngest(options: {
     handlers: kbTreeHandlers({ store, commands: core.commands, blobs, logger }),
     logger,
   });
-  processor.start();
   logger.info({ port }, 'ingest listening');
 
   return {

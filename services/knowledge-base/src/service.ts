@@ -60,7 +60,9 @@ export async function startKnowledgeBase(options: {
   server.addService(serviceConstructor(proto, 'knowledge_base.v1.KnowledgeBaseTree'), kbTreeHandlers(tree));
   server.addService(serviceConstructor(proto, 'knowledge_base.v1.Tags'), tagHandlers(tags));
   searchFeature.register(server, proto);
-  server.addHealth(async () => (await checkDependencies(dependencyChecks({ store, bus, index: searchFeature.index }))).ready);
+  server.addHealth(
+    async (budgetMs) => (await checkDependencies(dependencyChecks({ store, bus, index: searchFeature.index }), budgetMs)).ready,
+  );
   const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
   await core.start();
   // The content lifecycle from ingest: content nodes in the tree, the filing read model, tags.

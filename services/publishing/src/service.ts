@@ -164,7 +164,7 @@ export async function startPublishing(options: {
 
   const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
   // Ready only while its store and bus answer (grpc.health.v1, the readiness probe of the deployment).
-  server.addHealth(async () => (await checkDependencies(dependencyChecks({ store, bus }))).ready);
+  server.addHealth(async (budgetMs) => (await checkDependencies(dependencyChecks({ store, bus }), budgetMs)).ready);
   const proto = loadProto('publishing.proto');
   server.addService(serviceConstructor(proto, 'publishing.v1.ContentService'), contentHandlers(pieces, outcomes));
   server.addService(

@@ -51,6 +51,14 @@ export interface SubscribeOptions {
    * failure of the first message. Adapters may ignore it and call `handler`.
    */
   batchHandler?: (messages: ReceivedMessage[]) => Promise<BatchOutcome>;
+  /**
+   * Whether `subscribe` waits until the consumer takes part in its group and has
+   * fetched (default true: "subscribe, then publish" delivers what follows). With
+   * false it resolves at once and the consumer joins in the background: a service
+   * then serves while its group rebalances (`checkConsumers` says when it joined).
+   * A bus that cannot reach its broker resolves either way and keeps trying.
+   */
+  waitUntilConsuming?: boolean;
 }
 
 export interface BatchOutcome {
@@ -73,6 +81,12 @@ export interface EventBus {
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   /** Resolves when the bus answers (a readiness check); rejects when it cannot be reached. */
   ping?(): Promise<void>;
+  /**
+   * Resolves when every subscription of this bus takes part in its consumer group's
+   * current generation (it has its partitions); rejects naming the groups still
+   * joining or rebalancing (a readiness check). Buses without groups to join omit it.
+   */
+  checkConsumers?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { contextFromTraceparent, inSpan, isAppError, silentLogger, SpanKind } from '@kb/platform';
+import { contextFromTraceparent, inSpan, isAppError, linkTo, silentLogger, SpanKind } from '@kb/platform';
 import { deadLetterTopic, type EventEnvelope } from '@kb/events';
 import type { BatchOutcome, EventBus, ReceivedMessage, Subscription } from '@kb/bus';
 import type { Store, StoreTransaction } from '@kb/store';
@@ -66,7 +66,7 @@ export interface EventConsumerOptions {
  */
 export async function startEventConsumer(options: EventConsumerOptions): Promise<Subscription> {
   const logger = options.logger ?? silentLogger();
-  await options.bus.ensureTopics([...options.topics, ...options.topics.map(deadLetterTopic)]);
+  // The consumed topics are created by subscribe, a dead-letter topic by its first publish.
 
   const deadLetter = async (message: ReceivedMessage, reason: string) => {
     logger.error({ topic: message.topic, offset: message.offset, reason }, 'event dead-lettered');
@@ -76,15 +76,26 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
   };
 
   /** Handles one event with its inbox mark, in the span that continues the trace of the request that caused it. */
-  const handle = (tx: StoreTransaction, message: ReceivedMessage, event: EventEnvelope, handler: EnvelopeHandler) =>
-    inSpan(
+  const handle = (tx: StoreTransaction, message: ReceivedMessage, event: EventEnvelope, handler: EnvelopeHandler) => {
+    // Child of the span that appended the event (the producer), and linked to it, as messaging spans are.
+    const producer = contextFromTraceparent(event.metadata?.trace);
+    return inSpan(
       `${options.groupId} ${event.type}`,
-      { kind: SpanKind.CONSUMER, attributes: { 'messaging.destination.name': message.topic, 'kb.event_id': event.id } },
-      contextFromTraceparent(event.metadata?.trace),
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          'messaging.destination.name': message.topic,
+          'messaging.consumer.group.name': options.groupId,
+          'kb.event_id': event.id,
+        },
+        links: linkTo(producer),
+      },
+      producer,
       async () => {
         if (await tx.markProcessed(options.groupId, event.id)) await handler(tx, event);
       },
     );
+  };
 
   /** What the one-at-a-time path does with a failed event: dead-letter it, or rethrow for the bus to redeliver. */
   const onFailure = async (message: ReceivedMessage, event: EventEnvelope, err: unknown): Promise<void> => {

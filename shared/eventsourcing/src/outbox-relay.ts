@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { silentLogger, systemClock, type Clock } from '@kb/platform';
+import { createOutageLog, silentLogger, systemClock, type Clock } from '@kb/platform';
 import type { EventCatalog, EventEnvelope } from '@kb/events';
 import type { EventBus, OutgoingMessage } from '@kb/bus';
 import type { Store, StoredEvent } from '@kb/store';
@@ -46,6 +46,8 @@ export const toEnvelope = (e: StoredEvent): EventEnvelope => ({
  */
 export function createOutboxRelay(options: OutboxRelayOptions) {
   const logger = options.logger ?? silentLogger();
+  // A pass runs after every commit and every poll: while the bus is away, one line says so, not one per pass.
+  const outage = createOutageLog(logger.child({ component: 'outbox-relay' }), 'event bus (outbox relay)');
   const clock = options.clock ?? systemClock;
   const batchSize = options.batchSize ?? 200;
   const pollIntervalMs = options.pollIntervalMs ?? 250;
@@ -115,8 +117,9 @@ export function createOutboxRelay(options: OutboxRelayOptions) {
       again = false;
       try {
         while (!stopped && (await publishBatch()) === batchSize);
+        outage.recovered();
       } catch (err) {
-        logger.error({ err }, 'outbox relay failed; will retry');
+        outage.failed(err);
       }
     } while (again && !stopped);
   }
@@ -133,9 +136,14 @@ export function createOutboxRelay(options: OutboxRelayOptions) {
   }
 
   return {
+    /** Starts relaying without waiting for the bus: events wait in the outbox while it is away. */
     async start(topics: string[]) {
-      await options.bus.ensureTopics(topics);
       stopped = false;
+      // Created now when the bus answers, else by the first publish.
+      options.bus.ensureTopics(topics).then(
+        () => outage.recovered(),
+        (err: unknown) => outage.failed(err),
+      );
       const tick = () => {
         kick();
         timer = setTimeout(tick, pollIntervalMs);

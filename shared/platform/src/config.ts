@@ -92,6 +92,13 @@ export const configFields = {
   KAFKA_BROKERS: Type.Optional(
     Type.String({ pattern: '^[^,\\s]+(,[^,\\s]+)*$', description: 'comma-separated host:port list, when BUS=kafka' }),
   ),
+  KAFKA_SESSION_TIMEOUT_MS: Type.Integer({
+    minimum: 6000,
+    maximum: 300000,
+    default: 10000,
+    description:
+      "Kafka consumer groups' session in ms, when BUS=kafka: a member killed without leaving holds its partitions (and its restart's join) until it ends; heartbeats every third of it",
+  }),
   INTERNAL_TOKEN: Type.String({
     minLength: 16,
     description: 'shared secret that services require on every internal gRPC call (at least 16 characters)',

@@ -80,6 +80,17 @@ export const errors = {
   unavailable: (message = 'Service temporarily unavailable', opts?: AppErrorOptions) => new AppError('unavailable', message, opts),
 };
 
+/** The code of a call between services refused for its internal token: a deployment fault, not the client's. */
+export const INTERNAL_AUTH_MISCONFIGURED = 'internal_auth_misconfigured';
+
+/**
+ * A service refused a call of another service for its internal token: the services were
+ * started with different INTERNAL_TOKEN values (an operator's fix). A 503 to the client,
+ * whose credential is not at fault.
+ */
+export const internalAuthMisconfigured = (message: string, opts?: AppErrorOptions) =>
+  new AppError('unavailable', message, { ...opts, code: INTERNAL_AUTH_MISCONFIGURED });
+
 /** Concurrency failure on (stream, version): callers retry or answer 409. */
 export class ConcurrencyError extends AppError {
   constructor(streamId: string, expected: number, actual: number) {
@@ -97,14 +108,16 @@ export function toErrorBody(err: AppError): { error: { code: string; message: st
   if (status >= 500) {
     // Only details marked public (what the caller's own destination answered) go out.
     const details = err.publicDetails && err.details ? { details: err.details } : {};
-    return { error: { code: err.code, message: publicMessageFor(err.kind), ...details } };
+    return { error: { code: err.code, message: publicMessageFor(err.kind, err.code), ...details } };
   }
   return err.details
     ? { error: { code: err.code, message: err.message, details: err.details } }
     : { error: { code: err.code, message: err.message } };
 }
 
-function publicMessageFor(kind: ErrorKind): string {
+function publicMessageFor(kind: ErrorKind, code: string): string {
+  if (code === INTERNAL_AUTH_MISCONFIGURED)
+    return 'The service is misconfigured (its internal services refuse each other); not a fault of your request or credential';
   switch (kind) {
     case 'downstream':
       return 'A downstream service failed';

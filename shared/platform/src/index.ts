@@ -8,3 +8,4 @@ export * from './tracing.js';
 export * from './shutdown.js';
 export * from './heap.js';
 export * from './worker.js';
+export * from './outage.js';

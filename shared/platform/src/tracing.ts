@@ -7,6 +7,7 @@ import {
   trace,
   type Attributes,
   type Context,
+  type Link,
   type Span,
 } from '@opentelemetry/api';
 import { isAppError } from './errors.js';
@@ -50,7 +51,22 @@ export interface StartedSpan {
   traceparent: string | undefined;
 }
 
-export function startSpan(name: string, options: { kind: SpanKind; attributes?: Attributes }, parent: Context): StartedSpan {
+export interface SpanSettings {
+  kind: SpanKind;
+  attributes?: Attributes;
+  /** When the span began, if before now (epoch ms): e.g. a job's time in its queue. */
+  startTime?: number;
+  /** Other spans this one follows from (a consumer's link to the producer of its message). */
+  links?: Link[];
+}
+
+/** A link to the span that is current in `ctx` (none when there is none, e.g. telemetry off). */
+export function linkTo(ctx: Context): Link[] {
+  const spanContext = trace.getSpanContext(ctx);
+  return spanContext ? [{ context: spanContext }] : [];
+}
+
+export function startSpan(name: string, options: SpanSettings, parent: Context): StartedSpan {
   const span = tracer().startSpan(name, options, parent);
   const ctx = trace.setSpan(parent, span);
   return { span, context: ctx, traceparent: traceparentOf(ctx) };
@@ -74,7 +90,7 @@ export function endSpan(span: Span, err?: unknown): void {
 /** Runs `fn` in a child span of `parent` that is the active span meanwhile, so work inside it (appends) sees it. */
 export async function inSpan<T>(
   name: string,
-  options: { kind: SpanKind; attributes?: Attributes },
+  options: SpanSettings,
   parent: Context,
   fn: (started: StartedSpan) => Promise<T>,
 ): Promise<T> {

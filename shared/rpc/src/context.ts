@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Metadata } from '@grpc/grpc-js';
-import { errors } from '@kb/platform';
+import { errors, internalAuthMisconfigured } from '@kb/platform';
 
 /**
  * What the gateway resolved about the caller; travels in gRPC metadata on every
@@ -47,10 +47,21 @@ const first = (md: Metadata, key: string): string | undefined => {
   return v === undefined ? undefined : v.toString();
 };
 
-/** Throws unauthenticated when the token is wrong or the context incomplete. */
-export function metadataToContext(md: Metadata, internalToken: string): CallContext {
+/** Whether the call carries this service's internal token. */
+export function hasInternalToken(md: Metadata, internalToken: string): boolean {
   const token = first(md, H.token);
-  if (!token || !timingSafeEqualStrings(token, internalToken)) throw errors.unauthenticated('Missing or wrong internal token');
+  return token !== undefined && timingSafeEqualStrings(token, internalToken);
+}
+
+/**
+ * Throws internal_auth_misconfigured when the token is missing or wrong (the
+ * services disagree on INTERNAL_TOKEN: an operator's fix, not the end client's),
+ * unauthenticated when the context is incomplete.
+ */
+export function metadataToContext(md: Metadata, internalToken: string): CallContext {
+  if (!hasInternalToken(md, internalToken)) {
+    throw internalAuthMisconfigured('Missing or wrong internal token: the caller and this service have different INTERNAL_TOKEN values');
+  }
   const org = first(md, H.org);
   const principal = first(md, H.principal);
   const requestId = first(md, H.requestId) ?? 'unknown';

@@ -117,7 +117,11 @@ for (const transport of ['grpc', 'in-process'] as const)
       }
       const rogue = createRpcClient(Service, { address, internalToken: 'not-the-token-not-the-token', name: 'knowledge-base' });
       try {
-        assert.equal((await failure(rogue.call('GetCategory', { category_id: 'c' }, ctx))).httpStatus, 401);
+        // The services disagree on INTERNAL_TOKEN: a deployment fault the end client did not cause, so a 5xx.
+        const refused = await failure(rogue.call('GetCategory', { category_id: 'c' }, ctx));
+        assert.equal(refused.httpStatus, 503);
+        assert.equal(refused.code, 'internal_auth_misconfigured');
+        assert.match(refused.message, /knowledge-base refused this service's internal token: set the same INTERNAL_TOKEN on every service/);
       } finally {
         rogue.close();
       }

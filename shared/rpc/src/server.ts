@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { contextFromTraceparent, inSpan, isAppError, SpanKind } from '@kb/platform';
+import { contextFromTraceparent, inSpan, INTERNAL_AUTH_MISCONFIGURED, isAppError, SpanKind } from '@kb/platform';
 import { metadataToContext, type CallContext } from './context.js';
 import { toServiceError } from './status.js';
 import { addHealthService } from './health.js';
@@ -23,6 +23,20 @@ export interface RpcServerOptions {
 export function createRpcServer(options: RpcServerOptions) {
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 64 * 1024 * 1024 });
 
+  /** Refused internal tokens: an operator's problem, said at most once a minute. */
+  let refused = 0;
+  let lastSaid = -Infinity;
+  const onRefused = () => {
+    refused++;
+    if (Date.now() - lastSaid < 60_000) return;
+    options.logger.warn(
+      { refused_calls: refused },
+      'refused internal calls with a missing or wrong internal token: every service must run with the same INTERNAL_TOKEN',
+    );
+    lastSaid = Date.now();
+    refused = 0;
+  };
+
   const local = new Map<string, LocalMethod>();
   let unregister: (() => void) | undefined;
 
@@ -38,6 +52,7 @@ export function createRpcServer(options: RpcServerOptions) {
         try {
           ctx = metadataToContext(metadata, options.internalToken);
         } catch (err) {
+          if (isAppError(err) && err.code === INTERNAL_AUTH_MISCONFIGURED) onRefused();
           return Promise.reject(toServiceError(err));
         }
         const caller = ctx;
@@ -66,9 +81,9 @@ export function createRpcServer(options: RpcServerOptions) {
 
   return {
     addService,
-    /** grpc.health.v1 Check: SERVING while `ready()` resolves true (see health.ts). */
-    addHealth(ready: () => Promise<boolean>): void {
-      addHealthService(server, ready);
+    /** grpc.health.v1 Check: SERVING while `ready(budgetMs)` resolves true within the caller's deadline (see health.ts). */
+    addHealth(ready: (budgetMs: number) => Promise<boolean>): void {
+      addHealthService(server, { ready, internalToken: options.internalToken, onRefused });
     },
     /** Binds and resolves with the actual port (0 picks a free one). */
     listen(host: string, port: number): Promise<number> {

@@ -1,5 +1,5 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import { AppError, errors, isAppError, type ErrorKind } from '@kb/platform';
+import { AppError, errors, INTERNAL_AUTH_MISCONFIGURED, isAppError, type ErrorKind } from '@kb/platform';
 
 /** The one mapping between the error taxonomy and gRPC status codes. */
 const kindToStatus: Record<ErrorKind, status> = {
@@ -48,7 +48,9 @@ export function toServiceError(err: unknown): Partial<ServiceError> {
   if (app.retryAfterSeconds !== undefined) md.set(RETRY_AFTER, String(app.retryAfterSeconds));
   // 5xx details stay in the service's logs, never in the message that travels.
   const message = app.httpStatus >= 500 ? 'internal error' : app.message;
-  return { code: kindToStatus[app.kind], details: message, metadata: md };
+  // On the wire a refused internal token is what gRPC calls it; to the caller's caller it is a 503.
+  const code = app.code === INTERNAL_AUTH_MISCONFIGURED ? status.UNAUTHENTICATED : kindToStatus[app.kind];
+  return { code, details: message, metadata: md };
 }
 
 export function fromServiceError(err: ServiceError, service: string): AppError {
@@ -57,8 +59,15 @@ export function fromServiceError(err: ServiceError, service: string): AppError {
   if (kind && kind in kindToStatus) {
     const details = md.get(DETAILS)[0];
     const retry = md.get(RETRY_AFTER)[0];
+    const code = md.get(CODE)[0]?.toString() ?? kind;
+    if (code === INTERNAL_AUTH_MISCONFIGURED) {
+      // Said here, where it is logged: the other side keeps 5xx messages to itself.
+      return new AppError(kind, `${service} refused this service's internal token: set the same INTERNAL_TOKEN on every service`, {
+        code,
+      });
+    }
     return new AppError(kind, err.details, {
-      code: md.get(CODE)[0]?.toString() ?? kind,
+      code,
       ...(details ? { details: JSON.parse(details.toString()) as Record<string, unknown> } : {}),
       ...(retry ? { retryAfterSeconds: Number(retry.toString()) } : {}),
       ...(md.get(PUBLIC_DETAILS)[0] !== undefined && { publicDetails: true }),

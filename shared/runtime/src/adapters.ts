@@ -10,6 +10,8 @@ export interface AdapterSettings {
   BUS: 'sqlite' | 'kafka';
   MONGODB_URL?: string | undefined;
   KAFKA_BROKERS?: string | undefined;
+  /** The consumer groups' session (see KafkaEventBusOptions.sessionTimeoutMs). */
+  KAFKA_SESSION_TIMEOUT_MS?: number | undefined;
 }
 
 /** How a service's embedded store file is laid out (the SQLite store only; MongoDB ignores it). */
@@ -41,7 +43,15 @@ export async function openBus(settings: AdapterSettings, service: string, logger
   if (settings.BUS === 'kafka') {
     const { createKafkaEventBus } = await import('@kb/bus/kafka');
     // One client id per process, so the broker (and a test) can tell replicas of a service apart.
-    return createKafkaEventBus({ brokers: settings.KAFKA_BROKERS!.split(','), clientId: `${service}-${process.pid}`, logger });
+    // A service does not wait for its consumer groups to take it in (after a kill -9 that
+    // waits for the dead member's session): it serves meanwhile and readiness says when.
+    return createKafkaEventBus({
+      brokers: settings.KAFKA_BROKERS!.split(','),
+      clientId: `${service}-${process.pid}`,
+      logger,
+      waitUntilConsuming: false,
+      ...(settings.KAFKA_SESSION_TIMEOUT_MS !== undefined && { sessionTimeoutMs: settings.KAFKA_SESSION_TIMEOUT_MS }),
+    });
   }
   const { createSqliteEventBus } = await import('@kb/bus/sqlite');
   return createSqliteEventBus({ path: join(settings.DATA_DIR, 'bus.db'), logger });

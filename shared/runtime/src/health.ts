@@ -32,7 +32,11 @@ export async function checkDependencies(checks: Record<string, DependencyCheck>,
   return { ready: results.every(([, r]) => r === 'ok'), checks: Object.fromEntries(results) };
 }
 
-/** A service's dependencies as checks: its store, its bus and (the knowledge base) its search index. */
+/**
+ * A service's dependencies as checks: its store, its bus, its consumers (each in its
+ * consumer group's current generation, so events are being handled, not waiting
+ * out a rebalance) and (the knowledge base) its search index.
+ */
 export function dependencyChecks(deps: {
   store: Store;
   bus: EventBus;
@@ -42,6 +46,8 @@ export function dependencyChecks(deps: {
     store: () => deps.store.count('health_checks'),
     bus: () => deps.bus.ping?.() ?? Promise.resolve(),
   };
+  const bus = deps.bus;
+  if (bus.checkConsumers) checks.consumers = () => bus.checkConsumers!();
   const index = deps.index;
   if (index) checks.index = () => index.countChunks('00000000-0000-0000-0000-000000000000');
   return checks;

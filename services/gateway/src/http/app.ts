@@ -10,7 +10,7 @@ import type { ApiKeyService } from '../app/api-keys.js';
 import type { CreditsService } from '../app/credits.js';
 import type { LoginThrottle } from '../app/login-throttle.js';
 import { registerMeter } from './meter.js';
-import { registerHealth, type HealthDeps } from './health.js';
+import { HEALTH_PREFIX, registerHealth, type HealthDeps } from './health.js';
 import { createUploadBudget } from './intake-support.js';
 import { createAuthHook } from './auth-hook.js';
 import { sendError } from './errors.js';
@@ -131,6 +131,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
 
   app.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
+    // Probes come every few seconds and cause nothing: they make no traces.
+    if (request.url.startsWith(HEALTH_PREFIX)) return;
     // The server span continues a client's W3C traceparent; with telemetry off
     // nothing is read, recorded or passed on.
     request.traceSpan = startSpan(

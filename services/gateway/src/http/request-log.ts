@@ -30,7 +30,10 @@ export function levelFor(mode: RequestLogMode, method: string, status: number, r
 
 export function registerRequestLog(app: FastifyInstance, mode: RequestLogMode): void {
   app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
-    const level = levelFor(mode, request.method, reply.statusCode, request.routeOptions.config?.readOnly === true);
+    // Probes: every few seconds, answered 503 for as long as a dependency is away; the health
+    // route itself says when readiness changes.
+    const probe = request.url.startsWith('/health/');
+    const level = probe ? 'debug' : levelFor(mode, request.method, reply.statusCode, request.routeOptions.config?.readOnly === true);
     // Checked first so a line below the logger's level costs no object building.
     const log = request.log as unknown as Logger;
     if (!log.isLevelEnabled(level)) return;

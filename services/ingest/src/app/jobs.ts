@@ -1,4 +1,5 @@
 import type { DocumentWriter } from '@kb/store';
+import { traceparentOf } from '@kb/platform';
 import type { Format } from '../extract/types.js';
 
 /**
@@ -29,6 +30,8 @@ export interface JobDoc {
   lease_expires_at?: number;
   last_error?: string;
   enqueued_at: number;
+  /** W3C traceparent of the request that queued it: the job's spans and events continue its trace. */
+  trace?: string;
 }
 
 export async function enqueueJob(
@@ -38,5 +41,8 @@ export async function enqueueJob(
 ): Promise<void> {
   const doc: JobDoc = { id: job.version_id, ...job, status: 'queued', attempts: 0, available_at: now, enqueued_at: now };
   if (doc.claimed_format === undefined) delete doc.claimed_format;
+  // Queued inside the request's span (the gRPC call that accepted the upload), when telemetry is on.
+  const trace = traceparentOf();
+  if (trace) doc.trace = trace;
   await tx.insert(JOBS, doc);
 }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Clock } from '@kb/platform';
+import { contextFromTraceparent, endSpan, SpanKind, startSpan, type Clock } from '@kb/platform';
 import type { Store } from '@kb/store';
 import type { BlobStore } from '@kb/blob';
 import type { CommandBus, CommandSession } from '@kb/eventsourcing';
@@ -73,7 +73,25 @@ export function createProcessor(options: ProcessorOptions) {
   let wake: (() => void) | undefined;
   let loop: Promise<void> | undefined;
 
-  const system = (job: Pick<JobDoc, 'org_id'>) => ({ metadata: { org_id: job.org_id, actor: `system:ingest` } });
+  /** The context of the job's events: its organization, and the trace of the request that queued it (or of the span given). */
+  const system = (job: Pick<JobDoc, 'org_id' | 'trace'>, trace = job.trace) => ({
+    metadata: { org_id: job.org_id, actor: `system:ingest`, ...(trace && { trace }) },
+  });
+
+  /**
+   * A span of the job's life in the trace of the request that queued it. `startTime` when it
+   * began earlier (its time in the queue); ended by the caller.
+   */
+  const jobSpan = (job: JobDoc, step: 'queued' | 'extracting' | 'stored', startTime?: number) =>
+    startSpan(
+      `ingest job ${step}`,
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: { 'kb.content_id': job.content_id, 'kb.version_id': job.version_id, 'kb.job.attempt': job.attempts },
+        ...(startTime !== undefined && { startTime }),
+      },
+      contextFromTraceparent(job.trace),
+    );
 
   /**
    * Inside an open transaction: takes the oldest due job, marks it running under
@@ -91,12 +109,17 @@ export function createProcessor(options: ProcessorOptions) {
     for await (const job of inQueueOrder(expired, queuedPage, PAGE, SCAN)) {
       if (!isDue(job, now)) continue;
       const attempt = job.attempts + 1;
-      const { events } = await session.withContext(system(job)).execute(contentDecider, contentStream(job.content_id), {
-        type: 'start_processing',
-        version_id: job.version_id,
-        attempt,
-        at: new Date(now).toISOString(),
-      });
+      // Its wait in the queue (since it was queued, or since its last attempt was due), ending as processing starts.
+      const queued = jobSpan({ ...job, attempts: attempt }, 'queued', job.attempts === 0 ? job.enqueued_at : job.available_at);
+      const { events } = await session
+        .withContext(system(job, queued.traceparent))
+        .execute(contentDecider, contentStream(job.content_id), {
+          type: 'start_processing',
+          version_id: job.version_id,
+          attempt,
+          at: new Date(now).toISOString(),
+        })
+        .finally(() => endSpan(queued.span));
       if (events.length === 0) {
         // Deleted content, or a version already finished: nothing left to do.
         await session.tx.delete(JOBS, job.id);
@@ -124,16 +147,27 @@ export function createProcessor(options: ProcessorOptions) {
    * commit per file instead of two); none once stopping.
    */
   async function settle(job: JobDoc, outcome: Outcome): Promise<JobDoc | undefined> {
+    // The outcome's events (chunks_added, extracted, failed) carry this span; the next job claimed here its own trace.
+    const stored = jobSpan(job, 'stored');
+    const context = system(job, stored.traceparent);
+    let failure: unknown;
     try {
-      return await commands.transaction(system(job), async (session) => {
+      return await commands.transaction(context, async (session) => {
         await record(session, job, outcome);
         return running ? claimWithin(session) : undefined;
       });
     } catch (err) {
       // Whatever failed (the claim, perhaps), the outcome is still recorded on its own.
       logger.warn({ err, version_id: job.version_id }, 'ingest settle with the next claim failed; settling alone');
-      await commands.transaction(system(job), (session) => record(session, job, outcome));
+      try {
+        await commands.transaction(context, (session) => record(session, job, outcome));
+      } catch (error) {
+        failure = error;
+        throw error;
+      }
       return undefined;
+    } finally {
+      endSpan(stored.span, failure);
     }
   }
 
@@ -242,6 +276,7 @@ export function createProcessor(options: ProcessorOptions) {
 
   async function attempt(job: JobDoc): Promise<JobDoc | undefined> {
     let outcome: Outcome;
+    const extracting = jobSpan(job, 'extracting');
     try {
       const result = await pool.extract({
         ...(await fileOf(job)),
@@ -268,6 +303,8 @@ export function createProcessor(options: ProcessorOptions) {
       );
       outcome = { error };
     }
+    if ('error' in outcome) extracting.span.setAttribute('kb.job.error', outcome.error.message);
+    endSpan(extracting.span);
     return settle(job, outcome);
   }
 

@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '@kb/platform';
 import { startWithOwnThreadCompilation } from './own-thread-compilation.js';
-import { ExtractionError, type ExtractionLimits, type ExtractionResult, type Format } from './types.js';
+import { ExtractionError, WORKER_READY, type ExtractionLimits, type ExtractionResult, type Format } from './types.js';
 import type { ExtractRequest, WorkerSettings } from './worker.js';
 
 /** A file to extract: its bytes, or the path of a stored file the worker reads itself. */
@@ -45,7 +45,10 @@ export interface ExtractionPoolOptions {
  */
 export function createExtractionPool(options: ExtractionPoolOptions): ExtractionPool {
   const queue: Task[] = [];
-  const slots: { worker?: Worker; busy: boolean }[] = Array.from({ length: Math.max(1, options.size) }, () => ({ busy: false }));
+  /** `ready`: the worker has loaded its extraction code (a start under load can take many seconds). */
+  const slots: { worker?: Worker; ready?: Promise<void>; busy: boolean }[] = Array.from({ length: Math.max(1, options.size) }, () => ({
+    busy: false,
+  }));
   let nextId = 1;
   let closed = false;
 
@@ -53,10 +56,26 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
   const spawn = () =>
     start(() => spawnWorker({ resourceLimits: { maxOldGenerationSizeMb: options.memoryMb }, workerData: { nice: options.nice ?? 0 } }));
 
+  /** A new worker, and when it says it is ready. */
+  function startWorker(slot: (typeof slots)[number]): Worker {
+    const worker = spawn();
+    slot.worker = worker;
+    slot.ready = new Promise<void>((resolve) => {
+      const onReady = (message: unknown) => {
+        if (message !== WORKER_READY) return;
+        worker.off('message', onReady);
+        resolve();
+      };
+      worker.on('message', onReady);
+    });
+    return worker;
+  }
+
   function run(slot: (typeof slots)[number], task: Task) {
     slot.busy = true;
-    const worker = (slot.worker ??= spawn());
+    const worker = slot.worker ?? startWorker(slot);
     let settled = false;
+    let timer: NodeJS.Timeout | undefined;
     const finish = (outcome: () => void, replace: boolean) => {
       if (settled) return;
       settled = true;
@@ -66,6 +85,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       worker.off('exit', onExit);
       if (replace) {
         slot.worker = undefined;
+        slot.ready = undefined;
         void worker.terminate();
       }
       slot.busy = false;
@@ -89,21 +109,27 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       );
     };
     const onExit = () => finish(() => task.reject(new ExtractionError('The extractor stopped unexpectedly', false)), true);
-    const timer = setTimeout(
-      () =>
-        finish(
-          () =>
-            task.reject(
-              // The same bytes would take as long again: retrying only holds a worker for longer.
-              new ExtractionError(
-                `Extraction took longer than ${Math.round(options.timeoutMs / 1000)} s, the limit per file; split it into smaller files`,
-                true,
+    // The limit is on extracting the file, not on starting the worker: on a busy machine a new
+    // worker takes seconds to load its code, which no file should be failed for.
+    const startTimer = () => {
+      if (settled) return;
+      timer = setTimeout(
+        () =>
+          finish(
+            () =>
+              task.reject(
+                // The same bytes would take as long again: retrying only holds a worker for longer.
+                new ExtractionError(
+                  `Extraction took longer than ${Math.round(options.timeoutMs / 1000)} s, the limit per file; split it into smaller files`,
+                  true,
+                ),
               ),
-            ),
-          true,
-        ),
-      options.timeoutMs,
-    );
+            true,
+          ),
+        options.timeoutMs,
+      );
+    };
+    void slot.ready!.then(startTimer);
     worker.on('message', onMessage);
     worker.on('error', onError);
     worker.on('exit', onExit);

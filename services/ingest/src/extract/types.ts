@@ -118,3 +118,6 @@ export interface ExtractionResult {
   format: Format;
   blocks: Block[];
 }
+
+/** What an extraction worker says once its code is loaded: the pool's time limit per file starts then. */
+export const WORKER_READY = 'ready';

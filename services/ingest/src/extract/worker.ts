@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { ExtractionError, type ExtractionLimits, type Format } from './types.js';
+import { ExtractionError, WORKER_READY, type ExtractionLimits, type Format } from './types.js';
 
 // Source maps off before the extraction libraries load: tsx (which `npm start` runs under) turns
 // them on, and Node then reads and keeps the maps the libraries ship, pdf.js's most of all:
@@ -67,3 +67,5 @@ parentPort?.on('message', (request: ExtractRequest) => {
       }),
   );
 });
+
+parentPort?.postMessage(WORKER_READY);

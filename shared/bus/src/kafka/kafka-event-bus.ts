@@ -1,10 +1,10 @@
 import { Kafka, Partitioners, type Admin, type Producer } from 'kafkajs';
 import { metrics, type Meter } from '@opentelemetry/api';
-import { errors, silentLogger, type Logger } from '@kb/platform';
+import { createOutageLog, errors, silentLogger, type Logger } from '@kb/platform';
 import type { EventBus, Subscription } from '../port.js';
 import { consumerGroupLag, registerLagGauge, type GroupLag } from './kafka-lag.js';
 import { kafkaLogCreator, kafkaLogLevel } from './kafka-logger.js';
-import { startKafkaSubscription } from './kafka-subscription.js';
+import { startKafkaSubscription, type KafkaSubscription } from './kafka-subscription.js';
 
 export interface KafkaEventBusOptions {
   brokers: string[];
@@ -17,6 +17,18 @@ export interface KafkaEventBusOptions {
   retryBackoffMs?: { initial: number; max: number };
   /** Partitions a consumer handles at the same time (default 4). */
   partitionsConsumedConcurrently?: number;
+  /**
+   * The consumer groups' session (default 10 s): a member that died without leaving
+   * holds its partitions, and holds up the join of its own restart, until it ends.
+   * Heartbeats go every third of it.
+   */
+  sessionTimeoutMs?: number;
+  /**
+   * Whether subscribe waits until the consumer joined its group and fetched, when the
+   * subscription does not say (default true). A service's bus says false: it serves
+   * while its consumers join, and its readiness (`checkConsumers`) says when they have.
+   */
+  waitUntilConsuming?: boolean;
   logger?: Logger;
   /** Where the consumer lag gauge is registered (default: the global OpenTelemetry meter provider). */
   meter?: Meter;
@@ -26,6 +38,7 @@ export interface KafkaEventBusOptions {
 export interface KafkaEventBus extends EventBus {
   /** Lag of every group this bus consumes for, per partition (also the `messaging.kafka.consumer.lag` gauge). */
   consumerLag(): Promise<GroupLag[]>;
+  checkConsumers(): Promise<void>;
 }
 
 const TOPIC_READY_TIMEOUT_MS = 30_000;
@@ -54,14 +67,18 @@ export async function waitForLeaders(admin: Admin, topics: string[], timeoutMs: 
 /** The distributed EventBus on Kafka via kafkajs (DESIGN section 4). */
 export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBus {
   const logger = (options.logger ?? silentLogger()).child({ component: 'kafka-bus' });
+  // Every client of this bus reports to one outage log: one warn when the broker goes away, one info when it is back.
+  const outage = createOutageLog(logger, 'kafka');
   const kafka = new Kafka({
     clientId: options.clientId,
     brokers: options.brokers,
     logLevel: kafkaLogLevel(logger),
-    logCreator: kafkaLogCreator(logger),
+    logCreator: kafkaLogCreator(logger, outage),
   });
   const knownTopics = new Set<string>();
   const subscriptions = new Set<Subscription>();
+  const consumers = new Set<KafkaSubscription>();
+  const sessionTimeoutMs = options.sessionTimeoutMs ?? 10_000;
   /** Topics per consumer group of this bus, for the lag gauge. */
   const groups = new Map<string, { topics: Set<string>; count: number }>();
   let admin: Promise<Admin> | undefined;
@@ -141,6 +158,12 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
     async ping() {
       assertOpen();
       await (await getAdmin()).describeCluster();
+      outage.recovered();
+    },
+
+    async checkConsumers() {
+      const waiting = [...consumers].filter((c) => !c.joined).map((c) => c.groupId);
+      if (waiting.length > 0) throw errors.unavailable(`consumer groups not joined yet: ${[...new Set(waiting)].join(', ')}`);
     },
 
     async publish(topic, messages) {
@@ -153,22 +176,27 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
         acks: -1,
         messages: messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers ?? {} })),
       });
+      outage.recovered();
     },
 
     async subscribe(subscribeOptions) {
       assertOpen();
       if (subscribeOptions.topics.length === 0) throw errors.validation('subscribe needs at least one topic');
-      await ensureTopics(subscribeOptions.topics);
-      const inner = await startKafkaSubscription(
+      const inner = startKafkaSubscription(
         {
           kafka,
           logger,
+          outage,
+          ensureTopics,
           retryBackoffMs: options.retryBackoffMs ?? { initial: 100, max: 30_000 },
           partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 4,
           readyTimeoutMs: 30_000,
+          sessionTimeoutMs,
+          heartbeatIntervalMs: Math.max(500, Math.floor(sessionTimeoutMs / 3)),
         },
         subscribeOptions,
       );
+      consumers.add(inner);
       const group = groups.get(subscribeOptions.groupId) ?? { topics: new Set<string>(), count: 0 };
       for (const topic of subscribeOptions.topics) group.topics.add(topic);
       group.count++;
@@ -177,12 +205,15 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
       const subscription: Subscription = {
         async stop() {
           await inner.stop();
+          consumers.delete(inner);
           subscriptions.delete(subscription);
           if (!stopped && --group.count === 0) groups.delete(subscribeOptions.groupId);
           stopped = true;
         },
       };
       subscriptions.add(subscription);
+      // Joined and fetched, unless the broker cannot be reached (then it joins when the broker comes).
+      if (subscribeOptions.waitUntilConsuming ?? options.waitUntilConsuming ?? true) await inner.started;
       return subscription;
     },
 

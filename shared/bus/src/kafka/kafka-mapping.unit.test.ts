@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { logLevel, type KafkaMessage } from 'kafkajs';
-import type { Logger } from '@kb/platform';
+import { createOutageLog, type Logger } from '@kb/platform';
 import { toReceivedMessage } from './kafka-messages.js';
 import { kafkaLogCreator, kafkaLogLevel } from './kafka-logger.js';
 
@@ -60,5 +60,39 @@ describe('kafkajs logging', () => {
       ['error', { broker: 'b:9092', kafka: 'Connection' }, 'Connection error'],
       ['info', { kafka: 'Runner' }, 'joined'],
     ]);
+  });
+
+  it('turns the error lines of an unreachable broker into one outage warning, and says rebalances at info', () => {
+    const { lines, logger } = fakeLogger('info');
+    const write = kafkaLogCreator(logger, createOutageLog(logger, 'kafka'))(logLevel.INFO);
+    for (let i = 0; i < 50; i++) {
+      write({
+        namespace: 'Connection',
+        level: logLevel.ERROR,
+        label: 'ERROR',
+        log: { timestamp: 'ts', message: 'Connection error: connect ECONNREFUSED 127.0.0.1:9092' },
+      });
+      write({
+        namespace: 'Consumer',
+        level: logLevel.ERROR,
+        label: 'ERROR',
+        log: { timestamp: 'ts', message: 'Crash: KafkaJSNumberOfRetriesExceeded: connect ECONNREFUSED' },
+      });
+    }
+    write({
+      namespace: 'Runner',
+      level: logLevel.ERROR,
+      label: 'ERROR',
+      log: { timestamp: 'ts', message: 'The group is rebalancing, re-joining' },
+    });
+    write({ namespace: 'Producer', level: logLevel.ERROR, label: 'ERROR', log: { timestamp: 'ts', message: 'Invalid record batch' } });
+    assert.deepEqual(
+      lines.filter(([level]) => level !== 'debug').map(([level, , msg]) => [level, msg]),
+      [
+        ['warn', 'kafka unavailable; retrying in the background (logged again when it recovers)'],
+        ['info', 'The group is rebalancing, re-joining'],
+        ['error', 'Invalid record batch'],
+      ],
+    );
   });
 });
