@@ -190,6 +190,7 @@ describe('Review', () => {
       stale_sources: [],
       reviewer: null,
       review_comment: null,
+      approved_revision: 1,
       publications: [],
       history: [{ event: 'approved', actor: 'user:a', at: '2026-11-23T10:00:00Z' }],
     };
