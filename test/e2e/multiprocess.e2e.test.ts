@@ -48,7 +48,16 @@ describeOrSkip('every service its own process, on a real Kafka broker', skip, ()
     broker.start();
     kafka = new Kafka({ clientId: 'multiprocess-test', brokers: [broker.brokers], logLevel: logLevel.NOTHING });
     otlp = await startOtlpReceiver();
-    sys = await startMultiProcessSystem({ brokers: broker.brokers, env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint }, logs });
+    sys = await startMultiProcessSystem({
+      brokers: broker.brokers,
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+        // A loaded machine must not drop a batch of spans on the exporter's 10 s default.
+        OTEL_EXPORTER_OTLP_TIMEOUT: '60000',
+        OTEL_BSP_EXPORT_TIMEOUT: '60000',
+      },
+      logs,
+    });
   }, TIMEOUT.timeout);
 
   beforeEach(({ task, onTestFailed }) => {
@@ -213,12 +222,20 @@ describeOrSkip('every service its own process, on a real Kafka broker', skip, ()
           const spans = otlp.spans.filter((s) => s.traceId === root.traceId);
           seen = spans.length;
           const has = (service: string, name: (n: string) => boolean) => spans.some((s) => s.service === service && name(s.name));
-          const complete =
-            ['queued', 'extracting', 'stored'].every((step) => has('ingest', (n) => n === `ingest job ${step}`)) &&
-            jobEvents.every((type) => has('knowledge-base', (n) => n.endsWith(` ${type}`))) &&
-            has('gateway', (n) => n.endsWith(' content.extracted')) &&
-            has('publishing', (n) => n.endsWith(' content.extracted'));
-          return complete ? spans : undefined;
+          const expected: [string, string, (n: string) => boolean][] = [
+            ...['queued', 'extracting', 'stored'].map((step): [string, string, (n: string) => boolean] => [
+              'ingest',
+              `ingest job ${step}`,
+              (n) => n === `ingest job ${step}`,
+            ]),
+            ...jobEvents.map((type): [string, string, (n: string) => boolean] => ['knowledge-base', type, (n) => n.endsWith(` ${type}`)]),
+            ['gateway', 'content.extracted', (n) => n.endsWith(' content.extracted')],
+            ['publishing', 'content.extracted', (n) => n.endsWith(' content.extracted')],
+          ];
+          // Thrown, so that a wait that gives up names what never arrived.
+          const missing = expected.filter(([service, , name]) => !has(service, name)).map(([service, what]) => `${service}: ${what}`);
+          if (missing.length > 0) throw new Error(`not yet in the trace: ${missing.join(', ')}`);
+          return spans;
         },
         "the upload's spans: gateway, ingest and its job, and the consumers of the job's events",
         60_000,
