@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineEvent, type EventData } from './define.js';
+import { defineEvent, type EventData, type EventOf } from './define.js';
 import { topics } from './topics.js';
 
 /**
@@ -181,6 +181,9 @@ export const publishingEvents = [
   webhookSubscriptionCreated,
   webhookSubscriptionDeleted,
 ];
+
+/** Every publishing event (pieces, destinations, domains, webhook subscriptions). */
+export type PublishingEvent = EventOf<(typeof publishingEvents)[number]>;
 
 export type PieceSubmitted = EventData<typeof pieceSubmitted>;
 export type PieceApproved = EventData<typeof pieceApproved>;
