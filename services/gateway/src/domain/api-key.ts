@@ -25,7 +25,7 @@ export const apiKeyStream = (keyId: string) => `api-key-${keyId}`;
 export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyState> = {
   initialState: () => ({ status: 'new', org_id: '' }),
   evolve(state, event) {
-    if (event.type === 'api_key.created') return { status: 'active', org_id: (event.data as { org_id: string }).org_id };
+    if (event.type === 'api_key.created') return { status: 'active', org_id: event.data.org_id };
     if (event.type === 'api_key.revoked') return { ...state, status: 'revoked' };
     return state;
   },

@@ -57,7 +57,7 @@ export const oauthCodeDecider: Decider<OAuthCodeCommand, OAuthCodeState> = {
   evolve(state, event) {
     switch (event.type) {
       case 'oauth.code_issued': {
-        const d = event.data as Omit<OAuthCodeState, 'status'>;
+        const d = event.data;
         return {
           status: 'issued',
           client_id: d.client_id,
@@ -127,8 +127,8 @@ export type OAuthGrantCommand =
 export const oauthGrantDecider: Decider<OAuthGrantCommand, OAuthGrantState> = {
   initialState: () => ({ status: 'new', client_id: '', refresh_hash: '', refresh_expires_at: '' }),
   evolve(state, event) {
-    const d = event.data as { client_id: string; refresh_hash: string; refresh_expires_at: string };
-    switch (event.type) {
+    const { type, data: d } = event;
+    switch (type) {
       case 'oauth.grant_created':
         return { ...state, status: 'active', client_id: d.client_id };
       case 'oauth.tokens_issued':

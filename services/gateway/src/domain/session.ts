@@ -18,8 +18,8 @@ export const sessionStream = (sessionId: string) => `session-${sessionId}`;
 export const sessionDecider: Decider<SessionCommand, SessionState> = {
   initialState: () => ({ status: 'new', user_id: '', org_id: null }),
   evolve(state, event) {
-    const d = event.data as { user_id: string; org_id?: string | null };
-    switch (event.type) {
+    const { type, data: d } = event;
+    switch (type) {
       case 'session.started':
         return { status: 'open', user_id: d.user_id, org_id: d.org_id ?? null };
       case 'session.org_switched':

@@ -1,4 +1,4 @@
-import type { Decider } from '@kb/eventsourcing';
+import { evolveFrom, type Decider } from '@kb/eventsourcing';
 import type { StoredEvent } from '@kb/store';
 
 /** Runs commands through decide + evolve the way the command bus does; returns the state and every event. */
@@ -19,7 +19,7 @@ export function run<C, S>(decider: Decider<C, S>, commands: C[]): { state: S; ev
         recorded_at: '2026-01-01T00:00:00.000Z',
       };
       events.push(stored);
-      state = decider.evolve(state, stored);
+      state = evolveFrom(decider, state, [stored]);
     }
   }
   return { state, events };

@@ -1,6 +1,6 @@
 import { errors, isAppError } from '@kb/platform';
 import type { CallContext } from '@kb/rpc';
-import { acquireLease, releaseLease, type CommandSession } from '@kb/eventsourcing';
+import { acquireLease, fold, releaseLease, type CommandSession } from '@kb/eventsourcing';
 import type { DraftRevision } from '@kb/events';
 import type { StoreTransaction } from '@kb/store';
 import { checkGate, withinScope } from '../domain/gate.js';
@@ -214,7 +214,7 @@ export function createPiecesService(
     const gate = checkGate(draft);
     const { state } = await store.transaction(async (tx) => {
       const events = await tx.readStream(pieceStream(draft.draft_id));
-      return { state: events.reduce(pieceDecider.evolve, pieceDecider.initialState()) as PieceState };
+      return { state: fold(pieceDecider, events) };
     });
     // Dry run of the decision (gate, approval) before any destination is called.
     const who = { piece_id: draft.draft_id, org_id: orgId, revision: draft.revision, actor: actorOf(ctx), at: now() };
