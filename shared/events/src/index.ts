@@ -70,3 +70,6 @@ export interface EventEnvelope {
 export type Envelope<E extends { type: string; data: unknown } = CatalogEvent> = E extends unknown
   ? Omit<EventEnvelope, 'type' | 'data'> & E
   : never;
+
+/** The envelope of the catalogue's events of the given type(s), e.g. `EnvelopeOf<'content.created' | 'content.version_added'>`. */
+export type EnvelopeOf<T extends CatalogEvent['type']> = Envelope<Extract<CatalogEvent, { type: T }>>;

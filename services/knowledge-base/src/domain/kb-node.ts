@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
 import { errors } from '@kb/platform';
-import type { StoredEvent } from '@kb/store';
-import type { Decider, DecidedEvent } from '@kb/eventsourcing';
-import type { KbNodeCreated, KbNodeMoved, KbNodeRenamed } from '@kb/events';
+import type { Decider, DecidedEvent, Stored } from '@kb/eventsourcing';
 
 /**
  * One knowledge-base node (spec 2.6): a folder or a content node. The stream
@@ -71,10 +69,10 @@ export const nodeNameFromTitle = (title: string): string => {
 
 const initialState = (): KbNodeState => ({ status: 'new', kb_node_id: '', org_id: '', type: 'folder', parent_id: null, name: '' });
 
-function evolve(state: KbNodeState, event: StoredEvent): KbNodeState {
+function evolve(state: KbNodeState, event: Stored): KbNodeState {
   switch (event.type) {
     case 'kb_node.created': {
-      const d = event.data as KbNodeCreated;
+      const d = event.data;
       return {
         status: 'live',
         kb_node_id: d.kb_node_id,
@@ -86,9 +84,9 @@ function evolve(state: KbNodeState, event: StoredEvent): KbNodeState {
       };
     }
     case 'kb_node.renamed':
-      return { ...state, name: (event.data as KbNodeRenamed).name };
+      return { ...state, name: event.data.name };
     case 'kb_node.moved':
-      return { ...state, parent_id: (event.data as KbNodeMoved).parent_id };
+      return { ...state, parent_id: event.data.parent_id };
     case 'kb_node.deleted':
       return { ...state, status: 'deleted' };
     default:

@@ -1,6 +1,5 @@
 import { errors } from '@kb/platform';
-import type { StoredEvent } from '@kb/store';
-import type { Decider, DecidedEvent } from '@kb/eventsourcing';
+import type { Decider, DecidedEvent, Stored } from '@kb/eventsourcing';
 import type { PromptCreated, PromptUpdated } from '@kb/events';
 import { cleanName } from './names.js';
 
@@ -47,7 +46,7 @@ export function checkText(text: string): string {
 
 const initialState = (): PromptState => ({ status: 'new', prompt_id: '', org_id: '', name: '', text: '', tags: [] });
 
-function evolve(state: PromptState, event: StoredEvent): PromptState {
+function evolve(state: PromptState, event: Stored): PromptState {
   switch (event.type) {
     case 'prompt.created':
     case 'prompt.updated': {

@@ -1,7 +1,5 @@
 import { errors } from '@kb/platform';
-import type { StoredEvent } from '@kb/store';
-import type { Decider, DecidedEvent } from '@kb/eventsourcing';
-import type { TagRuleCreated } from '@kb/events';
+import type { Decider, DecidedEvent, Stored } from '@kb/eventsourcing';
 
 /**
  * Automatic tag rules: "content that matches every condition of the rule gets
@@ -72,9 +70,9 @@ function decide(command: TagRuleCommand, state: TagRuleState): DecidedEvent[] {
 
 export const tagRuleDecider: Decider<TagRuleCommand, TagRuleState> = {
   initialState: () => ({ status: 'new', org_id: '' }),
-  evolve: (state, event: StoredEvent) =>
+  evolve: (state, event: Stored) =>
     event.type === 'tag_rule.created'
-      ? { status: 'live', org_id: (event.data as TagRuleCreated).org_id }
+      ? { status: 'live', org_id: event.data.org_id }
       : event.type === 'tag_rule.deleted'
         ? { ...state, status: 'deleted' }
         : state,

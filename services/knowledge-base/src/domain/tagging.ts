@@ -1,5 +1,4 @@
-import type { StoredEvent } from '@kb/store';
-import type { Decider, DecidedEvent } from '@kb/eventsourcing';
+import type { Decider, DecidedEvent, Stored } from '@kb/eventsourcing';
 import type { TagsSet } from '@kb/events';
 
 /** The tag set of one taggable thing (a KB node, a content item; later prompts and search queries). */
@@ -41,6 +40,6 @@ function decide(command: TaggingCommand, state: TaggingState): DecidedEvent[] {
 
 export const taggingDecider: Decider<TaggingCommand, TaggingState> = {
   initialState: () => ({ tag_ids: [] }),
-  evolve: (state, event: StoredEvent) => (event.type === 'tags.set' ? { tag_ids: (event.data as TagsSet).tag_ids } : state),
+  evolve: (state, event: Stored) => (event.type === 'tags.set' ? { tag_ids: event.data.tag_ids } : state),
   decide,
 };
