@@ -56,3 +56,6 @@ export function fold<State, Event extends TypedEvent>(
 ): State {
   return evolveFrom(decider, decider.initialState(), events);
 }
+
+/** A stored event of the given catalogue type(s), e.g. `StoredOf<'draft.created' | 'draft.revised'>`. */
+export type StoredOf<T extends CatalogEvent['type']> = Stored<Extract<CatalogEvent, { type: T }>>;

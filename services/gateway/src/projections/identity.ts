@@ -241,7 +241,7 @@ export const identityProjection: Projection = {
         return;
       }
       case 'api_key.revoked': {
-        const d = event.data as { key_id: string; at: string };
+        const d = event.data;
         await update<ApiKeyDoc>(tx, API_KEYS, d.key_id, (k) => ({ ...k, revoked_at: d.at }));
         return;
       }

@@ -110,11 +110,11 @@ function evolve(state: ContentState, event: Stored): ContentState {
       };
     }
     case 'content.processing_started': {
-      const d = event.data as { version_id: string; attempt: number };
+      const d = event.data;
       return withVersion(state, d.version_id, (v) => ({ ...v, status: 'processing', attempts: d.attempt }));
     }
     case 'content.extracted': {
-      const d = event.data as { version_id: string };
+      const d = event.data;
       return withVersion(state, d.version_id, (v) => ({ ...v, status: 'completed' }));
     }
     case 'content.failed': {

@@ -164,7 +164,7 @@ export const contentProjection: Projection = {
         return;
       }
       case 'content.processing_started': {
-        const d = event.data as { content_id: string; version_id: string; attempt: number; at: string };
+        const d = event.data;
         await setStatus(tx, d, { processing_status: 'processing', attempts: d.attempt });
         return;
       }
@@ -240,7 +240,7 @@ export const contentProjection: Projection = {
         return;
       }
       case 'content.deleted': {
-        const d = event.data as { content_id: string; at: string };
+        const d = event.data;
         const item = await tx.get<ContentDoc>(CONTENT, d.content_id);
         if (!item) return;
         await tx.put(CONTENT, { ...item, deleted: true, updated_at: d.at });

@@ -58,7 +58,7 @@ function evolve(state: CategoryState, event: Stored): CategoryState {
       return { ...state, topics: { ...state.topics, [d.topic_id]: { ...topic, name: d.name } } };
     }
     case 'topic.deleted': {
-      const id = (event.data as { topic_id: string }).topic_id;
+      const id = event.data.topic_id;
       const topic = state.topics[id];
       return topic ? { ...state, topics: { ...state.topics, [id]: { ...topic, deleted: true } } } : state;
     }

@@ -94,7 +94,7 @@ export const categoriesProjection: Projection = {
         return;
       }
       case 'category.deleted': {
-        const d = event.data as { category_id: string; at: string };
+        const d = event.data;
         const current = await tx.get<CategoryDoc>(CATEGORIES, d.category_id);
         if (!current) return;
         await tx.delete(CATEGORY_NAMES, categoryNameId(current.org_id, current.name));
@@ -125,7 +125,7 @@ export const categoriesProjection: Projection = {
         return;
       }
       case 'topic.deleted': {
-        const d = event.data as { topic_id: string; at: string };
+        const d = event.data;
         const current = await tx.get<TopicDoc>(TOPICS, d.topic_id);
         if (!current) return;
         await tx.put(TOPICS, { ...current, deleted_at: d.at, updated_at: d.at });

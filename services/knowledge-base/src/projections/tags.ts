@@ -93,7 +93,7 @@ export const tagsProjection: Projection = {
         return;
       }
       case 'tag.deleted': {
-        const id = (event.data as { tag_id: string }).tag_id;
+        const id = event.data.tag_id;
         const current = await tx.get<TagDoc>(TAGS, id);
         if (!current) return;
         await tx.delete(TAG_NAMES, tagNameId(current.org_id, current.name));
@@ -131,7 +131,7 @@ export const tagsProjection: Projection = {
         return;
       }
       case 'tag_rule.deleted':
-        await tx.delete(TAG_RULES, (event.data as { rule_id: string }).rule_id);
+        await tx.delete(TAG_RULES, event.data.rule_id);
         return;
       default:
         return;
