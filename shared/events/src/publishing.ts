@@ -197,3 +197,6 @@ export type DestinationRemoved = EventData<typeof destinationRemoved>;
 export type DestinationToggled = EventData<typeof destinationToggled>;
 export type DomainRegistered = EventData<typeof domainRegistered>;
 export type WebhookSubscriptionCreated = EventData<typeof webhookSubscriptionCreated>;
+
+/** The piece stream's events (the review and publication lifecycle of one draft). */
+export type PieceEvent = Extract<PublishingEvent, { type: `piece.${string}` }>;

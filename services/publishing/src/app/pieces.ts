@@ -4,7 +4,7 @@ import { acquireLease, fold, releaseLease, type CommandSession } from '@kb/event
 import type { DraftRevision } from '@kb/events';
 import type { StoreTransaction } from '@kb/store';
 import { checkGate, withinScope } from '../domain/gate.js';
-import { pieceDecider, pieceStream, type PieceState } from '../domain/aggregates.js';
+import { pieceDecider, pieceStream } from '../domain/aggregates.js';
 import { renderArticleBody, slugify } from '../domain/render.js';
 import { sourceTitles } from '../projections/source-titles.js';
 import type { DestinationAdapter, PublishEffect, ResolvedDestination } from '../destinations/port.js';
