@@ -304,6 +304,7 @@ type LegacyAnswerCollected = AnswerBody & { org_id: string; origin: AnswerCollec
  */
 async function factsOf(tx: StoreTransaction, event: StoredOf<'answer.collected'>) {
   if (event.schema === 1) {
+    // The catalogue types the current schema (2); a schema-1 payload was validated against the schema of its day.
     const legacy = event.data as unknown as LegacyAnswerCollected;
     const context = await loadFoldContext(tx, legacy.org_id);
     return { answer: legacy, facts: answerFacts(legacy, context), names: new Map(context.names.map((n) => [n.key, n.name])), body: legacy };
