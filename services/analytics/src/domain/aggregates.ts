@@ -1,5 +1,6 @@
 import { errors } from '@kb/platform';
-import type { Decider, DecidedEvent, Stored } from '@kb/eventsourcing';
+import type { Decider, DecidedEvent } from '@kb/eventsourcing';
+import type { EventsNamed } from '@kb/events';
 import type { MatchType, TierName } from './sources.js';
 
 /**
@@ -44,9 +45,9 @@ interface TrackedSourceState {
 }
 export const trackedSourceStream = (id: string) => `tracked-source-${id}`;
 
-export const trackedSourceDecider: Decider<TrackedSourceCommand, TrackedSourceState> = {
+export const trackedSourceDecider: Decider<TrackedSourceCommand, TrackedSourceState, EventsNamed<'tracked_source'>> = {
   initialState: () => ({ status: 'new', source_id: '', org_id: '' }),
-  evolve(s, e: Stored) {
+  evolve(s, e) {
     if (e.type === 'tracked_source.created') return { status: 'active', source_id: e.data.source_id, org_id: e.data.org_id };
     if (e.type === 'tracked_source.deleted') return { ...s, status: 'deleted' };
     return s;
@@ -97,7 +98,7 @@ interface CompetitorState {
 }
 export const competitorStream = (id: string) => `competitor-${id}`;
 
-export const competitorDecider: Decider<CompetitorCommand, CompetitorState> = {
+export const competitorDecider: Decider<CompetitorCommand, CompetitorState, EventsNamed<'competitor'>> = {
   initialState: () => ({ status: 'new', competitor_id: '', org_id: '' }),
   evolve(s, e) {
     if (e.type === 'competitor.created') return { status: 'active', competitor_id: e.data.competitor_id, org_id: e.data.org_id };
@@ -171,7 +172,7 @@ interface PromptRunState {
 }
 export const promptRunStream = (runId: string) => `prompt-run-${runId}`;
 
-export const promptRunDecider: Decider<PromptRunCommand, PromptRunState> = {
+export const promptRunDecider: Decider<PromptRunCommand, PromptRunState, EventsNamed<'prompt_run'>> = {
   initialState: () => ({ status: 'new', run_id: '', org_id: '' }),
   evolve(s, e) {
     if (e.type === 'prompt_run.started') return { status: 'running', run_id: e.data.run_id, org_id: e.data.org_id };

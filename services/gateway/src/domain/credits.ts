@@ -1,6 +1,6 @@
 import { errors } from '@kb/platform';
 import type { Decider } from '@kb/eventsourcing';
-import type { CreditsCarriedForward } from '@kb/events';
+import type { CreditsCarriedForward, EventsNamed } from '@kb/events';
 
 export type MeteredOperation = 'ingest' | 'query' | 'generation';
 
@@ -50,7 +50,7 @@ export const monthOf = (at: string): string => at.slice(0, 7);
 /** The spend counted against the limit in `month` (a new month starts from zero). */
 export const spentIn = (state: CreditsState, month: string): number => (state.month === month ? state.month_spent : 0);
 
-export const creditsDecider: Decider<CreditsCommand, CreditsState> = {
+export const creditsDecider: Decider<CreditsCommand, CreditsState, EventsNamed<'credits'>> = {
   initialState: () => ({ balance: 0, held: {}, monthly_limit: null, month: '', month_spent: 0, fresh: true }),
   evolve(previous, event) {
     const state = previous.fresh ? { ...previous, fresh: false } : previous;

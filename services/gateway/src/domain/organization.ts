@@ -1,5 +1,6 @@
 import { errors } from '@kb/platform';
 import type { DecidedEvent, Decider, Stored } from '@kb/eventsourcing';
+import type { EventsNamed } from '@kb/events';
 import { builtInRoles, type BuiltInRole, type Permission } from '../auth/permissions.js';
 
 /**
@@ -179,7 +180,7 @@ function decide(command: OrganizationCommand, state: OrganizationState): Decided
   }
 }
 
-function evolve(state: OrganizationState, event: Stored): OrganizationState {
+function evolve(state: OrganizationState, event: Stored<EventsNamed<'organization' | 'role' | 'member'>>): OrganizationState {
   const { type, data: d } = event;
   switch (type) {
     case 'organization.created':
@@ -240,7 +241,7 @@ function evolve(state: OrganizationState, event: Stored): OrganizationState {
   }
 }
 
-export const organizationDecider: Decider<OrganizationCommand, OrganizationState> = {
+export const organizationDecider: Decider<OrganizationCommand, OrganizationState, EventsNamed<'organization' | 'role' | 'member'>> = {
   initialState: () => ({
     exists: false,
     name: '',

@@ -1,5 +1,6 @@
 import { errors } from '@kb/platform';
 import type { Decider } from '@kb/eventsourcing';
+import type { EventsNamed } from '@kb/events';
 
 /** A signed-in user's session: which organization it acts in, and whether it is still open. */
 export interface SessionState {
@@ -15,7 +16,7 @@ export type SessionCommand =
 
 export const sessionStream = (sessionId: string) => `session-${sessionId}`;
 
-export const sessionDecider: Decider<SessionCommand, SessionState> = {
+export const sessionDecider: Decider<SessionCommand, SessionState, EventsNamed<'session'>> = {
   initialState: () => ({ status: 'new', user_id: '', org_id: null }),
   evolve(state, event) {
     const { type, data: d } = event;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { errors } from '@kb/platform';
 import type { Decider, DecidedEvent, Projection } from '@kb/eventsourcing';
-import type { ContentRuleCreated } from '@kb/events';
+import type { ContentRuleCreated, EventsNamed } from '@kb/events';
 
 /** Content engine rules (issue 9 item 6): decider, read model and the cadence slots. */
 
@@ -20,7 +20,7 @@ export interface RuleState {
 }
 
 export const ruleStream = (id: string) => `content_rule-${id}`;
-export const ruleDecider: Decider<RuleCommand, RuleState> = {
+export const ruleDecider: Decider<RuleCommand, RuleState, EventsNamed<'content_rule'>> = {
   initialState: () => ({ rule: null, deleted: false, last_slot: null }),
   evolve: (s, e) => {
     switch (e.type) {

@@ -1,6 +1,6 @@
 import { errors } from '@kb/platform';
 import type { Decider, DecidedEvent, Stored } from '@kb/eventsourcing';
-import type { ContentChunksAdded, ContentVersionAccepted } from '@kb/events';
+import type { ContentChunksAdded, ContentEvent, ContentVersionAccepted } from '@kb/events';
 
 /**
  * The content aggregate: one stream per content item, holding its versions and
@@ -87,7 +87,7 @@ const withVersion = (state: ContentState, versionId: string, change: (v: Version
   versions: state.versions.map((v) => (v.version_id === versionId ? change(v) : v)),
 });
 
-function evolve(state: ContentState, event: Stored): ContentState {
+function evolve(state: ContentState, event: Stored<ContentEvent>): ContentState {
   switch (event.type) {
     case 'content.created':
     case 'content.version_added': {
@@ -311,4 +311,4 @@ function decide(command: ContentCommand, state: ContentState): DecidedEvent[] {
   }
 }
 
-export const contentDecider: Decider<ContentCommand, ContentState> = { initialState, evolve, decide };
+export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent> = { initialState, evolve, decide };

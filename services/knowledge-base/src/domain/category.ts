@@ -1,5 +1,6 @@
 import { errors } from '@kb/platform';
 import type { Decider, DecidedEvent, Stored } from '@kb/eventsourcing';
+import type { EventsNamed } from '@kb/events';
 
 import { checkDescription, cleanName, nameKey } from './names.js';
 
@@ -35,7 +36,7 @@ export const categoryStream = (categoryId: string): string => `category-${catego
 
 const initialState = (): CategoryState => ({ status: 'new', category_id: '', org_id: '', name: '', topics: {} });
 
-function evolve(state: CategoryState, event: Stored): CategoryState {
+function evolve(state: CategoryState, event: Stored<EventsNamed<'category' | 'topic'>>): CategoryState {
   switch (event.type) {
     case 'category.created': {
       const d = event.data;
@@ -152,4 +153,4 @@ function decide(command: CategoryCommand, state: CategoryState): DecidedEvent[] 
   }
 }
 
-export const categoryDecider: Decider<CategoryCommand, CategoryState> = { initialState, evolve, decide };
+export const categoryDecider: Decider<CategoryCommand, CategoryState, EventsNamed<'category' | 'topic'>> = { initialState, evolve, decide };

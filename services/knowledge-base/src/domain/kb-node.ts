@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { errors } from '@kb/platform';
 import type { Decider, DecidedEvent, Stored } from '@kb/eventsourcing';
+import type { EventsNamed } from '@kb/events';
 
 /**
  * One knowledge-base node (spec 2.6): a folder or a content node. The stream
@@ -69,7 +70,7 @@ export const nodeNameFromTitle = (title: string): string => {
 
 const initialState = (): KbNodeState => ({ status: 'new', kb_node_id: '', org_id: '', type: 'folder', parent_id: null, name: '' });
 
-function evolve(state: KbNodeState, event: Stored): KbNodeState {
+function evolve(state: KbNodeState, event: Stored<EventsNamed<'kb_node'>>): KbNodeState {
   switch (event.type) {
     case 'kb_node.created': {
       const d = event.data;
@@ -156,4 +157,4 @@ function decide(command: KbNodeCommand, state: KbNodeState): DecidedEvent[] {
   }
 }
 
-export const kbNodeDecider: Decider<KbNodeCommand, KbNodeState> = { initialState, evolve, decide };
+export const kbNodeDecider: Decider<KbNodeCommand, KbNodeState, EventsNamed<'kb_node'>> = { initialState, evolve, decide };

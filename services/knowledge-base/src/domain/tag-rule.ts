@@ -1,5 +1,6 @@
 import { errors } from '@kb/platform';
-import type { Decider, DecidedEvent, Stored } from '@kb/eventsourcing';
+import type { Decider, DecidedEvent } from '@kb/eventsourcing';
+import type { EventsNamed } from '@kb/events';
 
 /**
  * Automatic tag rules: "content that matches every condition of the rule gets
@@ -68,9 +69,9 @@ function decide(command: TagRuleCommand, state: TagRuleState): DecidedEvent[] {
   }
 }
 
-export const tagRuleDecider: Decider<TagRuleCommand, TagRuleState> = {
+export const tagRuleDecider: Decider<TagRuleCommand, TagRuleState, EventsNamed<'tag_rule'>> = {
   initialState: () => ({ status: 'new', org_id: '' }),
-  evolve: (state, event: Stored) =>
+  evolve: (state, event) =>
     event.type === 'tag_rule.created'
       ? { status: 'live', org_id: event.data.org_id }
       : event.type === 'tag_rule.deleted'

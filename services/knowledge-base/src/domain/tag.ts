@@ -1,5 +1,6 @@
 import { errors } from '@kb/platform';
 import type { Decider, DecidedEvent, Stored } from '@kb/eventsourcing';
+import type { EventsNamed } from '@kb/events';
 
 /**
  * A tag (spec 2.8): an organization-scoped label. Names are unique per
@@ -39,7 +40,7 @@ function checkColor(color: string | null | undefined): void {
 
 const initialState = (): TagState => ({ status: 'new', tag_id: '', org_id: '', name: '' });
 
-function evolve(state: TagState, event: Stored): TagState {
+function evolve(state: TagState, event: Stored<EventsNamed<'tag'>>): TagState {
   switch (event.type) {
     case 'tag.created': {
       const d = event.data;
@@ -92,4 +93,4 @@ function decide(command: TagCommand, state: TagState): DecidedEvent[] {
   }
 }
 
-export const tagDecider: Decider<TagCommand, TagState> = { initialState, evolve, decide };
+export const tagDecider: Decider<TagCommand, TagState, EventsNamed<'tag'>> = { initialState, evolve, decide };

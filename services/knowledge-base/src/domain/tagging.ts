@@ -1,5 +1,5 @@
-import type { Decider, DecidedEvent, Stored } from '@kb/eventsourcing';
-import type { TagsSet } from '@kb/events';
+import type { Decider, DecidedEvent } from '@kb/eventsourcing';
+import type { EventsNamed, TagsSet } from '@kb/events';
 
 /** The tag set of one taggable thing (a KB node, a content item; later prompts and search queries). */
 export type TargetType = TagsSet['target_type'];
@@ -38,8 +38,8 @@ function decide(command: TaggingCommand, state: TaggingState): DecidedEvent[] {
   ];
 }
 
-export const taggingDecider: Decider<TaggingCommand, TaggingState> = {
+export const taggingDecider: Decider<TaggingCommand, TaggingState, EventsNamed<'tags'>> = {
   initialState: () => ({ tag_ids: [] }),
-  evolve: (state, event: Stored) => (event.type === 'tags.set' ? { tag_ids: event.data.tag_ids } : state),
+  evolve: (state, event) => (event.type === 'tags.set' ? { tag_ids: event.data.tag_ids } : state),
   decide,
 };

@@ -1,6 +1,6 @@
 import { errors } from '@kb/platform';
 import type { Decider, DecidedEvent } from '@kb/eventsourcing';
-import type { PieceEvent } from '@kb/events';
+import type { EventsNamed, PieceEvent } from '@kb/events';
 import type { GateResult } from './gate.js';
 
 const exhaustive = (x: never): never => {
@@ -226,7 +226,7 @@ interface DestinationState {
   org_id: string | null;
 }
 export const destinationStream = (id: string) => `destination-${id}`;
-export const destinationDecider: Decider<DestinationCommand, DestinationState> = {
+export const destinationDecider: Decider<DestinationCommand, DestinationState, EventsNamed<'destination'>> = {
   initialState: () => ({ status: 'new', destination_id: '', org_id: null }),
   evolve(s, e) {
     if (e.type === 'destination.created') return { status: 'active', destination_id: e.data.destination_id, org_id: e.data.org_id };
@@ -255,7 +255,7 @@ export const destinationDecider: Decider<DestinationCommand, DestinationState> =
 /** A shared destination's switch for one organization: every toggle is a fact. */
 export type ToggleCommand = { destination_id: string; org_id: string; enabled: boolean; actor: string; at: string };
 export const toggleStream = (orgId: string, destinationId: string) => `destination-toggle-${orgId}-${destinationId}`;
-export const toggleDecider: Decider<ToggleCommand, { enabled: boolean | null }> = {
+export const toggleDecider: Decider<ToggleCommand, { enabled: boolean | null }, EventsNamed<'destination'>> = {
   initialState: () => ({ enabled: null }),
   evolve: (s, e) => (e.type === 'destination.toggled' ? { enabled: e.data.enabled } : s),
   decide: (c) => [{ type: 'destination.toggled', data: { ...c } }],
@@ -273,7 +273,7 @@ interface DomainState {
   org_id: string;
 }
 export const domainStream = (id: string) => `domain-${id}`;
-export const domainDecider: Decider<DomainCommand, DomainState> = {
+export const domainDecider: Decider<DomainCommand, DomainState, EventsNamed<'domain'>> = {
   initialState: () => ({ status: 'new', domain_id: '', org_id: '' }),
   evolve(s, e) {
     if (e.type === 'domain.registered') return { status: 'pending', domain_id: e.data.domain_id, org_id: e.data.org_id };
@@ -312,7 +312,7 @@ interface SubscriptionState {
   org_id: string;
 }
 export const subscriptionStream = (id: string) => `webhook-subscription-${id}`;
-export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionState> = {
+export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionState, EventsNamed<'webhook_subscription'>> = {
   initialState: () => ({ status: 'new', subscription_id: '', org_id: '' }),
   evolve(s, e) {
     if (e.type === 'webhook_subscription.created')
