@@ -98,13 +98,12 @@ export const creditsDecider: Decider<CreditsCommand, CreditsState, EventsNamed<'
       case 'credits.spend_limit_set':
         return { ...state, monthly_limit: d.monthly_limit ?? null };
       case 'credits.carried_forward': {
-        const c = d;
         return {
-          balance: c.balance,
-          held: Object.fromEntries(c.held.map(({ reservation_id, ...hold }) => [reservation_id, hold])),
-          monthly_limit: c.monthly_limit,
-          month: c.month,
-          month_spent: c.month_spent,
+          balance: d.balance,
+          held: Object.fromEntries(d.held.map(({ reservation_id, ...hold }) => [reservation_id, hold])),
+          monthly_limit: d.monthly_limit,
+          month: d.month,
+          month_spent: d.month_spent,
           fresh: false,
         };
       }
