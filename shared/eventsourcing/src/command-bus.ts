@@ -12,7 +12,11 @@ export interface CommandContext {
 export interface CommandSession {
   tx: StoreTransaction;
   /** Load the stream, decide, validate, append at the loaded version, update read models. */
-  execute<C, S, E extends TypedEvent>(decider: Decider<C, S, E>, streamId: string, command: C): Promise<{ state: S; events: StoredEvent[] }>;
+  execute<C, S, E extends TypedEvent>(
+    decider: Decider<C, S, E>,
+    streamId: string,
+    command: C,
+  ): Promise<{ state: S; events: StoredEvent[] }>;
   /** Current state of a stream without changing it. */
   load<S, E extends TypedEvent>(
     decider: Pick<Decider<unknown, S, E>, 'initialState' | 'evolve'>,

@@ -401,7 +401,9 @@ describe('idempotent event consumer, batches', () => {
     const topic = await topicWith([...events, events[3]!]);
     const counted = counting();
     const c = counter(topic);
-    subscriptions.push(await startEventConsumer<NoteAdded>({ bus, store: counted, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }));
+    subscriptions.push(
+      await startEventConsumer<NoteAdded>({ bus, store: counted, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }),
+    );
     await waitFor(() => c.attempts.size === 20, 'every event');
     await sleep(150);
     for (let i = 0; i < 20; i++) assert.equal(await c.count(`n${i}`), 1);
@@ -452,7 +454,9 @@ describe('idempotent event consumer, batches', () => {
     const topic = await topicWith(events);
     const counted = counting(1);
     const c = counter(topic);
-    subscriptions.push(await startEventConsumer<NoteAdded>({ bus, store: counted, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }));
+    subscriptions.push(
+      await startEventConsumer<NoteAdded>({ bus, store: counted, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }),
+    );
     await waitFor(() => [...c.attempts.values()].filter((n) => n === 2).length === 8, 'the batch delivered again');
     // The relay re-publishes after a crash of its own: the same events again.
     await bus.publish(

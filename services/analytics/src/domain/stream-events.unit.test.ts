@@ -6,7 +6,7 @@ import { competitorDecider, promptRunDecider, trackedSourceDecider } from './agg
  * stream's decider narrows `event.data` by `event.type`, so a field renamed in
  * the catalogue breaks the code that reads it instead of reading undefined.
  */
- 
+
 type StreamEvent<D extends { evolve: (...args: any[]) => unknown }> = Parameters<D['evolve']>[1];
 
 describe('analytics stream events (type-level)', () => {

@@ -7,7 +7,7 @@ import { draftDecider, runDecider } from './aggregates.js';
  * stream's decider narrows `event.data` by `event.type`, so a field renamed in
  * the catalogue breaks the code that reads it instead of reading undefined.
  */
- 
+
 type StreamEvent<D extends { evolve: (...args: any[]) => unknown }> = Parameters<D['evolve']>[1];
 
 describe('generation stream events (type-level)', () => {
