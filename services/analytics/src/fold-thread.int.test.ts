@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fixedClock, randomIds } from '@kb/platform';
-import { eventCatalog, type EventEnvelope } from '@kb/events';
+import { eventCatalog } from '@kb/events';
 import { createCommandBus, rebuildReadModels, snapshotReadModels } from '@kb/eventsourcing';
 import { createSqliteStore } from '@kb/store/sqlite';
 import type { Store } from '@kb/store';
@@ -67,7 +67,7 @@ async function world(store: Store) {
   await rules.create(ctx, { match_type: 'path_prefix', pattern: 'https://acme.com/careers', tier: 'secondary' });
   await rules.create(ctx, { match_type: 'host', pattern: 'news.example.org', tier: 'tracked' });
   const tag = (prompt_id: string, tags: string[]) =>
-    store.transaction((tx) => putPrompt(tx, { data: { prompt_id, org_id: org, name: 'n', text: 'q', tags } } as unknown as EventEnvelope));
+    store.transaction((tx) => putPrompt(tx, { data: { prompt_id, org_id: org, name: 'n', text: 'q', tags } } as never));
   await tag(PROMPTS[0]!, ['t1']);
   await tag(PROMPTS[1]!, ['t1', 't2']);
   return { deps, ctx, tag };

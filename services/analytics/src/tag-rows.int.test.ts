@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { fixedClock, randomIds } from '@kb/platform';
-import { eventCatalog, type EventEnvelope } from '@kb/events';
+import { eventCatalog } from '@kb/events';
 import { createCommandBus, rebuildReadModels, snapshotReadModels } from '@kb/eventsourcing';
 import { createSqliteStore } from '@kb/store/sqlite';
 import type { CallContext } from '@kb/rpc';
@@ -36,8 +36,7 @@ describe('tag rows', () => {
       const answers = createAnswersService(deps);
       const reports = createReportsService({ store, clock });
       const [p1, p2, p3] = [randomUUID(), randomUUID(), randomUUID()];
-      const prompt = (id: string, tags: string[]) =>
-        ({ data: { prompt_id: id, org_id: org, name: 'n', text: 'q', tags } }) as unknown as EventEnvelope;
+      const prompt = (id: string, tags: string[]) => ({ data: { prompt_id: id, org_id: org, name: 'n', text: 'q', tags } }) as never;
       const importDays = (days: string[]) =>
         answers.importAnswers(
           ctx,

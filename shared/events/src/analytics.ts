@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineEvent, type EventData } from './define.js';
+import { defineEvent, type EventData, type EventOf } from './define.js';
 import { topics } from './topics.js';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -192,6 +192,9 @@ export const analyticsEvents = [
   promptRunItemFailed,
   promptRunFinished,
 ];
+
+/** Every analytics event (answers, tracked sources, competitors, settings, prompt runs). */
+export type AnalyticsEvent = EventOf<(typeof analyticsEvents)[number]>;
 
 export type AnswerCollected = EventData<typeof answerCollected>;
 export type TrackedSourceCreated = EventData<typeof trackedSourceCreated>;

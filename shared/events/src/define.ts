@@ -8,8 +8,8 @@ if (!FormatRegistry.Has('uuid'))
 if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => !Number.isNaN(Date.parse(v)));
 
 /** One event type: its name, schema number, payload schema and the topic it goes to. */
-export interface EventDefinition<T extends TObject = TObject> {
-  type: string;
+export interface EventDefinition<T extends TObject = TObject, N extends string = string> {
+  type: N;
   schema: number;
   topic: string;
   data: T;
@@ -22,13 +22,20 @@ export interface EventDefinition<T extends TObject = TObject> {
 
 export type EventData<D extends EventDefinition> = Static<D['data']>;
 
-export function defineEvent<T extends TObject>(
+/**
+ * The event a definition describes, as domain code sees it: its literal type
+ * name and its payload. Given a union of definitions it gives the discriminated
+ * union of their events, so `switch (event.type)` narrows `event.data`.
+ */
+export type EventOf<D extends EventDefinition> = D extends EventDefinition<infer T, infer N> ? { type: N; data: Static<T> } : never;
+
+export function defineEvent<T extends TObject, N extends string>(
   topic: string,
-  type: string,
+  type: N,
   schema: number,
   data: T,
   options: { internal?: boolean } = {},
-): EventDefinition<T> {
+): EventDefinition<T, N> {
   return { topic, type, schema, data, internal: options.internal ?? false };
 }
 

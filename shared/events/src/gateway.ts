@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineEvent, type EventData } from './define.js';
+import { defineEvent, type EventData, type EventOf } from './define.js';
 import { topics } from './topics.js';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -236,6 +236,9 @@ export const gatewayEvents = [
   creditsSpendLimitSet,
   creditsCarriedForward,
 ];
+
+/** Every event the gateway records (identity, sessions, API keys, credits). */
+export type GatewayEvent = EventOf<(typeof gatewayEvents)[number]>;
 
 export type OrganizationCreated = EventData<typeof organizationCreated>;
 export type UserRegistered = EventData<typeof userRegistered>;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineEvent, type EventData } from './define.js';
+import { defineEvent, type EventData, type EventOf } from './define.js';
 import { topics } from './topics.js';
 
 /**
@@ -277,6 +277,9 @@ export const generationEvents = [
   generationRunCompleted,
   generationRunFailed,
 ];
+
+/** Every generation event (rules, brand kit, content types, product lines, drafts, runs). */
+export type GenerationEvent = EventOf<(typeof generationEvents)[number]>;
 
 export type DraftRevision = EventData<typeof draftCreated>;
 export type DraftSourcesStale = EventData<typeof draftSourcesStale>;

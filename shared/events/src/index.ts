@@ -1,4 +1,4 @@
-import { createCatalog } from './define.js';
+import { createCatalog, type EventOf } from './define.js';
 import { gatewayEvents } from './gateway.js';
 import { knowledgeBaseEvents } from './knowledge-base.js';
 import { ingestEvents } from './ingest.js';
@@ -34,6 +34,22 @@ export const eventCatalog = createCatalog([
   ...oauthEvents,
 ]);
 
+/** Every event in the catalogue, as a union discriminated by `type`. */
+export type CatalogEvent = EventOf<
+  | (typeof gatewayEvents)[number]
+  | (typeof knowledgeBaseEvents)[number]
+  | (typeof ingestEvents)[number]
+  | (typeof analyticsEvents)[number]
+  | (typeof promptEvents)[number]
+  | (typeof searchEvents)[number]
+  | (typeof generationEvents)[number]
+  | (typeof publishingEvents)[number]
+  | (typeof oauthEvents)[number]
+>;
+
+/** The catalogue's events whose type starts with `<prefix>.` (one stream's, e.g. `EventsNamed<'credits'>`). */
+export type EventsNamed<Prefix extends string> = Extract<CatalogEvent, { type: `${Prefix}.${string}` }>;
+
 /** The envelope that travels on the bus (value of each message, as JSON). */
 export interface EventEnvelope {
   id: string;
@@ -46,3 +62,14 @@ export interface EventEnvelope {
   metadata: { org_id: string; actor?: string; correlation_id?: string; causation_id?: string; request_id?: string; trace?: string };
   recorded_at: string;
 }
+
+/**
+ * An envelope carrying one of the catalogue's events, typed by it; over a union
+ * it distributes, so `switch (event.type)` narrows `event.data`.
+ */
+export type Envelope<E extends { type: string; data: unknown } = CatalogEvent> = E extends unknown
+  ? Omit<EventEnvelope, 'type' | 'data'> & E
+  : never;
+
+/** The envelope of the catalogue's events of the given type(s), e.g. `EnvelopeOf<'content.created' | 'content.version_added'>`. */
+export type EnvelopeOf<T extends CatalogEvent['type']> = Envelope<Extract<CatalogEvent, { type: T }>>;

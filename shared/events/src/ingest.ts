@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineEvent, type EventData } from './define.js';
+import { defineEvent, type EventData, type EventOf } from './define.js';
 import { topics } from './topics.js';
 
 /**
@@ -143,6 +143,9 @@ export const ingestEvents = [
   contentDeleted,
   contentMoved,
 ];
+
+/** The content stream's events (one stream per content item). */
+export type ContentEvent = EventOf<(typeof ingestEvents)[number]>;
 
 export type ContentVersionAccepted = EventData<typeof contentCreated>;
 export type ContentChunksAdded = EventData<typeof contentChunksAdded>;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineEvent, type EventData } from './define.js';
+import { defineEvent, type EventData, type EventOf } from './define.js';
 import { topics } from './topics.js';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -181,6 +181,9 @@ export const knowledgeBaseEvents = [
   tagRuleCreated,
   tagRuleDeleted,
 ];
+
+/** Every knowledge-base event (categories, topics, tree nodes, tags, tag rules). */
+export type KnowledgeBaseEvent = EventOf<(typeof knowledgeBaseEvents)[number]>;
 
 export type CategoryCreated = EventData<typeof categoryCreated>;
 export type CategoryUpdated = EventData<typeof categoryUpdated>;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineEvent, type EventData } from './define.js';
+import { defineEvent, type EventData, type EventOf } from './define.js';
 import { topics } from './topics.js';
 
 /**
@@ -106,6 +106,9 @@ export const oauthEvents = [
   oauthAccessTokenRevoked,
   oauthGrantRevoked,
 ];
+
+/** Every OAuth event (clients, codes, grants, tokens). */
+export type OAuthEvent = EventOf<(typeof oauthEvents)[number]>;
 
 export type OAuthClientRegistered = EventData<typeof oauthClientRegistered>;
 export type OAuthCodeIssued = EventData<typeof oauthCodeIssued>;

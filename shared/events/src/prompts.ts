@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineEvent, type EventData } from './define.js';
+import { defineEvent, type EventData, type EventOf } from './define.js';
 import { topics } from './topics.js';
 
 /**
@@ -27,6 +27,9 @@ export const promptUpdated = defineEvent(kb, 'prompt.updated', 1, Type.Object(pr
 export const promptDeleted = defineEvent(kb, 'prompt.deleted', 1, Type.Object({ prompt_id: Uuid, org_id: Uuid, at: Timestamp }));
 
 export const promptEvents = [promptCreated, promptUpdated, promptDeleted];
+
+/** The prompt stream's events. */
+export type PromptEvent = EventOf<(typeof promptEvents)[number]>;
 
 export type PromptCreated = EventData<typeof promptCreated>;
 export type PromptUpdated = EventData<typeof promptUpdated>;

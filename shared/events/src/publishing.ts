@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineEvent, type EventData } from './define.js';
+import { defineEvent, type EventData, type EventOf } from './define.js';
 import { topics } from './topics.js';
 
 /**
@@ -182,6 +182,9 @@ export const publishingEvents = [
   webhookSubscriptionDeleted,
 ];
 
+/** Every publishing event (pieces, destinations, domains, webhook subscriptions). */
+export type PublishingEvent = EventOf<(typeof publishingEvents)[number]>;
+
 export type PieceSubmitted = EventData<typeof pieceSubmitted>;
 export type PieceApproved = EventData<typeof pieceApproved>;
 export type PieceRejected = EventData<typeof pieceRejected>;
@@ -194,3 +197,6 @@ export type DestinationRemoved = EventData<typeof destinationRemoved>;
 export type DestinationToggled = EventData<typeof destinationToggled>;
 export type DomainRegistered = EventData<typeof domainRegistered>;
 export type WebhookSubscriptionCreated = EventData<typeof webhookSubscriptionCreated>;
+
+/** The piece stream's events (the review and publication lifecycle of one draft). */
+export type PieceEvent = Extract<PublishingEvent, { type: `piece.${string}` }>;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineEvent, type EventData } from './define.js';
+import { defineEvent, type EventData, type EventOf } from './define.js';
 import { topics } from './topics.js';
 
 /**
@@ -37,4 +37,7 @@ export const searchQueryRecorded = defineEvent(
 );
 
 export const searchEvents = [searchQueryRecorded];
+
+/** Search events. */
+export type SearchEvent = EventOf<(typeof searchEvents)[number]>;
 export type SearchQueryRecorded = EventData<typeof searchQueryRecorded>;

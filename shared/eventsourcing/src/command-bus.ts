@@ -1,7 +1,7 @@
 import { systemClock, traceparentOf, type Clock, type IdGenerator } from '@kb/platform';
 import type { EventCatalog } from '@kb/events';
 import type { EventMetadata, Store, StoreTransaction, StoredEvent } from '@kb/store';
-import { fold, type Decider } from './decider.js';
+import { evolveFrom, fold, type Decider, type TypedEvent } from './decider.js';
 import { applyProjections, discardProjections, flushProjections, type Projection } from './projection.js';
 
 export interface CommandContext {
@@ -12,9 +12,16 @@ export interface CommandContext {
 export interface CommandSession {
   tx: StoreTransaction;
   /** Load the stream, decide, validate, append at the loaded version, update read models. */
-  execute<C, S>(decider: Decider<C, S>, streamId: string, command: C): Promise<{ state: S; events: StoredEvent[] }>;
+  execute<C, S, E extends TypedEvent>(
+    decider: Decider<C, S, E>,
+    streamId: string,
+    command: C,
+  ): Promise<{ state: S; events: StoredEvent[] }>;
   /** Current state of a stream without changing it. */
-  load<S>(decider: Pick<Decider<unknown, S>, 'initialState' | 'evolve'>, streamId: string): Promise<{ state: S; version: number }>;
+  load<S, E extends TypedEvent>(
+    decider: Pick<Decider<unknown, S, E>, 'initialState' | 'evolve'>,
+    streamId: string,
+  ): Promise<{ state: S; version: number }>;
   /** A session on the same transaction whose events carry another context (e.g. another organization's). */
   withContext(context: CommandContext): CommandSession;
 }
@@ -78,7 +85,7 @@ export function createCommandBus(deps: EventSourcingDeps) {
         const stored = await tx.append(streamId, history.length, newEvents);
         await applyProjections(deps.projections, tx, stored);
         onAppended(stored.length);
-        return { state: stored.reduce(decider.evolve, state), events: stored };
+        return { state: evolveFrom(decider, state, stored), events: stored };
       },
     };
   }

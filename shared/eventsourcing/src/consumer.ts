@@ -1,10 +1,20 @@
 import type { Logger } from 'pino';
 import { contextFromTraceparent, inSpan, isAppError, linkTo, silentLogger, SpanKind } from '@kb/platform';
-import { deadLetterTopic, type EventEnvelope } from '@kb/events';
+import { deadLetterTopic, type CatalogEvent, type Envelope, type EventEnvelope } from '@kb/events';
 import type { BatchOutcome, EventBus, ReceivedMessage, Subscription } from '@kb/bus';
 import type { Store, StoreTransaction } from '@kb/store';
+import type { TypedEvent } from './decider.js';
 
 export type EnvelopeHandler = (tx: StoreTransaction, event: EventEnvelope) => Promise<void>;
+
+/** A handler for one event type; it receives the envelope typed by that type's catalogue entry. */
+export type EventHandler<T extends E['type'], E extends TypedEvent = CatalogEvent> = (
+  tx: StoreTransaction,
+  event: Envelope<Extract<E, { type: T }>>,
+) => Promise<void>;
+
+/** Handlers keyed by event type, each typed for its key. */
+export type EventHandlers<E extends TypedEvent = CatalogEvent> = { [T in E['type']]?: EventHandler<T, E> };
 
 /**
  * How long one batch transaction may keep handling events before it commits: it
@@ -41,14 +51,14 @@ function unparseableReason(message: ReceivedMessage): string {
   }
 }
 
-export interface EventConsumerOptions {
+export interface EventConsumerOptions<E extends TypedEvent = CatalogEvent> {
   bus: EventBus;
   store: Store;
   /** Consumer group, and the inbox name under which processed event ids are kept. */
   groupId: string;
   topics: string[];
   /** Handlers by event type; other types are acknowledged and ignored. */
-  handlers: Record<string, EnvelopeHandler>;
+  handlers: EventHandlers<E>;
   logger?: Logger;
 }
 
@@ -64,9 +74,13 @@ export interface EventConsumerOptions {
  * an event, goes to the topic's dead-letter topic so it cannot block the
  * partition forever.
  */
-export async function startEventConsumer(options: EventConsumerOptions): Promise<Subscription> {
+export async function startEventConsumer<E extends TypedEvent = CatalogEvent>(options: EventConsumerOptions<E>): Promise<Subscription> {
   const logger = options.logger ?? silentLogger();
   // The consumed topics are created by subscribe, a dead-letter topic by its first publish.
+  // Looked up by the type a message names: every event on the bus was validated
+  // against the catalogue by the producer's relay, so the handler for a type gets
+  // the payload its signature names.
+  const handlers = options.handlers as Record<string, EnvelopeHandler | undefined>;
 
   const deadLetter = async (message: ReceivedMessage, reason: string) => {
     logger.error({ topic: message.topic, offset: message.offset, reason }, 'event dead-lettered');
@@ -113,13 +127,13 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
    */
   const ignored = (message: ReceivedMessage): boolean => {
     const type = message.headers.type;
-    return type !== undefined && !Object.hasOwn(options.handlers, type);
+    return type !== undefined && !Object.hasOwn(handlers, type);
   };
   /** The event to handle; null when nobody here handles its type; undefined when it is not an event. */
   const toHandle = (message: ReceivedMessage): EventEnvelope | null | undefined => {
     if (ignored(message)) return null;
     const event = parseEnvelope(message);
-    return event && !options.handlers[event.type] ? null : event;
+    return event && !handlers[event.type] ? null : event;
   };
 
   const single = async (message: ReceivedMessage): Promise<void> => {
@@ -129,7 +143,7 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
       await deadLetter(message, `unparseable: ${unparseableReason(message)}`);
       return;
     }
-    const handler = options.handlers[event.type];
+    const handler = handlers[event.type];
     if (!handler) return;
     try {
       await options.store.transaction((tx) => handle(tx, message, event, handler));
@@ -152,7 +166,7 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
         const event = events[i];
         if (event === null) continue;
         if (!event || (budget && i > from && performance.now() - started >= BATCH_BUDGET_MS)) break;
-        const handler = options.handlers[event.type]!;
+        const handler = handlers[event.type]!;
         try {
           await handle(tx, messages[i]!, event, handler);
         } catch (err) {
@@ -206,7 +220,7 @@ export async function startEventConsumer(options: EventConsumerOptions): Promise
     topics: options.topics,
     fromBeginning: true,
     // Every other type is acknowledged and ignored anyway (`ignored`); an adapter may pass over them unread.
-    types: Object.keys(options.handlers),
+    types: Object.keys(handlers),
     batchHandler: handleBatch,
     handler: single,
   });

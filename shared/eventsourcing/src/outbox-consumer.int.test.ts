@@ -25,6 +25,8 @@ const catalog = createCatalog([
   { ...categoryCreated, type: 'note.secret_set', topic: TOPIC, internal: true },
 ]);
 
+/** The test topic's event, for the consumers' handler table. */
+type NoteAdded = { type: 'note.added'; data: Record<string, unknown> };
 type NoteCommand = { type: 'add' | 'secret'; org: string; text: string };
 const notes: Decider<NoteCommand, number> = {
   initialState: () => 0,
@@ -259,7 +261,7 @@ describe('idempotent event consumer', () => {
     const topic = `consumer.${randomUUID()}`;
     let attempts = 0;
     subscriptions.push(
-      await startEventConsumer({
+      await startEventConsumer<NoteAdded>({
         bus,
         store,
         groupId: `g-${topic}`,
@@ -294,7 +296,7 @@ describe('idempotent event consumer', () => {
       await bus.subscribe({ groupId: `dlq-${topic}`, topics: [deadLetterTopic(topic)], handler: async (m) => void dead.push(m) }),
     );
     subscriptions.push(
-      await startEventConsumer({
+      await startEventConsumer<NoteAdded>({
         bus,
         store,
         groupId: `g-${topic}`,
@@ -399,7 +401,9 @@ describe('idempotent event consumer, batches', () => {
     const topic = await topicWith([...events, events[3]!]);
     const counted = counting();
     const c = counter(topic);
-    subscriptions.push(await startEventConsumer({ bus, store: counted, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }));
+    subscriptions.push(
+      await startEventConsumer<NoteAdded>({ bus, store: counted, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }),
+    );
     await waitFor(() => c.attempts.size === 20, 'every event');
     await sleep(150);
     for (let i = 0; i < 20; i++) assert.equal(await c.count(`n${i}`), 1);
@@ -434,7 +438,7 @@ describe('idempotent event consumer, batches', () => {
         })),
         big('kept'),
       ]);
-      subscriptions.push(await startEventConsumer({ bus, store, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }));
+      subscriptions.push(await startEventConsumer<NoteAdded>({ bus, store, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }));
       await waitFor(() => c.attempts.has('kept'), 'the handled event');
       await sleep(100);
       assert.equal(await c.count('kept'), 1);
@@ -450,7 +454,9 @@ describe('idempotent event consumer, batches', () => {
     const topic = await topicWith(events);
     const counted = counting(1);
     const c = counter(topic);
-    subscriptions.push(await startEventConsumer({ bus, store: counted, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }));
+    subscriptions.push(
+      await startEventConsumer<NoteAdded>({ bus, store: counted, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }),
+    );
     await waitFor(() => [...c.attempts.values()].filter((n) => n === 2).length === 8, 'the batch delivered again');
     // The relay re-publishes after a crash of its own: the same events again.
     await bus.publish(
@@ -477,7 +483,7 @@ describe('idempotent event consumer, batches', () => {
       if (text === 'terminal') return new AppError('validation', 'never valid', { code: 'test_terminal' });
       return undefined;
     });
-    subscriptions.push(await startEventConsumer({ bus, store, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }));
+    subscriptions.push(await startEventConsumer<NoteAdded>({ bus, store, groupId: `g-${topic}`, topics: [topic], handlers: c.handlers }));
     await waitFor(() => c.attempts.has('d') && dead.length === 1, 'the last event and the dead letter');
     await sleep(150);
     for (const text of ['a', 'b', 'retry', 'c', 'd']) assert.equal(await c.count(text), 1, `${text} committed once`);

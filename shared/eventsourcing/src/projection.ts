@@ -1,4 +1,5 @@
 import type { StoreTransaction, StoredEvent } from '@kb/store';
+import { asStreamEvents, type Stored } from './decider.js';
 
 /**
  * A read model fed by this service's own events. It is updated in the append's
@@ -11,7 +12,8 @@ export interface Projection {
   collections: string[];
   /** Indexes to declare on start. */
   indexes?: { collection: string; fields: string[] }[];
-  apply(tx: StoreTransaction, event: StoredEvent): Promise<void>;
+  /** `switch (event.type)` narrows `event.data` to the catalogue's payload for that type. */
+  apply(tx: StoreTransaction, event: Stored): Promise<void>;
   /**
    * Writes what `apply` kept in memory for this transaction (a projection that
    * batches its document writes). Called once before the transaction commits:
@@ -26,7 +28,8 @@ export interface Projection {
 }
 
 export async function applyProjections(projections: Projection[], tx: StoreTransaction, events: StoredEvent[]): Promise<void> {
-  for (const event of events) {
+  // Typed once here: every stored event was validated against the catalogue on append.
+  for (const event of asStreamEvents(events)) {
     for (const projection of projections) await projection.apply(tx, event);
   }
 }

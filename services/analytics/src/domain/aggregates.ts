@@ -1,6 +1,6 @@
 import { errors } from '@kb/platform';
-import type { StoredEvent } from '@kb/store';
 import type { Decider, DecidedEvent } from '@kb/eventsourcing';
+import type { EventsNamed } from '@kb/events';
 import type { MatchType, TierName } from './sources.js';
 
 /**
@@ -45,11 +45,10 @@ interface TrackedSourceState {
 }
 export const trackedSourceStream = (id: string) => `tracked-source-${id}`;
 
-export const trackedSourceDecider: Decider<TrackedSourceCommand, TrackedSourceState> = {
+export const trackedSourceDecider: Decider<TrackedSourceCommand, TrackedSourceState, EventsNamed<'tracked_source'>> = {
   initialState: () => ({ status: 'new', source_id: '', org_id: '' }),
-  evolve(s, e: StoredEvent) {
-    const d = e.data as { source_id: string; org_id: string };
-    if (e.type === 'tracked_source.created') return { status: 'active', source_id: d.source_id, org_id: d.org_id };
+  evolve(s, e) {
+    if (e.type === 'tracked_source.created') return { status: 'active', source_id: e.data.source_id, org_id: e.data.org_id };
     if (e.type === 'tracked_source.deleted') return { ...s, status: 'deleted' };
     return s;
   },
@@ -99,11 +98,10 @@ interface CompetitorState {
 }
 export const competitorStream = (id: string) => `competitor-${id}`;
 
-export const competitorDecider: Decider<CompetitorCommand, CompetitorState> = {
+export const competitorDecider: Decider<CompetitorCommand, CompetitorState, EventsNamed<'competitor'>> = {
   initialState: () => ({ status: 'new', competitor_id: '', org_id: '' }),
   evolve(s, e) {
-    const d = e.data as { competitor_id: string; org_id: string };
-    if (e.type === 'competitor.created') return { status: 'active', competitor_id: d.competitor_id, org_id: d.org_id };
+    if (e.type === 'competitor.created') return { status: 'active', competitor_id: e.data.competitor_id, org_id: e.data.org_id };
     if (e.type === 'competitor.deleted') return { ...s, status: 'deleted' };
     return s;
   },
@@ -174,11 +172,10 @@ interface PromptRunState {
 }
 export const promptRunStream = (runId: string) => `prompt-run-${runId}`;
 
-export const promptRunDecider: Decider<PromptRunCommand, PromptRunState> = {
+export const promptRunDecider: Decider<PromptRunCommand, PromptRunState, EventsNamed<'prompt_run'>> = {
   initialState: () => ({ status: 'new', run_id: '', org_id: '' }),
   evolve(s, e) {
-    const d = e.data as { run_id: string; org_id: string };
-    if (e.type === 'prompt_run.started') return { status: 'running', run_id: d.run_id, org_id: d.org_id };
+    if (e.type === 'prompt_run.started') return { status: 'running', run_id: e.data.run_id, org_id: e.data.org_id };
     if (e.type === 'prompt_run.finished') return { ...s, status: 'finished' };
     return s;
   },

@@ -1,6 +1,6 @@
-import type { StoreTransaction, StoredEvent } from '@kb/store';
-import type { Projection } from '@kb/eventsourcing';
-import type { AnswerCollected, PromptRunItemFailed, PromptRunStarted } from '@kb/events';
+import type { StoreTransaction } from '@kb/store';
+import type { Projection, Stored, StoredOf } from '@kb/eventsourcing';
+import type { AnswerCollected } from '@kb/events';
 import { answerFacts, factsOfEvent, type AnswerBody, type AnswerFacts } from '../domain/facts.js';
 import { daysOfMonth } from '../domain/periods.js';
 import { loadFoldContext } from './fold-context.js';
@@ -302,18 +302,19 @@ type LegacyAnswerCollected = AnswerBody & { org_id: string; origin: AnswerCollec
  * latest of its combination (on replay, a superseded answer's body is gone; it
  * is superseded again later in the same replay).
  */
-async function factsOf(tx: StoreTransaction, event: StoredEvent) {
+async function factsOf(tx: StoreTransaction, event: StoredOf<'answer.collected'>) {
   if (event.schema === 1) {
+    // The catalogue types the current schema (2); a schema-1 payload was validated against the schema of its day.
     const legacy = event.data as unknown as LegacyAnswerCollected;
     const context = await loadFoldContext(tx, legacy.org_id);
     return { answer: legacy, facts: answerFacts(legacy, context), names: new Map(context.names.map((n) => [n.key, n.name])), body: legacy };
   }
-  const answer = event.data as AnswerCollected;
+  const answer = event.data;
   const body = await bodyOf(tx, answer.answer_id);
   return { answer, facts: factsOfEvent(answer), names: new Map(answer.tracked_mentions.map((m) => [m.key, m.name])), body };
 }
 
-async function foldAnswer(tx: StoreTransaction, event: StoredEvent): Promise<void> {
+async function foldAnswer(tx: StoreTransaction, event: StoredOf<'answer.collected'>): Promise<void> {
   const { answer, facts, names, body } = await factsOf(tx, event);
 
   const pending = pendingOf(tx);
@@ -360,13 +361,13 @@ export const answersProjection: Projection = {
   ],
   flush: flushRows,
   discard: discardPending,
-  async apply(tx, event: StoredEvent) {
+  async apply(tx, event: Stored) {
     switch (event.type) {
       case 'answer.collected':
         await foldAnswer(tx, event);
         return;
       case 'prompt_run.started': {
-        const d = event.data as PromptRunStarted;
+        const d = event.data;
         const doc: PromptRunDoc = {
           id: d.run_id,
           run_id: d.run_id,
@@ -385,12 +386,12 @@ export const answersProjection: Projection = {
         return;
       }
       case 'prompt_run.item_failed': {
-        const d = event.data as PromptRunItemFailed;
+        const d = event.data;
         await bumpRun(tx, d.run_id, d.model, 'failed', d.error);
         return;
       }
       case 'prompt_run.finished': {
-        const d = event.data as { run_id: string; error?: string; at: string };
+        const d = event.data;
         const run = await tx.get<PromptRunDoc>(PROMPT_RUNS, d.run_id);
         if (!run) return;
         const engines =

@@ -1,14 +1,7 @@
-import { DuplicateKeyError, type StoreTransaction, type StoredEvent } from '@kb/store';
-import type { Projection } from '@kb/eventsourcing';
+import { DuplicateKeyError, type StoreTransaction } from '@kb/store';
+import type { Projection, Stored } from '@kb/eventsourcing';
 import { errors } from '@kb/platform';
-import type {
-  BrandSettingsUpdated,
-  CompetitorCreated,
-  CompetitorUpdated,
-  RunConfigurationUpdated,
-  TrackedSourceCreated,
-  TrackedSourceUpdated,
-} from '@kb/events';
+
 import { normalizeHost } from '../domain/urls.js';
 import {
   BRAND_SETTINGS,
@@ -43,10 +36,10 @@ export const configurationProjection: Projection = {
     { collection: TRACKED_SOURCES, fields: ['org_id', 'seq'] },
     { collection: COMPETITORS, fields: ['org_id', 'seq'] },
   ],
-  async apply(tx, event: StoredEvent) {
+  async apply(tx, event: Stored) {
     switch (event.type) {
       case 'tracked_source.created': {
-        const d = event.data as TrackedSourceCreated;
+        const d = event.data;
         const doc: SourceRuleDoc = {
           id: d.source_id,
           source_id: d.source_id,
@@ -64,7 +57,7 @@ export const configurationProjection: Projection = {
         return;
       }
       case 'tracked_source.updated': {
-        const d = event.data as TrackedSourceUpdated;
+        const d = event.data;
         const cur = await tx.get<SourceRuleDoc>(TRACKED_SOURCES, d.source_id);
         if (!cur) return;
         const { label: _label, ...rest } = cur;
@@ -79,10 +72,10 @@ export const configurationProjection: Projection = {
         return;
       }
       case 'tracked_source.deleted':
-        await tx.delete(TRACKED_SOURCES, (event.data as { source_id: string }).source_id);
+        await tx.delete(TRACKED_SOURCES, event.data.source_id);
         return;
       case 'competitor.created': {
-        const d = event.data as CompetitorCreated;
+        const d = event.data;
         await reserveCompetitorName(tx, d.org_id, d.name, d.competitor_id);
         const doc: CompetitorDoc = {
           id: d.competitor_id,
@@ -99,7 +92,7 @@ export const configurationProjection: Projection = {
         return;
       }
       case 'competitor.updated': {
-        const d = event.data as CompetitorUpdated;
+        const d = event.data;
         const cur = await tx.get<CompetitorDoc>(COMPETITORS, d.competitor_id);
         if (!cur) return;
         if (competitorNameKey(cur.org_id, cur.name) !== competitorNameKey(d.org_id, d.name)) {
@@ -117,7 +110,7 @@ export const configurationProjection: Projection = {
         return;
       }
       case 'competitor.deleted': {
-        const id = (event.data as { competitor_id: string }).competitor_id;
+        const id = event.data.competitor_id;
         const cur = await tx.get<CompetitorDoc>(COMPETITORS, id);
         if (!cur) return;
         await tx.delete(COMPETITOR_NAMES, competitorNameKey(cur.org_id, cur.name));
@@ -125,7 +118,7 @@ export const configurationProjection: Projection = {
         return;
       }
       case 'brand_settings.updated': {
-        const d = event.data as BrandSettingsUpdated;
+        const d = event.data;
         const prev = await tx.get<BrandSettingsDoc>(BRAND_SETTINGS, d.org_id);
         // The organization's websites are owned rules: read-only (published) primary domain rules.
         const hosts = (list: string[]) => new Set(list.map((w) => normalizeHost(w)).filter((h): h is string => h !== null));
@@ -162,7 +155,7 @@ export const configurationProjection: Projection = {
         return;
       }
       case 'run_configuration.updated': {
-        const { at, ...d } = event.data as RunConfigurationUpdated;
+        const { at, ...d } = event.data;
         await tx.put(RUN_CONFIGURATIONS, { id: d.org_id, ...d, updated_at: at });
         return;
       }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { errors, type Clock } from '@kb/platform';
 import type { Store } from '@kb/store';
-import type { CommandBus } from '@kb/eventsourcing';
+import { asStreamEvents, type CommandBus } from '@kb/eventsourcing';
 import { holdLease, type LeaseManager } from '@kb/coordination';
 import type { AnswersService } from '../app/answers.js';
 import { answerStream, promptRunDecider, promptRunStream } from '../domain/aggregates.js';
@@ -133,9 +133,9 @@ export function createScheduler(deps: {
         // Items this run already attempted and recorded as failed (by a replica that lost
         // its claim or crashed): a slot asks each prompt x model x location at most once.
         const failed = new Set(
-          (await store.readStream(promptRunStream(run_id)))
+          asStreamEvents(await store.readStream(promptRunStream(run_id)))
             .filter((e) => e.type === 'prompt_run.item_failed')
-            .map((e) => itemKey(e.data as { prompt_id: string; model: string; location: string })),
+            .map((e) => itemKey(e.data)),
         );
         for (const item of items) {
           // The organization's master switch can go off mid-run: stop asking at once.

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { EventBus, Subscription } from '@kb/bus';
 import type { Store, StoreTransaction } from '@kb/store';
 import { startEventConsumer } from '@kb/eventsourcing';
-import { topics, type EventEnvelope, type PromptCreated } from '@kb/events';
+import { topics, type EnvelopeOf } from '@kb/events';
 import { ORGANIZATIONS, PROMPTS, type OrganizationDoc, type PromptDoc } from '../projections/collections.js';
 import { retagRows } from '../projections/answers.js';
 
@@ -12,14 +12,14 @@ async function savePrompt(tx: StoreTransaction, before: PromptDoc | undefined, d
   await retagRows(tx, doc.org_id, doc.id, before?.org_id === doc.org_id ? before : undefined, doc);
 }
 
-export async function putPrompt(tx: StoreTransaction, event: EventEnvelope) {
-  const d = event.data as PromptCreated;
+export async function putPrompt(tx: StoreTransaction, event: EnvelopeOf<'prompt.created' | 'prompt.updated'>) {
+  const d = event.data;
   const doc: PromptDoc = { id: d.prompt_id, org_id: d.org_id, name: d.name, text: d.text, tags: d.tags, deleted: false };
   await savePrompt(tx, await tx.get<PromptDoc>(PROMPTS, d.prompt_id), doc);
 }
 
-export async function deletePrompt(tx: StoreTransaction, event: EventEnvelope) {
-  const id = (event.data as { prompt_id: string }).prompt_id;
+export async function deletePrompt(tx: StoreTransaction, event: EnvelopeOf<'prompt.deleted'>) {
+  const id = event.data.prompt_id;
   const current = await tx.get<PromptDoc>(PROMPTS, id);
   if (current) await savePrompt(tx, current, { ...current, deleted: true });
 }
@@ -50,13 +50,13 @@ export async function startAnalyticsConsumers(deps: { bus: EventBus; store: Stor
     logger: deps.logger,
     handlers: {
       'organization.created': async (tx, event) => {
-        const d = event.data as { org_id: string; name: string };
+        const d = event.data;
         const current = await tx.get<OrganizationDoc>(ORGANIZATIONS, d.org_id);
         await tx.put(ORGANIZATIONS, { ...current, id: d.org_id, name: d.name });
       },
       // Only the fields that changed are present; an empty websites array clears them.
       'organization.updated': async (tx, event) => {
-        const d = event.data as { org_id: string; name?: string; websites?: string[]; at: string };
+        const d = event.data;
         const current = (await tx.get<OrganizationDoc>(ORGANIZATIONS, d.org_id)) ?? { id: d.org_id, name: d.name ?? '' };
         await tx.put(ORGANIZATIONS, {
           ...current,
@@ -65,7 +65,7 @@ export async function startAnalyticsConsumers(deps: { bus: EventBus; store: Stor
         });
       },
       'organization.runs_enabled_changed': async (tx, event) => {
-        const d = event.data as { org_id: string; runs_enabled: boolean };
+        const d = event.data;
         const current = (await tx.get<OrganizationDoc>(ORGANIZATIONS, d.org_id)) ?? { id: d.org_id, name: '' };
         await tx.put(ORGANIZATIONS, { ...current, runs_enabled: d.runs_enabled });
       },

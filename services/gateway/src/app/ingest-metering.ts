@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { startEventConsumer } from '@kb/eventsourcing';
-import { topics, type ContentExtracted } from '@kb/events';
+import { topics } from '@kb/events';
 import type { EventBus, Subscription } from '@kb/bus';
 import type { Store } from '@kb/store';
 import type { Clock } from '@kb/platform';
@@ -35,7 +35,7 @@ export async function startIngestMetering(deps: {
     logger: deps.logger,
     handlers: {
       'content.extracted': async (tx, event) => {
-        const d = event.data as ContentExtracted;
+        const d = event.data;
         if (d.at < since) return;
         const amount = ingestExtraUnits(d.characters, deps.charsPerUnit) * deps.costPerUnit;
         if (amount === 0) return;

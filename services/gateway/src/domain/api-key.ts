@@ -1,5 +1,6 @@
 import { errors } from '@kb/platform';
 import type { Decider } from '@kb/eventsourcing';
+import type { EventsNamed } from '@kb/events';
 
 export interface ApiKeyState {
   status: 'new' | 'active' | 'revoked';
@@ -22,10 +23,10 @@ export type ApiKeyCommand =
 
 export const apiKeyStream = (keyId: string) => `api-key-${keyId}`;
 
-export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyState> = {
+export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyState, EventsNamed<'api_key'>> = {
   initialState: () => ({ status: 'new', org_id: '' }),
   evolve(state, event) {
-    if (event.type === 'api_key.created') return { status: 'active', org_id: (event.data as { org_id: string }).org_id };
+    if (event.type === 'api_key.created') return { status: 'active', org_id: event.data.org_id };
     if (event.type === 'api_key.revoked') return { ...state, status: 'revoked' };
     return state;
   },

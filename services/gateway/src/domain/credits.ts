@@ -1,6 +1,6 @@
 import { errors } from '@kb/platform';
 import type { Decider } from '@kb/eventsourcing';
-import type { CreditsCarriedForward } from '@kb/events';
+import type { CreditsCarriedForward, EventsNamed } from '@kb/events';
 
 export type MeteredOperation = 'ingest' | 'query' | 'generation';
 
@@ -50,34 +50,28 @@ export const monthOf = (at: string): string => at.slice(0, 7);
 /** The spend counted against the limit in `month` (a new month starts from zero). */
 export const spentIn = (state: CreditsState, month: string): number => (state.month === month ? state.month_spent : 0);
 
-export const creditsDecider: Decider<CreditsCommand, CreditsState> = {
+export const creditsDecider: Decider<CreditsCommand, CreditsState, EventsNamed<'credits'>> = {
   initialState: () => ({ balance: 0, held: {}, monthly_limit: null, month: '', month_spent: 0, fresh: true }),
   evolve(previous, event) {
     const state = previous.fresh ? { ...previous, fresh: false } : previous;
-    const d = event.data as {
-      amount?: number;
-      reservation_id?: string;
-      operation?: MeteredOperation;
-      at: string;
-      monthly_limit?: number | null;
-    };
-    switch (event.type) {
+    const { type, data: d } = event;
+    switch (type) {
       case 'credits.granted':
-        return { ...state, balance: state.balance + d.amount! };
+        return { ...state, balance: state.balance + d.amount };
       case 'credits.reserved': {
         const month = monthOf(d.at);
         return {
           ...state,
-          balance: state.balance - d.amount!,
-          held: { ...state.held, [d.reservation_id!]: { amount: d.amount!, operation: d.operation!, month } },
+          balance: state.balance - d.amount,
+          held: { ...state.held, [d.reservation_id]: { amount: d.amount, operation: d.operation, month } },
           month,
-          month_spent: spentIn(state, month) + d.amount!,
+          month_spent: spentIn(state, month) + d.amount,
         };
       }
       case 'credits.settled': {
-        const hold = state.held[d.reservation_id!];
-        const { [d.reservation_id!]: _done, ...held } = state.held;
-        const refunded = (event.data as { refunded?: number }).refunded ?? 0;
+        const hold = state.held[d.reservation_id];
+        const { [d.reservation_id]: _done, ...held } = state.held;
+        const refunded = d.refunded ?? 0;
         if (!hold || refunded === 0) return { ...state, held };
         return {
           ...state,
@@ -87,8 +81,8 @@ export const creditsDecider: Decider<CreditsCommand, CreditsState> = {
         };
       }
       case 'credits.released': {
-        const hold = state.held[d.reservation_id!];
-        const { [d.reservation_id!]: _done, ...held } = state.held;
+        const hold = state.held[d.reservation_id];
+        const { [d.reservation_id]: _done, ...held } = state.held;
         if (!hold) return state;
         return {
           ...state,
@@ -99,18 +93,17 @@ export const creditsDecider: Decider<CreditsCommand, CreditsState> = {
       }
       case 'credits.charged': {
         const month = monthOf(d.at);
-        return { ...state, balance: state.balance - d.amount!, month, month_spent: spentIn(state, month) + d.amount! };
+        return { ...state, balance: state.balance - d.amount, month, month_spent: spentIn(state, month) + d.amount };
       }
       case 'credits.spend_limit_set':
         return { ...state, monthly_limit: d.monthly_limit ?? null };
       case 'credits.carried_forward': {
-        const c = event.data as CreditsCarriedForward;
         return {
-          balance: c.balance,
-          held: Object.fromEntries(c.held.map(({ reservation_id, ...hold }) => [reservation_id, hold])),
-          monthly_limit: c.monthly_limit,
-          month: c.month,
-          month_spent: c.month_spent,
+          balance: d.balance,
+          held: Object.fromEntries(d.held.map(({ reservation_id, ...hold }) => [reservation_id, hold])),
+          monthly_limit: d.monthly_limit,
+          month: d.month,
+          month_spent: d.month_spent,
           fresh: false,
         };
       }

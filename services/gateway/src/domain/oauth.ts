@@ -1,5 +1,6 @@
 import { errors } from '@kb/platform';
 import type { Decider } from '@kb/eventsourcing';
+import type { EventsNamed } from '@kb/events';
 
 /**
  * OAuth 2.1 state as event-sourced aggregates (DESIGN section 2's decider
@@ -17,7 +18,7 @@ export interface OAuthClientState {
 }
 export type OAuthClientCommand = { type: 'register'; client_id: string; client_name: string; redirect_uris: string[]; at: string };
 
-export const oauthClientDecider: Decider<OAuthClientCommand, OAuthClientState> = {
+export const oauthClientDecider: Decider<OAuthClientCommand, OAuthClientState, EventsNamed<'oauth'>> = {
   initialState: () => ({ registered: false }),
   evolve: (state, event) => (event.type === 'oauth.client_registered' ? { registered: true } : state),
   decide(command, state) {
@@ -45,7 +46,7 @@ export interface OAuthCodeState extends OAuthCodeFields {
 export type OAuthCodeCommand =
   ({ type: 'issue'; code_hash: string; at: string } & OAuthCodeFields) | { type: 'redeem'; code_hash: string; at: string };
 
-export const oauthCodeDecider: Decider<OAuthCodeCommand, OAuthCodeState> = {
+export const oauthCodeDecider: Decider<OAuthCodeCommand, OAuthCodeState, EventsNamed<'oauth'>> = {
   initialState: () => ({
     status: 'new',
     client_id: '',
@@ -59,7 +60,7 @@ export const oauthCodeDecider: Decider<OAuthCodeCommand, OAuthCodeState> = {
   evolve(state, event) {
     switch (event.type) {
       case 'oauth.code_issued': {
-        const d = event.data as Omit<OAuthCodeState, 'status'>;
+        const d = event.data;
         return {
           status: 'issued',
           client_id: d.client_id,
@@ -128,11 +129,11 @@ export type OAuthGrantCommand =
   | { type: 'revoke'; grant_id: string; at: string }
   | { type: 'revoke_access'; grant_id: string; access_hash: string; at: string };
 
-export const oauthGrantDecider: Decider<OAuthGrantCommand, OAuthGrantState> = {
+export const oauthGrantDecider: Decider<OAuthGrantCommand, OAuthGrantState, EventsNamed<'oauth'>> = {
   initialState: () => ({ status: 'new', client_id: '', refresh_hash: '', refresh_expires_at: '' }),
   evolve(state, event) {
-    const d = event.data as { client_id: string; refresh_hash: string; refresh_expires_at: string };
-    switch (event.type) {
+    const { type, data: d } = event;
+    switch (type) {
       case 'oauth.grant_created':
         return { ...state, status: 'active', client_id: d.client_id };
       case 'oauth.tokens_issued':

@@ -1,6 +1,6 @@
 import { errors } from '@kb/platform';
-import type { DecidedEvent, Decider } from '@kb/eventsourcing';
-import type { StoredEvent } from '@kb/store';
+import type { DecidedEvent, Decider, Stored } from '@kb/eventsourcing';
+import type { EventsNamed } from '@kb/events';
 import { builtInRoles, type BuiltInRole, type Permission } from '../auth/permissions.js';
 
 /**
@@ -180,36 +180,36 @@ function decide(command: OrganizationCommand, state: OrganizationState): Decided
   }
 }
 
-function evolve(state: OrganizationState, event: StoredEvent): OrganizationState {
-  const d = event.data as Record<string, unknown>;
-  switch (event.type) {
+function evolve(state: OrganizationState, event: Stored<EventsNamed<'organization' | 'role' | 'member'>>): OrganizationState {
+  const { type, data: d } = event;
+  switch (type) {
     case 'organization.created':
-      return { ...state, exists: true, name: d.name as string, slug: d.slug as string };
+      return { ...state, exists: true, name: d.name, slug: d.slug };
     case 'organization.updated':
       return {
         ...state,
-        ...(d.name !== undefined && { name: d.name as string }),
-        ...(d.slug !== undefined && { slug: d.slug as string }),
-        ...(d.websites !== undefined && { websites: d.websites as string[] }),
-        ...(d.locations !== undefined && { locations: d.locations as string[] }),
+        ...(d.name !== undefined && { name: d.name }),
+        ...(d.slug !== undefined && { slug: d.slug }),
+        ...(d.websites !== undefined && { websites: d.websites }),
+        ...(d.locations !== undefined && { locations: d.locations }),
       };
     case 'organization.runs_enabled_changed':
-      return { ...state, runs_enabled: d.runs_enabled as boolean };
+      return { ...state, runs_enabled: d.runs_enabled };
     case 'role.created':
       return {
         ...state,
         roles: {
           ...state.roles,
-          [d.role_id as string]: {
-            name: d.name as string,
-            built_in: d.built_in as boolean,
-            permissions: d.permissions as string[],
-            description: d.description as string,
+          [d.role_id]: {
+            name: d.name,
+            built_in: d.built_in,
+            permissions: d.permissions,
+            description: d.description,
           },
         },
       };
     case 'role.updated': {
-      const id = d.role_id as string;
+      const id = d.role_id;
       const role = state.roles[id];
       if (!role) return state;
       return {
@@ -218,22 +218,22 @@ function evolve(state: OrganizationState, event: StoredEvent): OrganizationState
           ...state.roles,
           [id]: {
             ...role,
-            ...(d.name !== undefined && { name: d.name as string }),
-            ...(d.description !== undefined && { description: d.description as string }),
-            ...(d.permissions !== undefined && { permissions: d.permissions as string[] }),
+            ...(d.name !== undefined && { name: d.name }),
+            ...(d.description !== undefined && { description: d.description }),
+            ...(d.permissions !== undefined && { permissions: d.permissions }),
           },
         },
       };
     }
     case 'role.deleted': {
-      const { [d.role_id as string]: _gone, ...roles } = state.roles;
+      const { [d.role_id]: _gone, ...roles } = state.roles;
       return { ...state, roles };
     }
     case 'member.added':
     case 'member.role_changed':
-      return { ...state, members: { ...state.members, [d.user_id as string]: d.role_id as string } };
+      return { ...state, members: { ...state.members, [d.user_id]: d.role_id } };
     case 'member.removed': {
-      const { [d.user_id as string]: _gone, ...members } = state.members;
+      const { [d.user_id]: _gone, ...members } = state.members;
       return { ...state, members };
     }
     default:
@@ -241,7 +241,7 @@ function evolve(state: OrganizationState, event: StoredEvent): OrganizationState
   }
 }
 
-export const organizationDecider: Decider<OrganizationCommand, OrganizationState> = {
+export const organizationDecider: Decider<OrganizationCommand, OrganizationState, EventsNamed<'organization' | 'role' | 'member'>> = {
   initialState: () => ({
     exists: false,
     name: '',

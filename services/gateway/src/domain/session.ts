@@ -1,5 +1,6 @@
 import { errors } from '@kb/platform';
 import type { Decider } from '@kb/eventsourcing';
+import type { EventsNamed } from '@kb/events';
 
 /** A signed-in user's session: which organization it acts in, and whether it is still open. */
 export interface SessionState {
@@ -15,11 +16,11 @@ export type SessionCommand =
 
 export const sessionStream = (sessionId: string) => `session-${sessionId}`;
 
-export const sessionDecider: Decider<SessionCommand, SessionState> = {
+export const sessionDecider: Decider<SessionCommand, SessionState, EventsNamed<'session'>> = {
   initialState: () => ({ status: 'new', user_id: '', org_id: null }),
   evolve(state, event) {
-    const d = event.data as { user_id: string; org_id?: string | null };
-    switch (event.type) {
+    const { type, data: d } = event;
+    switch (type) {
       case 'session.started':
         return { status: 'open', user_id: d.user_id, org_id: d.org_id ?? null };
       case 'session.org_switched':

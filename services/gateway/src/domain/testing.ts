@@ -1,8 +1,8 @@
-import type { Decider } from '@kb/eventsourcing';
+import { evolveFrom, type Decider, type TypedEvent } from '@kb/eventsourcing';
 import type { StoredEvent } from '@kb/store';
 
 /** Runs commands through decide + evolve the way the command bus does; returns the state and every event. */
-export function run<C, S>(decider: Decider<C, S>, commands: C[]): { state: S; events: StoredEvent[] } {
+export function run<C, S, E extends TypedEvent>(decider: Decider<C, S, E>, commands: C[]): { state: S; events: StoredEvent[] } {
   let state = decider.initialState();
   const events: StoredEvent[] = [];
   for (const c of commands) {
@@ -19,7 +19,7 @@ export function run<C, S>(decider: Decider<C, S>, commands: C[]): { state: S; ev
         recorded_at: '2026-01-01T00:00:00.000Z',
       };
       events.push(stored);
-      state = decider.evolve(state, stored);
+      state = evolveFrom(decider, state, [stored]);
     }
   }
   return { state, events };

@@ -1,13 +1,6 @@
 import type { Projection } from '@kb/eventsourcing';
 import type { StoreTransaction } from '@kb/store';
-import type {
-  CreditsCarriedForward,
-  CreditsCharged,
-  CreditsGranted,
-  CreditsReserved,
-  CreditsSettled,
-  CreditsSpendLimitSet,
-} from '@kb/events';
+
 import { monthOf } from '../domain/credits.js';
 
 export const CREDIT_BALANCES = 'credit_balances';
@@ -72,7 +65,7 @@ export const creditsProjection: Projection = {
   async apply(tx, event) {
     switch (event.type) {
       case 'credits.granted': {
-        const d = event.data as CreditsGranted;
+        const d = event.data;
         const b = await balanceOf(tx, d.org_id);
         const next = { ...b, balance: b.balance + d.amount };
         await tx.put(CREDIT_BALANCES, next);
@@ -90,7 +83,7 @@ export const creditsProjection: Projection = {
         return;
       }
       case 'credits.reserved': {
-        const d = event.data as CreditsReserved;
+        const d = event.data;
         const b = await balanceOf(tx, d.org_id);
         const month = monthOf(d.at);
         const spent = b.month === month ? b.spent_this_month : 0;
@@ -106,7 +99,7 @@ export const creditsProjection: Projection = {
         return;
       }
       case 'credits.settled': {
-        const d = event.data as CreditsSettled;
+        const d = event.data;
         const b = await balanceOf(tx, d.org_id);
         // What the operation did not use of its reservation goes back (see credits.settled).
         const refunded = d.refunded ?? 0;
@@ -133,7 +126,7 @@ export const creditsProjection: Projection = {
         return;
       }
       case 'credits.released': {
-        const d = event.data as CreditsReserved;
+        const d = event.data;
         const b = await balanceOf(tx, d.org_id);
         const reservedMonth = b.month === monthOf(d.at) ? b.month : '';
         await tx.put(CREDIT_BALANCES, {
@@ -146,7 +139,7 @@ export const creditsProjection: Projection = {
         return;
       }
       case 'credits.charged': {
-        const d = event.data as CreditsCharged;
+        const d = event.data;
         const b = await balanceOf(tx, d.org_id);
         const month = monthOf(d.at);
         const next = {
@@ -170,13 +163,13 @@ export const creditsProjection: Projection = {
         return;
       }
       case 'credits.spend_limit_set': {
-        const d = event.data as CreditsSpendLimitSet;
+        const d = event.data;
         const b = await balanceOf(tx, d.org_id);
         await tx.put(CREDIT_BALANCES, { ...b, monthly_spend_limit: d.monthly_limit });
         return;
       }
       case 'credits.carried_forward': {
-        const d = event.data as CreditsCarriedForward;
+        const d = event.data;
         await tx.put(CREDIT_EPOCHS, { id: d.org_id, org_id: d.org_id, epoch: d.epoch });
         return;
       }

@@ -1,21 +1,5 @@
 import type { Projection } from '@kb/eventsourcing';
 import type { StoreTransaction } from '@kb/store';
-import type {
-  ApiKeyCreated,
-  MemberAdded,
-  MemberRemoved,
-  MemberRoleChanged,
-  OrganizationCreated,
-  OrganizationRunsEnabledChanged,
-  OrganizationUpdated,
-  RoleCreated,
-  RoleDeleted,
-  RoleUpdated,
-  SessionEnded,
-  SessionOrgSwitched,
-  SessionStarted,
-  UserRegistered,
-} from '@kb/events';
 
 export const ORGANIZATIONS = 'organizations';
 /** Slug -> organization: inserting claims the slug, so a taken slug fails the whole transaction. */
@@ -117,7 +101,7 @@ export const identityProjection: Projection = {
   async apply(tx, event) {
     switch (event.type) {
       case 'organization.created': {
-        const d = event.data as OrganizationCreated;
+        const d = event.data;
         const doc: OrganizationDoc = {
           id: d.org_id,
           org_id: d.org_id,
@@ -134,7 +118,7 @@ export const identityProjection: Projection = {
         return;
       }
       case 'organization.updated': {
-        const d = event.data as OrganizationUpdated;
+        const d = event.data;
         const org = await tx.get<OrganizationDoc>(ORGANIZATIONS, d.org_id);
         if (!org) return;
         if (d.slug !== undefined && d.slug !== org.slug) {
@@ -146,12 +130,12 @@ export const identityProjection: Projection = {
         return;
       }
       case 'organization.runs_enabled_changed': {
-        const d = event.data as OrganizationRunsEnabledChanged;
+        const d = event.data;
         await update<OrganizationDoc>(tx, ORGANIZATIONS, d.org_id, (o) => ({ ...o, runs_enabled: d.runs_enabled, updated_at: d.at }));
         return;
       }
       case 'user.registered': {
-        const d = event.data as UserRegistered;
+        const d = event.data;
         const doc: UserDoc = {
           id: d.user_id,
           user_id: d.user_id,
@@ -166,7 +150,7 @@ export const identityProjection: Projection = {
         return;
       }
       case 'member.added': {
-        const d = event.data as MemberAdded;
+        const d = event.data;
         const doc: MembershipDoc = {
           id: membershipId(d.org_id, d.user_id),
           org_id: d.org_id,
@@ -179,17 +163,17 @@ export const identityProjection: Projection = {
         return;
       }
       case 'member.role_changed': {
-        const d = event.data as MemberRoleChanged;
+        const d = event.data;
         await update<MembershipDoc>(tx, MEMBERSHIPS, membershipId(d.org_id, d.user_id), (m) => ({ ...m, role_id: d.role_id }));
         return;
       }
       case 'member.removed': {
-        const d = event.data as MemberRemoved;
+        const d = event.data;
         await tx.delete(MEMBERSHIPS, membershipId(d.org_id, d.user_id));
         return;
       }
       case 'role.created': {
-        const d = event.data as RoleCreated;
+        const d = event.data;
         const doc: RoleDoc = {
           id: d.role_id,
           role_id: d.role_id,
@@ -205,17 +189,17 @@ export const identityProjection: Projection = {
         return;
       }
       case 'role.updated': {
-        const { org_id: _o, role_id, at, ...changes } = event.data as RoleUpdated;
+        const { org_id: _o, role_id, at, ...changes } = event.data;
         await update<RoleDoc>(tx, ROLES, role_id, (r) => ({ ...r, ...changes, updated_at: at }));
         return;
       }
       case 'role.deleted': {
-        const d = event.data as RoleDeleted;
+        const d = event.data;
         await tx.delete(ROLES, d.role_id);
         return;
       }
       case 'session.started': {
-        const d = event.data as SessionStarted;
+        const d = event.data;
         const doc: SessionDoc = {
           id: d.session_id,
           session_id: d.session_id,
@@ -230,17 +214,17 @@ export const identityProjection: Projection = {
         return;
       }
       case 'session.org_switched': {
-        const d = event.data as SessionOrgSwitched;
+        const d = event.data;
         await update<SessionDoc>(tx, SESSIONS, d.session_id, (s) => ({ ...s, org_id: d.org_id }));
         return;
       }
       case 'session.ended': {
-        const d = event.data as SessionEnded;
+        const d = event.data;
         await update<SessionDoc>(tx, SESSIONS, d.session_id, (s) => ({ ...s, ended_at: d.at }));
         return;
       }
       case 'api_key.created': {
-        const d = event.data as ApiKeyCreated;
+        const d = event.data;
         const doc: ApiKeyDoc = {
           id: d.key_id,
           key_id: d.key_id,
@@ -257,7 +241,7 @@ export const identityProjection: Projection = {
         return;
       }
       case 'api_key.revoked': {
-        const d = event.data as { key_id: string; at: string };
+        const d = event.data;
         await update<ApiKeyDoc>(tx, API_KEYS, d.key_id, (k) => ({ ...k, revoked_at: d.at }));
         return;
       }

@@ -1,15 +1,6 @@
 import type { Projection } from '@kb/eventsourcing';
 import type { StoreTransaction } from '@kb/store';
 import type { OAuthCodeFields } from '../domain/oauth.js';
-import type {
-  OAuthAccessTokenRevoked,
-  OAuthClientRegistered,
-  OAuthCodeIssued,
-  OAuthCodeRedeemed,
-  OAuthGrantCreated,
-  OAuthGrantRevoked,
-  OAuthTokensIssued,
-} from '@kb/events';
 
 /** Read models of the OAuth aggregates: what the authorization server and the token checks look up. */
 export const OAUTH_CLIENTS = 'oauth_clients';
@@ -62,12 +53,12 @@ export const oauthProjection: Projection = {
   async apply(tx, event) {
     switch (event.type) {
       case 'oauth.client_registered': {
-        const d = event.data as OAuthClientRegistered;
+        const d = event.data;
         await tx.put(OAUTH_CLIENTS, { id: d.client_id, client_name: d.client_name, redirect_uris: d.redirect_uris, created_at: d.at });
         break;
       }
       case 'oauth.code_issued': {
-        const d = event.data as OAuthCodeIssued;
+        const d = event.data;
         const doc: OAuthCodeDoc = {
           id: d.code_hash,
           client_id: d.client_id,
@@ -82,10 +73,10 @@ export const oauthProjection: Projection = {
         break;
       }
       case 'oauth.code_redeemed':
-        await tx.delete(OAUTH_CODES, (event.data as OAuthCodeRedeemed).code_hash);
+        await tx.delete(OAUTH_CODES, event.data.code_hash);
         break;
       case 'oauth.grant_created': {
-        const d = event.data as OAuthGrantCreated;
+        const d = event.data;
         const doc: OAuthGrantDoc = {
           id: d.grant_id,
           client_id: d.client_id,
@@ -103,7 +94,7 @@ export const oauthProjection: Projection = {
         break;
       }
       case 'oauth.tokens_issued': {
-        const d = event.data as OAuthTokensIssued;
+        const d = event.data;
         await update<OAuthGrantDoc>(tx, OAUTH_GRANTS, d.grant_id, (g) => ({
           ...g,
           refresh_hash: d.refresh_hash,
@@ -113,10 +104,10 @@ export const oauthProjection: Projection = {
         break;
       }
       case 'oauth.access_token_revoked':
-        await tx.delete(OAUTH_ACCESS_TOKENS, (event.data as OAuthAccessTokenRevoked).access_hash);
+        await tx.delete(OAUTH_ACCESS_TOKENS, event.data.access_hash);
         break;
       case 'oauth.grant_revoked': {
-        const d = event.data as OAuthGrantRevoked;
+        const d = event.data;
         await update<OAuthGrantDoc>(tx, OAUTH_GRANTS, d.grant_id, (g) => ({ ...g, revoked_at: d.at, revoked_reason: d.reason }));
         break;
       }

@@ -1,10 +1,10 @@
 import { errors, type Clock, type IdGenerator } from '@kb/platform';
 import type { Store } from '@kb/store';
-import type { CommandBus } from '@kb/eventsourcing';
+import { asStreamEvents, type CommandBus } from '@kb/eventsourcing';
 import type { CallContext } from '@kb/rpc';
 import type { FactChecker, Llm } from '@kb/ai';
 import { splitSentences } from '@kb/ai';
-import type { DraftRevision } from '@kb/events';
+import type { DraftRevision, EventsNamed } from '@kb/events';
 import { draftDecider, draftStream } from '../domain/aggregates.js';
 import { composeDeterministic, headingCase } from '../domain/composer.js';
 import { citationOf, numberSentences, renderBody, sourcesOf, totalsOf, type DraftSection, type VerifiedSection } from '../domain/draft.js';
@@ -238,22 +238,21 @@ export function createBuilderService(deps: {
       const draft = await piece(ctx.org_id, input.draft_id);
       const events = await store.readStream(draftStream(draft.draft_id));
       return {
-        items: events.map((e) => {
-          const d = e.data as Partial<DraftRevision> & { stale_sources?: unknown[] };
+        items: asStreamEvents<EventsNamed<'draft'>>(events).map((e) => {
+          const full = e.type === 'draft.created' || e.type === 'draft.revised' ? e.data : undefined;
           return {
-            revision: d.revision ?? null,
+            revision: e.type === 'draft.deleted' ? null : e.data.revision,
             type: e.type,
             change:
-              d.change ??
+              full?.change ??
               (e.type === 'draft.created'
                 ? { kind: 'generated' }
                 : e.type === 'draft.sources_stale'
                   ? { kind: 'sources_stale' }
                   : { kind: 'revised' }),
             actor: e.metadata.actor ?? null,
-            at: (d.at as string | undefined) ?? e.recorded_at,
-            ...(d.totals && { totals: d.totals }),
-            ...(d.verification && { verification: d.verification }),
+            at: e.data.at,
+            ...(full && { totals: full.totals, verification: full.verification }),
           };
         }),
       };

@@ -1,7 +1,6 @@
 import { errors } from '@kb/platform';
-import type { Decider, DecidedEvent } from '@kb/eventsourcing';
+import type { Decider, DecidedEvent, Stored } from '@kb/eventsourcing';
 import type { DraftRevision, GenerationRunRequested } from '@kb/events';
-import type { StoredEvent } from '@kb/store';
 
 /**
  * The deciders of generation's aggregates (pure): brand kit (one per
@@ -84,12 +83,12 @@ export interface RunAggregate {
 export const runStream = (id: string) => `generation_run-${id}`;
 export const runDecider: Decider<RunCommand, RunAggregate> = {
   initialState: () => ({ requested: null, state: null }),
-  evolve: (s, e: StoredEvent) => {
+  evolve: (s, e: Stored) => {
     switch (e.type) {
       case 'generation_run.requested':
-        return { requested: e.data as GenerationRunRequested, state: 'queued' };
+        return { requested: e.data, state: 'queued' };
       case 'generation_run.progressed':
-        return { ...s, state: (e.data as { state: RunState }).state };
+        return { ...s, state: e.data.state };
       case 'generation_run.completed':
         return { ...s, state: 'completed' };
       case 'generation_run.failed':
@@ -145,9 +144,9 @@ export const draftDecider: Decider<DraftCommand, DraftAggregate> = {
     switch (e.type) {
       case 'draft.created':
       case 'draft.revised':
-        return { ...s, draft: e.data as DraftRevision };
+        return { ...s, draft: e.data };
       case 'draft.sources_stale':
-        return s.draft ? { ...s, draft: { ...s.draft, stale_sources: (e.data as { stale_sources: StaleSource[] }).stale_sources } } : s;
+        return s.draft ? { ...s, draft: { ...s.draft, stale_sources: e.data.stale_sources } } : s;
       case 'draft.deleted':
         return { ...s, deleted: true };
       default:

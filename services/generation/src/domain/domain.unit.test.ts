@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import type { DraftRevision } from '@kb/events';
-import type { StoredEvent } from '@kb/store';
+import type { Stored } from '@kb/eventsourcing';
 import { AppError } from '@kb/platform';
 import { applyPreferredTerms, composeDeterministic, headingCase, sourceSentences } from './composer.js';
 import { draftDecider, runDecider } from './aggregates.js';
@@ -107,7 +107,7 @@ describe('deterministic composer', () => {
   });
 });
 
-const stored = (type: string, data: Record<string, unknown>, version = 1): StoredEvent =>
+const stored = (type: string, data: Record<string, unknown>, version = 1): Stored =>
   ({
     id: `e${version}`,
     type,
@@ -118,7 +118,7 @@ const stored = (type: string, data: Record<string, unknown>, version = 1): Store
     version,
     position: version,
     recorded_at: '',
-  }) as StoredEvent;
+  }) as Stored;
 
 describe('deciders', () => {
   it('a terminal run takes no more steps (a late worker changes nothing)', () => {

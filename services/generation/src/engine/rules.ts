@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { errors } from '@kb/platform';
 import type { Decider, DecidedEvent, Projection } from '@kb/eventsourcing';
-import type { ContentRuleCreated, ContentRuleFired } from '@kb/events';
+import type { ContentRuleCreated, EventsNamed } from '@kb/events';
 
 /** Content engine rules (issue 9 item 6): decider, read model and the cadence slots. */
 
@@ -20,17 +20,17 @@ export interface RuleState {
 }
 
 export const ruleStream = (id: string) => `content_rule-${id}`;
-export const ruleDecider: Decider<RuleCommand, RuleState> = {
+export const ruleDecider: Decider<RuleCommand, RuleState, EventsNamed<'content_rule'>> = {
   initialState: () => ({ rule: null, deleted: false, last_slot: null }),
   evolve: (s, e) => {
     switch (e.type) {
       case 'content_rule.created':
       case 'content_rule.updated':
-        return { ...s, rule: e.data as ContentRuleCreated };
+        return { ...s, rule: e.data };
       case 'content_rule.deleted':
         return { ...s, deleted: true };
       case 'content_rule.fired':
-        return { ...s, last_slot: (e.data as ContentRuleFired).slot };
+        return { ...s, last_slot: e.data.slot };
       default:
         return s;
     }
@@ -113,7 +113,7 @@ export const rulesProjection: Projection = {
     switch (event.type) {
       case 'content_rule.created':
       case 'content_rule.updated': {
-        const d = event.data as ContentRuleCreated;
+        const d = event.data;
         const cur = await tx.get<RuleDoc>(RULES, d.rule_id);
         const { prompt_tag_id: _t, product_line_id: _p, ...base } = cur ?? ({} as Partial<RuleDoc>);
         await tx.put(RULES, {
@@ -130,10 +130,10 @@ export const rulesProjection: Projection = {
         return;
       }
       case 'content_rule.deleted':
-        await tx.delete(RULES, (event.data as { rule_id: string }).rule_id);
+        await tx.delete(RULES, event.data.rule_id);
         return;
       case 'content_rule.fired': {
-        const d = event.data as ContentRuleFired;
+        const d = event.data;
         const cur = await tx.get<RuleDoc>(RULES, d.rule_id);
         if (cur) await tx.put(RULES, { ...cur, last_slot: d.slot, last_run_ids: d.run_ids, last_skipped: d.skipped ?? null });
         return;

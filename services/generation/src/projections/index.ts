@@ -1,16 +1,5 @@
-import type { Projection } from '@kb/eventsourcing';
-import type { StoredEvent } from '@kb/store';
-import type {
-  BrandKitSet,
-  ContentTypeCreated,
-  DraftRevision,
-  DraftSourcesStale,
-  GenerationRunCompleted,
-  GenerationRunFailed,
-  GenerationRunProgressed,
-  GenerationRunRequested,
-  ProductLineCreated,
-} from '@kb/events';
+import type { Projection, StoredOf } from '@kb/eventsourcing';
+import type { DraftRevision, GenerationRunRequested } from '@kb/events';
 import type { RunState } from '../domain/aggregates.js';
 import { rulesProjection } from '../engine/rules.js';
 
@@ -86,8 +75,8 @@ export interface DraftSourceDoc {
   content_id: string;
 }
 
-async function putDraft(tx: Parameters<Projection['apply']>[0], event: StoredEvent) {
-  const d = event.data as DraftRevision;
+async function putDraft(tx: Parameters<Projection['apply']>[0], event: StoredOf<'draft.created' | 'draft.revised'>) {
+  const d = event.data;
   const current = await tx.get<DraftDoc>(DRAFTS, d.draft_id);
   await tx.put(DRAFTS, { ...d, id: d.draft_id, created_at: current?.created_at ?? d.at, seq: current?.seq ?? event.position });
   const wanted = new Set(d.source_content_ids);
@@ -117,7 +106,7 @@ export const generationProjection: Projection = {
   async apply(tx, event) {
     switch (event.type) {
       case 'brand_kit.set': {
-        const d = event.data as BrandKitSet;
+        const d = event.data;
         const current = await tx.get<BrandKitDoc>(BRAND_KITS, d.org_id);
         await tx.put(BRAND_KITS, {
           id: d.org_id,
@@ -131,7 +120,7 @@ export const generationProjection: Projection = {
       }
       case 'content_type.created':
       case 'content_type.updated': {
-        const d = event.data as ContentTypeCreated;
+        const d = event.data;
         const current = await tx.get<ContentTypeDoc>(CONTENT_TYPES, d.content_type_id);
         await tx.put(CONTENT_TYPES, {
           id: d.content_type_id,
@@ -147,11 +136,11 @@ export const generationProjection: Projection = {
         return;
       }
       case 'content_type.deleted':
-        await tx.delete(CONTENT_TYPES, (event.data as { content_type_id: string }).content_type_id);
+        await tx.delete(CONTENT_TYPES, event.data.content_type_id);
         return;
       case 'product_line.created':
       case 'product_line.updated': {
-        const d = event.data as ProductLineCreated;
+        const d = event.data;
         const current = await tx.get<ProductLineDoc>(PRODUCT_LINES, d.product_line_id);
         await tx.put(PRODUCT_LINES, {
           id: d.product_line_id,
@@ -166,10 +155,10 @@ export const generationProjection: Projection = {
         return;
       }
       case 'product_line.deleted':
-        await tx.delete(PRODUCT_LINES, (event.data as { product_line_id: string }).product_line_id);
+        await tx.delete(PRODUCT_LINES, event.data.product_line_id);
         return;
       case 'generation_run.requested': {
-        const d = event.data as GenerationRunRequested;
+        const d = event.data;
         const doc: RunDoc = {
           id: d.run_id,
           run_id: d.run_id,
@@ -195,17 +184,17 @@ export const generationProjection: Projection = {
         return;
       }
       case 'generation_run.progressed': {
-        const d = event.data as GenerationRunProgressed;
+        const d = event.data;
         await updateRun(tx, d.run_id, { state: d.state, progress: d.progress, updated_at: d.at });
         return;
       }
       case 'generation_run.completed': {
-        const d = event.data as GenerationRunCompleted;
+        const d = event.data;
         await updateRun(tx, d.run_id, { state: 'completed', progress: 1, draft_id: d.draft_id, active: 0, updated_at: d.at });
         return;
       }
       case 'generation_run.failed': {
-        const d = event.data as GenerationRunFailed;
+        const d = event.data;
         await updateRun(tx, d.run_id, { state: 'failed', reason: d.reason, active: 0, updated_at: d.at });
         return;
       }
@@ -214,13 +203,13 @@ export const generationProjection: Projection = {
         await putDraft(tx, event);
         return;
       case 'draft.sources_stale': {
-        const d = event.data as DraftSourcesStale;
+        const d = event.data;
         const current = await tx.get<DraftDoc>(DRAFTS, d.draft_id);
         if (current) await tx.put(DRAFTS, { ...current, stale_sources: d.stale_sources });
         return;
       }
       case 'draft.deleted': {
-        const id = (event.data as { draft_id: string }).draft_id;
+        const id = event.data.draft_id;
         await tx.delete(DRAFTS, id);
         for (const row of await tx.find<DraftSourceDoc>(DRAFT_SOURCES, { where: { draft_id: id } })) await tx.delete(DRAFT_SOURCES, row.id);
         return;

@@ -1,14 +1,13 @@
 import type { Logger } from 'pino';
 import type { EventBus, Subscription } from '@kb/bus';
-import type { Store } from '@kb/store';
+import type { Store, StoreTransaction } from '@kb/store';
 import type { CommandBus } from '@kb/eventsourcing';
 import { startEventConsumer } from '@kb/eventsourcing';
-import { topics, type EventEnvelope } from '@kb/events';
+import { topics, type EnvelopeOf } from '@kb/events';
 import { draftDecider, draftStream } from '../domain/aggregates.js';
 import { DRAFT_SOURCES, type DraftSourceDoc } from '../projections/index.js';
 import { ORGANIZATIONS, type OrganizationDoc } from '../projections/organizations.js';
 import { PROMPTS, type PromptDoc } from '../projections/prompts.js';
-import type { PromptCreated } from '@kb/events';
 
 /**
  * Drift (issue item 5): a new version or the deletion of a content item marks
@@ -17,11 +16,12 @@ import type { PromptCreated } from '@kb/events';
  */
 async function markDrafts(
   commands: CommandBus,
-  tx: Parameters<Parameters<typeof startEventConsumer>[0]['handlers'][string]>[0],
-  event: EventEnvelope,
+  tx: StoreTransaction,
+  event: EnvelopeOf<'content.version_added' | 'content.deleted'>,
   reason: 'new_version' | 'deleted',
 ) {
-  const d = event.data as { content_id: string; org_id: string; version_id?: string; at: string };
+  const d = event.data;
+  const versionId = event.type === 'content.version_added' ? event.data.version_id : undefined;
   const rows = await tx.find<DraftSourceDoc>(DRAFT_SOURCES, { where: { content_id: d.content_id } });
   for (const row of rows) {
     if (row.org_id !== d.org_id) continue;
@@ -30,7 +30,7 @@ async function markDrafts(
         type: 'mark_stale',
         content_id: d.content_id,
         reason,
-        ...(d.version_id && { new_version_id: d.version_id }),
+        ...(versionId && { new_version_id: versionId }),
         at: d.at,
       }),
     );
@@ -38,8 +38,8 @@ async function markDrafts(
 }
 
 /** Prompts (their tags pick the content engine's targets), from knowledge-base. */
-async function putPrompt(tx: Parameters<Parameters<typeof startEventConsumer>[0]['handlers'][string]>[0], event: EventEnvelope) {
-  const d = event.data as PromptCreated;
+async function putPrompt(tx: StoreTransaction, event: EnvelopeOf<'prompt.created' | 'prompt.updated'>) {
+  const d = event.data;
   const doc: PromptDoc = { id: d.prompt_id, org_id: d.org_id, name: d.name, text: d.text, tags: d.tags, deleted: false };
   await tx.put(PROMPTS, doc);
 }
@@ -58,7 +58,7 @@ export async function startGenerationConsumers(deps: {
     logger: deps.logger,
     handlers: {
       'organization.runs_enabled_changed': async (tx, event) => {
-        const d = event.data as { org_id: string; runs_enabled: boolean };
+        const d = event.data;
         const current = (await tx.get<OrganizationDoc>(ORGANIZATIONS, d.org_id)) ?? { id: d.org_id };
         await tx.put(ORGANIZATIONS, { ...current, runs_enabled: d.runs_enabled });
       },
@@ -85,7 +85,7 @@ export async function startGenerationConsumers(deps: {
       'prompt.created': putPrompt,
       'prompt.updated': putPrompt,
       'prompt.deleted': async (tx, event) => {
-        const current = await tx.get<PromptDoc>(PROMPTS, (event.data as { prompt_id: string }).prompt_id);
+        const current = await tx.get<PromptDoc>(PROMPTS, event.data.prompt_id);
         if (current) await tx.put(PROMPTS, { ...current, deleted: true });
       },
     },

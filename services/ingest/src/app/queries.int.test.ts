@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallContext } from '@kb/rpc';
-import type { Store, StoredEvent } from '@kb/store';
+import type { Store } from '@kb/store';
+import type { Stored } from '@kb/eventsourcing';
 import { createSqliteStore } from '@kb/store/sqlite';
 import { CHUNKS, CHUNK_BATCHES, VERSIONS, contentProjection, type VersionDoc } from '../projections/content.js';
 import { createContentQueries } from './queries.js';
@@ -37,7 +38,7 @@ const apply = (type: string, data: Record<string, unknown>) =>
       version: 1,
       position: ++position,
       recorded_at: new Date().toISOString(),
-    } as StoredEvent),
+    } as Stored),
   );
 
 const chunk = (i: number) => ({ chunk_index: i, text: `Chunk number ${i}.`, heading_path: ['Part'], ...(i % 2 === 0 && { page: i + 1 }) });

@@ -1,7 +1,6 @@
 import { errors } from '@kb/platform';
-import type { StoredEvent } from '@kb/store';
-import type { Decider, DecidedEvent } from '@kb/eventsourcing';
-import type { ContentChunksAdded, ContentFailed, ContentMoved, ContentUpdated, ContentVersionAccepted } from '@kb/events';
+import type { Decider, DecidedEvent, Stored } from '@kb/eventsourcing';
+import type { ContentChunksAdded, ContentEvent, ContentVersionAccepted } from '@kb/events';
 
 /**
  * The content aggregate: one stream per content item, holding its versions and
@@ -88,11 +87,11 @@ const withVersion = (state: ContentState, versionId: string, change: (v: Version
   versions: state.versions.map((v) => (v.version_id === versionId ? change(v) : v)),
 });
 
-function evolve(state: ContentState, event: StoredEvent): ContentState {
+function evolve(state: ContentState, event: Stored<ContentEvent>): ContentState {
   switch (event.type) {
     case 'content.created':
     case 'content.version_added': {
-      const d = event.data as ContentVersionAccepted;
+      const d = event.data;
       const version: VersionState = { version_id: d.version_id, version_num: d.version_num, status: 'queued', attempts: 0 };
       const base = event.type === 'content.created' ? initialState() : state;
       return {
@@ -111,19 +110,19 @@ function evolve(state: ContentState, event: StoredEvent): ContentState {
       };
     }
     case 'content.processing_started': {
-      const d = event.data as { version_id: string; attempt: number };
+      const d = event.data;
       return withVersion(state, d.version_id, (v) => ({ ...v, status: 'processing', attempts: d.attempt }));
     }
     case 'content.extracted': {
-      const d = event.data as { version_id: string };
+      const d = event.data;
       return withVersion(state, d.version_id, (v) => ({ ...v, status: 'completed' }));
     }
     case 'content.failed': {
-      const d = event.data as ContentFailed;
+      const d = event.data;
       return withVersion(state, d.version_id, (v) => ({ ...v, status: 'failed', attempts: d.attempts }));
     }
     case 'content.updated': {
-      const d = event.data as ContentUpdated;
+      const d = event.data;
       const next = { ...state };
       if (d.title !== undefined) next.title = d.title;
       if (d.summary === null) delete next.summary;
@@ -135,7 +134,7 @@ function evolve(state: ContentState, event: StoredEvent): ContentState {
       return next;
     }
     case 'content.moved':
-      return { ...state, parent_id: (event.data as ContentMoved).parent_id };
+      return { ...state, parent_id: event.data.parent_id };
     case 'content.deleted':
       return { ...state, status: 'deleted' };
     default:
@@ -312,4 +311,4 @@ function decide(command: ContentCommand, state: ContentState): DecidedEvent[] {
   }
 }
 
-export const contentDecider: Decider<ContentCommand, ContentState> = { initialState, evolve, decide };
+export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent> = { initialState, evolve, decide };

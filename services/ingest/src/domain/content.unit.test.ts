@@ -1,6 +1,7 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import type { StoredEvent } from '@kb/store';
+import { evolveFrom } from '@kb/eventsourcing';
 import { batchChunks, contentDecider, type ContentCommand, type ContentState } from './content.js';
 
 const ORG = '11111111-1111-4111-8111-111111111111';
@@ -28,7 +29,7 @@ function run(commands: ContentCommand[]): { state: ContentState; types: string[]
         position,
         recorded_at: AT,
       };
-      state = contentDecider.evolve(state, stored);
+      state = evolveFrom(contentDecider, state, [stored]);
       types.push(e.type);
     }
   }

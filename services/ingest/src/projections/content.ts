@@ -1,6 +1,6 @@
-import type { StoreTransaction, StoredEvent } from '@kb/store';
-import type { Projection } from '@kb/eventsourcing';
-import type { ContentChunksAdded, ContentExtracted, ContentFailed, ContentMoved, ContentUpdated, ContentVersionAccepted } from '@kb/events';
+import type { StoreTransaction } from '@kb/store';
+import type { Projection, Stored } from '@kb/eventsourcing';
+import type { ContentChunksAdded, ContentVersionAccepted } from '@kb/events';
 import type { ProcessingStatus, Source } from '../domain/content.js';
 
 export const CONTENT = 'content_items';
@@ -117,11 +117,11 @@ export const contentProjection: Projection = {
     { collection: VERSIONS, fields: ['content_id'] },
     { collection: CHUNKS, fields: ['version_id'] },
   ],
-  async apply(tx: StoreTransaction, event: StoredEvent): Promise<void> {
+  async apply(tx: StoreTransaction, event: Stored): Promise<void> {
     switch (event.type) {
       case 'content.created':
       case 'content.version_added': {
-        const d = event.data as ContentVersionAccepted;
+        const d = event.data;
         const previous = await tx.get<ContentDoc>(CONTENT, d.content_id);
         const item: ContentDoc = {
           id: d.content_id,
@@ -164,12 +164,12 @@ export const contentProjection: Projection = {
         return;
       }
       case 'content.processing_started': {
-        const d = event.data as { content_id: string; version_id: string; attempt: number; at: string };
+        const d = event.data;
         await setStatus(tx, d, { processing_status: 'processing', attempts: d.attempt });
         return;
       }
       case 'content.chunks_added': {
-        const d = event.data as ContentChunksAdded;
+        const d = event.data;
         const version = await tx.get<VersionDoc>(VERSIONS, d.version_id);
         if (version?.chunk_batches) {
           // One document for the batch (57 chunks of an ordinary document: 57 writes before).
@@ -200,7 +200,7 @@ export const contentProjection: Projection = {
         return;
       }
       case 'content.extracted': {
-        const d = event.data as ContentExtracted;
+        const d = event.data;
         await setStatus(tx, d, {
           processing_status: 'completed',
           chunk_count: d.chunk_count,
@@ -211,7 +211,7 @@ export const contentProjection: Projection = {
         return;
       }
       case 'content.failed': {
-        const d = event.data as ContentFailed;
+        const d = event.data;
         await setStatus(tx, d, { processing_status: 'failed', failure_reason: d.reason, attempts: d.attempts, completed_at: d.at });
         // A failed file does not block uploading the same bytes again.
         const version = await tx.get<VersionDoc>(VERSIONS, d.version_id);
@@ -220,7 +220,7 @@ export const contentProjection: Projection = {
         return;
       }
       case 'content.updated': {
-        const d = event.data as ContentUpdated;
+        const d = event.data;
         const item = await tx.get<ContentDoc>(CONTENT, d.content_id);
         if (!item) return;
         const next: ContentDoc = { ...item, updated_at: d.at };
@@ -234,13 +234,13 @@ export const contentProjection: Projection = {
         return;
       }
       case 'content.moved': {
-        const d = event.data as ContentMoved;
+        const d = event.data;
         const item = await tx.get<ContentDoc>(CONTENT, d.content_id);
         if (item) await tx.put(CONTENT, { ...item, parent_id: d.parent_id, updated_at: d.at });
         return;
       }
       case 'content.deleted': {
-        const d = event.data as { content_id: string; at: string };
+        const d = event.data;
         const item = await tx.get<ContentDoc>(CONTENT, d.content_id);
         if (!item) return;
         await tx.put(CONTENT, { ...item, deleted: true, updated_at: d.at });

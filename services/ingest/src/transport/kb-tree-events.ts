@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Store, StoreTransaction } from '@kb/store';
 import type { BlobStore } from '@kb/blob';
-import type { CommandBus, EnvelopeHandler } from '@kb/eventsourcing';
-import type { EventEnvelope, KbNodeCreated, KbNodeDeleted, KbNodeMoved } from '@kb/events';
+import type { CommandBus, EventHandlers } from '@kb/eventsourcing';
+import type { EventEnvelope } from '@kb/events';
 import { contentDecider, contentStream, type ContentCommand } from '../domain/content.js';
 import { CONTENT, VERSIONS, type ContentDoc, type VersionDoc } from '../projections/content.js';
 
@@ -23,12 +23,7 @@ interface ContentNodeDoc {
   org_id: string;
 }
 
-export function kbTreeHandlers(deps: {
-  store: Store;
-  commands: CommandBus;
-  blobs: BlobStore;
-  logger: Logger;
-}): Record<string, EnvelopeHandler> {
+export function kbTreeHandlers(deps: { store: Store; commands: CommandBus; blobs: BlobStore; logger: Logger }): EventHandlers {
   const { store, commands, blobs, logger } = deps;
 
   const run = (tx: StoreTransaction, event: EventEnvelope, contentId: string, command: ContentCommand) =>
@@ -66,7 +61,7 @@ export function kbTreeHandlers(deps: {
 
   return {
     'kb_node.created': async (tx, event) => {
-      const d = event.data as KbNodeCreated;
+      const d = event.data;
       if (d.type === 'folder' && d.parent_id === null) {
         await tx.put(KB_ROOTS, { id: d.org_id, root_id: d.kb_node_id });
         return;
@@ -78,13 +73,13 @@ export function kbTreeHandlers(deps: {
     },
 
     'kb_node.moved': async (tx, event) => {
-      const d = event.data as KbNodeMoved;
+      const d = event.data;
       const node = await tx.get<ContentNodeDoc>(KB_CONTENT_NODES, d.kb_node_id);
       if (node && node.org_id === d.org_id) await placeAt(tx, event, node.content_id, d.org_id, d.parent_id, d.at);
     },
 
     'kb_node.deleted': async (tx, event) => {
-      const d = event.data as KbNodeDeleted;
+      const d = event.data;
       await tx.delete(KB_CONTENT_NODES, d.kb_node_id);
       if (d.type !== 'content' || !d.content_id) return;
       const item = await tx.get<ContentDoc>(CONTENT, d.content_id);

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { IdGenerator } from '@kb/platform';
 import type { StoreTransaction } from '@kb/store';
-import type { CommandBus, CommandSession, EnvelopeHandler } from '@kb/eventsourcing';
-import type { ContentDeleted, ContentExtracted, ContentFailed, ContentUpdated, ContentVersionAccepted, EventEnvelope } from '@kb/events';
+import type { CommandBus, CommandSession, EventHandlers } from '@kb/eventsourcing';
+import type { EnvelopeOf, EventEnvelope } from '@kb/events';
 import { CATEGORIES, TOPICS, type CategoryDoc, type TopicDoc } from '../projections/categories.js';
 import { KB_NODES, type KbNodeDoc } from '../projections/kb-tree.js';
 import { ensureRoot, chainOf, lockTree, runNode } from './kb-tree.js';
@@ -42,7 +42,7 @@ export interface ContentFilingDoc {
 export const CONTENT_CONSUMER_GROUP = 'knowledge-base.content';
 
 /** Handlers for the ingest topic: the content node in the tree, the filing, the tags. */
-export function contentFilingHandlers(deps: { commands: CommandBus; ids: IdGenerator; logger: Logger }): Record<string, EnvelopeHandler> {
+export function contentFilingHandlers(deps: { commands: CommandBus; ids: IdGenerator; logger: Logger }): EventHandlers {
   const { commands, ids, logger } = deps;
 
   const within = <T>(tx: StoreTransaction, event: EventEnvelope, fn: (s: CommandSession) => Promise<T>) =>
@@ -110,9 +110,9 @@ export function contentFilingHandlers(deps: { commands: CommandBus; ids: IdGener
   }
 
   /** content.created and content.version_added: the node exists (created under its folder once), the filing follows the version. */
-  const versionAccepted: EnvelopeHandler = (tx, event) =>
+  const versionAccepted = (tx: StoreTransaction, event: EnvelopeOf<'content.created' | 'content.version_added'>) =>
     within(tx, event, async (s) => {
-      const d = event.data as ContentVersionAccepted;
+      const d = event.data;
       const existing = await tx.get<ContentFilingDoc>(CONTENT_FILING, d.content_id);
       let nodeId = existing?.kb_node_id;
       const node = nodeId ? await tx.get<KbNodeDoc>(KB_NODES, nodeId) : undefined;
@@ -175,14 +175,14 @@ export function contentFilingHandlers(deps: { commands: CommandBus; ids: IdGener
     'content.version_added': versionAccepted,
 
     'content.processing_started': async (tx, event) => {
-      const d = event.data as { content_id: string; version_id: string; at: string };
+      const d = event.data;
       const filing = await currentVersion(tx, d);
       if (filing && filing.status === 'queued') await tx.put(CONTENT_FILING, { ...filing, status: 'processing', updated_at: d.at });
     },
 
     'content.extracted': (tx, event) =>
       within(tx, event, async (s) => {
-        const d = event.data as ContentExtracted;
+        const d = event.data;
         const filing = await currentVersion(tx, d);
         if (!filing) return;
         // The format read from the bytes is the truth (a file without an extension claims none): rules match on it.
@@ -201,7 +201,7 @@ export function contentFilingHandlers(deps: { commands: CommandBus; ids: IdGener
       }),
 
     'content.failed': async (tx, event) => {
-      const d = event.data as ContentFailed;
+      const d = event.data;
       const filing = await currentVersion(tx, d);
       // A failed file never gets the tags it was sent with.
       if (filing) {
@@ -212,7 +212,7 @@ export function contentFilingHandlers(deps: { commands: CommandBus; ids: IdGener
 
     'content.updated': (tx, event) =>
       within(tx, event, async (s) => {
-        const d = event.data as ContentUpdated;
+        const d = event.data;
         const filing = await tx.get<ContentFilingDoc>(CONTENT_FILING, d.content_id);
         if (!filing || filing.org_id !== d.org_id) return;
         const next = withFiling(
@@ -227,7 +227,7 @@ export function contentFilingHandlers(deps: { commands: CommandBus; ids: IdGener
 
     'content.deleted': (tx, event) =>
       within(tx, event, async (s) => {
-        const d = event.data as ContentDeleted;
+        const d = event.data;
         const filing = await tx.get<ContentFilingDoc>(CONTENT_FILING, d.content_id);
         if (!filing || filing.org_id !== d.org_id) return;
         if (await tx.get<KbNodeDoc>(KB_NODES, filing.kb_node_id)) {

@@ -1,18 +1,9 @@
 import type { Logger } from 'pino';
 import type { DocumentReader, Store, StoreTransaction } from '@kb/store';
-import type { EnvelopeHandler } from '@kb/eventsourcing';
+import type { EventHandlers } from '@kb/eventsourcing';
 import type { Embeddings } from '@kb/ai';
 import type { ContentMeta, SearchIndex, ChunkInput } from '@kb/search';
-import type {
-  ContentChunksAdded,
-  ContentDeleted,
-  ContentExtracted,
-  ContentFailed,
-  ContentUpdated,
-  ContentVersionAccepted,
-  KbNodeMoved,
-  TagsSet,
-} from '@kb/events';
+import type { ContentChunksAdded, EnvelopeOf } from '@kb/events';
 import { rootIdOf } from '../domain/kb-node.js';
 import { KB_NODES, type KbNodeDoc } from '../projections/kb-tree.js';
 import { TAG_ASSIGNMENTS, assignmentId, type TagAssignmentDoc } from '../projections/tags.js';
@@ -146,8 +137,8 @@ export function createSearchIndexer(deps: SearchIndexingDeps) {
     return chunks.length;
   }
 
-  const versionAccepted: EnvelopeHandler = async (tx, event) => {
-    const d = event.data as ContentVersionAccepted;
+  const versionAccepted = async (tx: StoreTransaction, event: EnvelopeOf<'content.created' | 'content.version_added'>) => {
+    const d = event.data;
     const existing = await tx.get<SearchContentDoc>(SEARCH_CONTENTS, d.content_id);
     if (existing && existing.org_id !== d.org_id) return;
     const doc: SearchContentDoc = {
@@ -184,12 +175,12 @@ export function createSearchIndexer(deps: SearchIndexingDeps) {
     return out;
   }
 
-  const handlers: Record<string, EnvelopeHandler> = {
+  const handlers: EventHandlers = {
     'content.created': versionAccepted,
     'content.version_added': versionAccepted,
 
     'content.chunks_added': async (tx, event) => {
-      const d = event.data as ContentChunksAdded;
+      const d = event.data;
       const first = d.chunks.reduce((min, c) => Math.min(min, c.chunk_index), Number.MAX_SAFE_INTEGER);
       const batch: ChunkBatchDoc = {
         id: `${d.version_id}:${first}`,
@@ -203,7 +194,7 @@ export function createSearchIndexer(deps: SearchIndexingDeps) {
     },
 
     'content.extracted': async (tx, event) => {
-      const d = event.data as ContentExtracted;
+      const d = event.data;
       const doc = await tx.get<SearchContentDoc>(SEARCH_CONTENTS, d.content_id);
       // A newer version was accepted meanwhile: this one is never indexed.
       if (!doc || doc.org_id !== d.org_id || doc.version_id !== d.version_id) {
@@ -220,13 +211,13 @@ export function createSearchIndexer(deps: SearchIndexingDeps) {
     },
 
     'content.failed': async (tx, event) => {
-      const d = event.data as ContentFailed;
+      const d = event.data;
       const doc = await tx.get<SearchContentDoc>(SEARCH_CONTENTS, d.content_id);
       if (doc?.indexed_version_id !== d.version_id) await dropChunks(tx, { version_id: d.version_id });
     },
 
     'content.updated': async (tx, event) => {
-      const d = event.data as ContentUpdated;
+      const d = event.data;
       const doc = await tx.get<SearchContentDoc>(SEARCH_CONTENTS, d.content_id);
       if (!doc || doc.org_id !== d.org_id) return;
       const next: SearchContentDoc = {
@@ -242,7 +233,7 @@ export function createSearchIndexer(deps: SearchIndexingDeps) {
     },
 
     'content.deleted': async (tx, event) => {
-      const d = event.data as ContentDeleted;
+      const d = event.data;
       const doc = await tx.get<SearchContentDoc>(SEARCH_CONTENTS, d.content_id);
       if (doc && doc.org_id !== d.org_id) return;
       await index.removeContent(d.org_id, d.content_id);
@@ -252,14 +243,14 @@ export function createSearchIndexer(deps: SearchIndexingDeps) {
 
     // Filing changes of this service's own tree and tags.
     'tags.set': async (tx, event) => {
-      const d = event.data as TagsSet;
+      const d = event.data;
       if (d.target_type !== 'content') return;
       const doc = await tx.get<SearchContentDoc>(SEARCH_CONTENTS, d.target_id);
       if (doc?.indexed_version_id && doc.org_id === d.org_id) await index.updateContent(d.org_id, d.target_id, { tags: d.tag_ids });
     },
 
     'kb_node.moved': async (tx, event) => {
-      const d = event.data as KbNodeMoved;
+      const d = event.data;
       const node = await tx.get<KbNodeDoc>(KB_NODES, d.kb_node_id);
       if (!node) return;
       const contents = node.content_id !== undefined ? [node.content_id] : await contentUnder(tx, node.kb_node_id);

@@ -1,7 +1,7 @@
 import { errors } from '@kb/platform';
-import type { StoredEvent } from '@kb/store';
-import type { Decider, DecidedEvent } from '@kb/eventsourcing';
-import type { CategoryCreated, CategoryUpdated, TopicCreated, TopicUpdated } from '@kb/events';
+import type { Decider, DecidedEvent, Stored } from '@kb/eventsourcing';
+import type { EventsNamed } from '@kb/events';
+
 import { checkDescription, cleanName, nameKey } from './names.js';
 
 /**
@@ -36,30 +36,30 @@ export const categoryStream = (categoryId: string): string => `category-${catego
 
 const initialState = (): CategoryState => ({ status: 'new', category_id: '', org_id: '', name: '', topics: {} });
 
-function evolve(state: CategoryState, event: StoredEvent): CategoryState {
+function evolve(state: CategoryState, event: Stored<EventsNamed<'category' | 'topic'>>): CategoryState {
   switch (event.type) {
     case 'category.created': {
-      const d = event.data as CategoryCreated;
+      const d = event.data;
       return { status: 'active', category_id: d.category_id, org_id: d.org_id, name: d.name, topics: {} };
     }
     case 'category.updated': {
-      const d = event.data as CategoryUpdated;
+      const d = event.data;
       return d.name === undefined ? state : { ...state, name: d.name };
     }
     case 'category.deleted':
       return { ...state, status: 'deleted' };
     case 'topic.created': {
-      const d = event.data as TopicCreated;
+      const d = event.data;
       return { ...state, topics: { ...state.topics, [d.topic_id]: { topic_id: d.topic_id, name: d.name, deleted: false } } };
     }
     case 'topic.updated': {
-      const d = event.data as TopicUpdated;
+      const d = event.data;
       const topic = state.topics[d.topic_id];
       if (!topic || d.name === undefined) return state;
       return { ...state, topics: { ...state.topics, [d.topic_id]: { ...topic, name: d.name } } };
     }
     case 'topic.deleted': {
-      const id = (event.data as { topic_id: string }).topic_id;
+      const id = event.data.topic_id;
       const topic = state.topics[id];
       return topic ? { ...state, topics: { ...state.topics, [id]: { ...topic, deleted: true } } } : state;
     }
@@ -153,4 +153,4 @@ function decide(command: CategoryCommand, state: CategoryState): DecidedEvent[] 
   }
 }
 
-export const categoryDecider: Decider<CategoryCommand, CategoryState> = { initialState, evolve, decide };
+export const categoryDecider: Decider<CategoryCommand, CategoryState, EventsNamed<'category' | 'topic'>> = { initialState, evolve, decide };

@@ -2,6 +2,7 @@ import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { AppError } from '@kb/platform';
 import type { StoredEvent } from '@kb/store';
+import { evolveFrom } from '@kb/eventsourcing';
 import { categoryDecider, type CategoryCommand, type CategoryState } from './category.js';
 
 const ORG = '11111111-1111-4111-8111-111111111111';
@@ -26,7 +27,7 @@ function given(commands: CategoryCommand[]): CategoryState {
         position: version,
         recorded_at: at,
       };
-      state = categoryDecider.evolve(state, stored);
+      state = evolveFrom(categoryDecider, state, [stored]);
     }
   }
   return state;

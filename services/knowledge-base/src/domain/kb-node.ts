@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { errors } from '@kb/platform';
-import type { StoredEvent } from '@kb/store';
-import type { Decider, DecidedEvent } from '@kb/eventsourcing';
-import type { KbNodeCreated, KbNodeMoved, KbNodeRenamed } from '@kb/events';
+import type { Decider, DecidedEvent, Stored } from '@kb/eventsourcing';
+import type { EventsNamed } from '@kb/events';
 
 /**
  * One knowledge-base node (spec 2.6): a folder or a content node. The stream
@@ -71,10 +70,10 @@ export const nodeNameFromTitle = (title: string): string => {
 
 const initialState = (): KbNodeState => ({ status: 'new', kb_node_id: '', org_id: '', type: 'folder', parent_id: null, name: '' });
 
-function evolve(state: KbNodeState, event: StoredEvent): KbNodeState {
+function evolve(state: KbNodeState, event: Stored<EventsNamed<'kb_node'>>): KbNodeState {
   switch (event.type) {
     case 'kb_node.created': {
-      const d = event.data as KbNodeCreated;
+      const d = event.data;
       return {
         status: 'live',
         kb_node_id: d.kb_node_id,
@@ -86,9 +85,9 @@ function evolve(state: KbNodeState, event: StoredEvent): KbNodeState {
       };
     }
     case 'kb_node.renamed':
-      return { ...state, name: (event.data as KbNodeRenamed).name };
+      return { ...state, name: event.data.name };
     case 'kb_node.moved':
-      return { ...state, parent_id: (event.data as KbNodeMoved).parent_id };
+      return { ...state, parent_id: event.data.parent_id };
     case 'kb_node.deleted':
       return { ...state, status: 'deleted' };
     default:
@@ -158,4 +157,4 @@ function decide(command: KbNodeCommand, state: KbNodeState): DecidedEvent[] {
   }
 }
 
-export const kbNodeDecider: Decider<KbNodeCommand, KbNodeState> = { initialState, evolve, decide };
+export const kbNodeDecider: Decider<KbNodeCommand, KbNodeState, EventsNamed<'kb_node'>> = { initialState, evolve, decide };

@@ -1,7 +1,6 @@
 import { errors } from '@kb/platform';
-import type { StoredEvent } from '@kb/store';
-import type { Decider, DecidedEvent } from '@kb/eventsourcing';
-import type { PromptCreated, PromptUpdated } from '@kb/events';
+import type { Decider, DecidedEvent, Stored } from '@kb/eventsourcing';
+import type { PromptEvent } from '@kb/events';
 import { cleanName } from './names.js';
 
 /**
@@ -47,11 +46,11 @@ export function checkText(text: string): string {
 
 const initialState = (): PromptState => ({ status: 'new', prompt_id: '', org_id: '', name: '', text: '', tags: [] });
 
-function evolve(state: PromptState, event: StoredEvent): PromptState {
+function evolve(state: PromptState, event: Stored<PromptEvent>): PromptState {
   switch (event.type) {
     case 'prompt.created':
     case 'prompt.updated': {
-      const d = event.data as PromptCreated | PromptUpdated;
+      const d = event.data;
       return { status: 'active', prompt_id: d.prompt_id, org_id: d.org_id, name: d.name, text: d.text, tags: d.tags };
     }
     case 'prompt.deleted':
@@ -102,4 +101,4 @@ function decide(command: PromptCommand, state: PromptState): DecidedEvent[] {
   }
 }
 
-export const promptDecider: Decider<PromptCommand, PromptState> = { initialState, evolve, decide };
+export const promptDecider: Decider<PromptCommand, PromptState, PromptEvent> = { initialState, evolve, decide };

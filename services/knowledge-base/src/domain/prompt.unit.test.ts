@@ -2,8 +2,8 @@ import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { isAppError } from '@kb/platform';
-import type { StoredEvent } from '@kb/store';
-import { eventCatalog } from '@kb/events';
+import type { Stored } from '@kb/eventsourcing';
+import { eventCatalog, type PromptEvent } from '@kb/events';
 import { promptDecider, variablesOf, type PromptCommand, type PromptState } from './prompt.js';
 
 const org = randomUUID();
@@ -26,7 +26,7 @@ function run(commands: PromptCommand[]): { state: PromptState; events: { type: s
         position: 1,
         metadata: { org_id: org },
         recorded_at: at,
-      } as StoredEvent);
+      } as Stored<PromptEvent>);
     }
   }
   return { state, events };

@@ -1,7 +1,6 @@
 import { errors } from '@kb/platform';
-import type { StoredEvent } from '@kb/store';
 import type { Decider, DecidedEvent } from '@kb/eventsourcing';
-import type { TagRuleCreated } from '@kb/events';
+import type { EventsNamed } from '@kb/events';
 
 /**
  * Automatic tag rules: "content that matches every condition of the rule gets
@@ -70,11 +69,11 @@ function decide(command: TagRuleCommand, state: TagRuleState): DecidedEvent[] {
   }
 }
 
-export const tagRuleDecider: Decider<TagRuleCommand, TagRuleState> = {
+export const tagRuleDecider: Decider<TagRuleCommand, TagRuleState, EventsNamed<'tag_rule'>> = {
   initialState: () => ({ status: 'new', org_id: '' }),
-  evolve: (state, event: StoredEvent) =>
+  evolve: (state, event) =>
     event.type === 'tag_rule.created'
-      ? { status: 'live', org_id: (event.data as TagRuleCreated).org_id }
+      ? { status: 'live', org_id: event.data.org_id }
       : event.type === 'tag_rule.deleted'
         ? { ...state, status: 'deleted' }
         : state,

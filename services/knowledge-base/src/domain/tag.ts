@@ -1,7 +1,6 @@
 import { errors } from '@kb/platform';
-import type { StoredEvent } from '@kb/store';
-import type { Decider, DecidedEvent } from '@kb/eventsourcing';
-import type { TagCreated, TagUpdated } from '@kb/events';
+import type { Decider, DecidedEvent, Stored } from '@kb/eventsourcing';
+import type { EventsNamed } from '@kb/events';
 
 /**
  * A tag (spec 2.8): an organization-scoped label. Names are unique per
@@ -41,14 +40,14 @@ function checkColor(color: string | null | undefined): void {
 
 const initialState = (): TagState => ({ status: 'new', tag_id: '', org_id: '', name: '' });
 
-function evolve(state: TagState, event: StoredEvent): TagState {
+function evolve(state: TagState, event: Stored<EventsNamed<'tag'>>): TagState {
   switch (event.type) {
     case 'tag.created': {
-      const d = event.data as TagCreated;
+      const d = event.data;
       return { status: 'live', tag_id: d.tag_id, org_id: d.org_id, name: d.name };
     }
     case 'tag.updated': {
-      const d = event.data as TagUpdated;
+      const d = event.data;
       return d.name === undefined ? state : { ...state, name: d.name };
     }
     case 'tag.deleted':
@@ -94,4 +93,4 @@ function decide(command: TagCommand, state: TagState): DecidedEvent[] {
   }
 }
 
-export const tagDecider: Decider<TagCommand, TagState> = { initialState, evolve, decide };
+export const tagDecider: Decider<TagCommand, TagState, EventsNamed<'tag'>> = { initialState, evolve, decide };

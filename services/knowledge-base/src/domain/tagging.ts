@@ -1,6 +1,5 @@
-import type { StoredEvent } from '@kb/store';
 import type { Decider, DecidedEvent } from '@kb/eventsourcing';
-import type { TagsSet } from '@kb/events';
+import type { EventsNamed, TagsSet } from '@kb/events';
 
 /** The tag set of one taggable thing (a KB node, a content item; later prompts and search queries). */
 export type TargetType = TagsSet['target_type'];
@@ -39,8 +38,8 @@ function decide(command: TaggingCommand, state: TaggingState): DecidedEvent[] {
   ];
 }
 
-export const taggingDecider: Decider<TaggingCommand, TaggingState> = {
+export const taggingDecider: Decider<TaggingCommand, TaggingState, EventsNamed<'tags'>> = {
   initialState: () => ({ tag_ids: [] }),
-  evolve: (state, event: StoredEvent) => (event.type === 'tags.set' ? { tag_ids: (event.data as TagsSet).tag_ids } : state),
+  evolve: (state, event) => (event.type === 'tags.set' ? { tag_ids: event.data.tag_ids } : state),
   decide,
 };

@@ -1,7 +1,7 @@
 import { errors } from '@kb/platform';
-import { DuplicateKeyError, type StoreTransaction, type StoredEvent } from '@kb/store';
-import type { Projection } from '@kb/eventsourcing';
-import type { CategoryCreated, CategoryUpdated, TopicCreated, TopicUpdated } from '@kb/events';
+import { DuplicateKeyError, type StoreTransaction } from '@kb/store';
+import type { Projection, Stored } from '@kb/eventsourcing';
+
 import { nameKey } from '../domain/names.js';
 
 export const CATEGORIES = 'categories';
@@ -63,10 +63,10 @@ export const categoriesProjection: Projection = {
     { collection: CATEGORIES, fields: ['org_id', 'deleted_at', 'seq'] },
     { collection: TOPICS, fields: ['category_id', 'deleted_at'] },
   ],
-  async apply(tx: StoreTransaction, event: StoredEvent): Promise<void> {
+  async apply(tx: StoreTransaction, event: Stored): Promise<void> {
     switch (event.type) {
       case 'category.created': {
-        const d = event.data as CategoryCreated;
+        const d = event.data;
         await reserveName(tx, d.org_id, d.name, d.category_id);
         const doc: CategoryDoc = {
           id: d.category_id,
@@ -82,7 +82,7 @@ export const categoriesProjection: Projection = {
         return;
       }
       case 'category.updated': {
-        const d = event.data as CategoryUpdated;
+        const d = event.data;
         const current = await tx.get<CategoryDoc>(CATEGORIES, d.category_id);
         if (!current) return;
         if (d.name !== undefined && nameKey(d.name) !== nameKey(current.name)) {
@@ -94,7 +94,7 @@ export const categoriesProjection: Projection = {
         return;
       }
       case 'category.deleted': {
-        const d = event.data as { category_id: string; at: string };
+        const d = event.data;
         const current = await tx.get<CategoryDoc>(CATEGORIES, d.category_id);
         if (!current) return;
         await tx.delete(CATEGORY_NAMES, categoryNameId(current.org_id, current.name));
@@ -102,7 +102,7 @@ export const categoriesProjection: Projection = {
         return;
       }
       case 'topic.created': {
-        const d = event.data as TopicCreated;
+        const d = event.data;
         const doc: TopicDoc = {
           id: d.topic_id,
           topic_id: d.topic_id,
@@ -118,14 +118,14 @@ export const categoriesProjection: Projection = {
         return;
       }
       case 'topic.updated': {
-        const d = event.data as TopicUpdated;
+        const d = event.data;
         const current = await tx.get<TopicDoc>(TOPICS, d.topic_id);
         if (!current) return;
         await tx.put(TOPICS, applyText({ ...current, name: d.name ?? current.name, updated_at: d.at }, d.description));
         return;
       }
       case 'topic.deleted': {
-        const d = event.data as { topic_id: string; at: string };
+        const d = event.data;
         const current = await tx.get<TopicDoc>(TOPICS, d.topic_id);
         if (!current) return;
         await tx.put(TOPICS, { ...current, deleted_at: d.at, updated_at: d.at });

@@ -1,6 +1,6 @@
-import type { StoreTransaction, StoredEvent } from '@kb/store';
-import type { Projection } from '@kb/eventsourcing';
-import type { KbNodeCreated, KbNodeDeleted, KbNodeMoved, KbNodeRenamed } from '@kb/events';
+import type { StoreTransaction } from '@kb/store';
+import type { Projection, Stored } from '@kb/eventsourcing';
+
 import type { NodeType } from '../domain/kb-node.js';
 
 /** Live nodes of every organization's tree; a deleted node's document is removed. */
@@ -27,10 +27,10 @@ export const kbTreeProjection: Projection = {
     { collection: KB_NODES, fields: ['parent_id', 'type', 'seq'] },
     { collection: KB_NODES, fields: ['content_id'] },
   ],
-  async apply(tx: StoreTransaction, event: StoredEvent): Promise<void> {
+  async apply(tx: StoreTransaction, event: Stored): Promise<void> {
     switch (event.type) {
       case 'kb_node.created': {
-        const d = event.data as KbNodeCreated;
+        const d = event.data;
         const doc: KbNodeDoc = {
           id: d.kb_node_id,
           kb_node_id: d.kb_node_id,
@@ -47,19 +47,19 @@ export const kbTreeProjection: Projection = {
         return;
       }
       case 'kb_node.renamed': {
-        const d = event.data as KbNodeRenamed;
+        const d = event.data;
         const current = await tx.get<KbNodeDoc>(KB_NODES, d.kb_node_id);
         if (current) await tx.put(KB_NODES, { ...current, name: d.name, updated_at: d.at });
         return;
       }
       case 'kb_node.moved': {
-        const d = event.data as KbNodeMoved;
+        const d = event.data;
         const current = await tx.get<KbNodeDoc>(KB_NODES, d.kb_node_id);
         if (current) await tx.put(KB_NODES, { ...current, parent_id: d.parent_id, updated_at: d.at });
         return;
       }
       case 'kb_node.deleted':
-        await tx.delete(KB_NODES, (event.data as KbNodeDeleted).kb_node_id);
+        await tx.delete(KB_NODES, event.data.kb_node_id);
         return;
       default:
         return;

@@ -1,7 +1,7 @@
 import { errors } from '@kb/platform';
-import { DuplicateKeyError, type StoreTransaction, type StoredEvent } from '@kb/store';
-import type { Projection } from '@kb/eventsourcing';
-import type { PromptCreated, PromptDeleted, PromptUpdated } from '@kb/events';
+import { DuplicateKeyError, type StoreTransaction } from '@kb/store';
+import type { Projection, Stored } from '@kb/eventsourcing';
+
 import { nameKey } from '../domain/names.js';
 import { variablesOf } from '../domain/prompt.js';
 
@@ -39,10 +39,10 @@ export const promptsProjection: Projection = {
   name: 'prompts',
   collections: [PROMPTS, PROMPT_NAMES],
   indexes: [{ collection: PROMPTS, fields: ['org_id', 'deleted_at', 'seq'] }],
-  async apply(tx: StoreTransaction, event: StoredEvent): Promise<void> {
+  async apply(tx: StoreTransaction, event: Stored): Promise<void> {
     switch (event.type) {
       case 'prompt.created': {
-        const d = event.data as PromptCreated;
+        const d = event.data;
         await reserveName(tx, d.org_id, d.name, d.prompt_id);
         const doc: PromptDoc = {
           id: d.prompt_id,
@@ -61,7 +61,7 @@ export const promptsProjection: Projection = {
         return;
       }
       case 'prompt.updated': {
-        const d = event.data as PromptUpdated;
+        const d = event.data;
         const current = await tx.get<PromptDoc>(PROMPTS, d.prompt_id);
         if (!current) return;
         if (nameKey(current.name) !== nameKey(d.name)) {
@@ -72,7 +72,7 @@ export const promptsProjection: Projection = {
         return;
       }
       case 'prompt.deleted': {
-        const d = event.data as PromptDeleted;
+        const d = event.data;
         const current = await tx.get<PromptDoc>(PROMPTS, d.prompt_id);
         if (!current) return;
         await tx.delete(PROMPT_NAMES, promptNameId(d.org_id, current.name));

@@ -1,5 +1,5 @@
-import type { StoreTransaction, StoredEvent } from '@kb/store';
-import type { Projection } from '@kb/eventsourcing';
+import type { StoreTransaction } from '@kb/store';
+import type { Projection, Stored } from '@kb/eventsourcing';
 import type { SearchQueryRecorded } from '@kb/events';
 
 /** Searches received, newest last by seq (GET /org/search/queries). */
@@ -14,9 +14,9 @@ export const searchQueriesProjection: Projection = {
   name: 'search-queries',
   collections: [SEARCH_QUERIES],
   indexes: [{ collection: SEARCH_QUERIES, fields: ['org_id', 'surface', 'seq'] }],
-  async apply(tx: StoreTransaction, event: StoredEvent): Promise<void> {
+  async apply(tx: StoreTransaction, event: Stored): Promise<void> {
     if (event.type !== 'search_query.recorded') return;
-    const d = event.data as SearchQueryRecorded;
+    const d = event.data;
     await tx.put<SearchQueryDoc>(SEARCH_QUERIES, { ...d, id: d.query_id, seq: event.position });
   },
 };

@@ -1,7 +1,7 @@
 import { errors } from '@kb/platform';
-import { DuplicateKeyError, type StoreTransaction, type StoredEvent } from '@kb/store';
-import type { Projection } from '@kb/eventsourcing';
-import type { TagCreated, TagRuleCreated, TagUpdated, TagsSet } from '@kb/events';
+import { DuplicateKeyError, type StoreTransaction } from '@kb/store';
+import type { Projection, Stored } from '@kb/eventsourcing';
+import type { TagsSet } from '@kb/events';
 import { nameKey } from '../domain/names.js';
 import type { RuleConditions } from '../domain/tag-rule.js';
 
@@ -60,10 +60,10 @@ export const tagsProjection: Projection = {
     { collection: TAGS, fields: ['org_id', 'seq'] },
     { collection: TAG_RULES, fields: ['org_id', 'seq'] },
   ],
-  async apply(tx: StoreTransaction, event: StoredEvent): Promise<void> {
+  async apply(tx: StoreTransaction, event: Stored): Promise<void> {
     switch (event.type) {
       case 'tag.created': {
-        const d = event.data as TagCreated;
+        const d = event.data;
         await reserveName(tx, d.org_id, d.name, d.tag_id);
         const doc: TagDoc = {
           id: d.tag_id,
@@ -79,7 +79,7 @@ export const tagsProjection: Projection = {
         return;
       }
       case 'tag.updated': {
-        const d = event.data as TagUpdated;
+        const d = event.data;
         const current = await tx.get<TagDoc>(TAGS, d.tag_id);
         if (!current) return;
         if (d.name !== undefined && nameKey(d.name) !== nameKey(current.name)) {
@@ -93,7 +93,7 @@ export const tagsProjection: Projection = {
         return;
       }
       case 'tag.deleted': {
-        const id = (event.data as { tag_id: string }).tag_id;
+        const id = event.data.tag_id;
         const current = await tx.get<TagDoc>(TAGS, id);
         if (!current) return;
         await tx.delete(TAG_NAMES, tagNameId(current.org_id, current.name));
@@ -102,7 +102,7 @@ export const tagsProjection: Projection = {
         return;
       }
       case 'tags.set': {
-        const d = event.data as TagsSet;
+        const d = event.data;
         const doc: TagAssignmentDoc = {
           id: assignmentId(d.target_type, d.target_id),
           org_id: d.org_id,
@@ -115,7 +115,7 @@ export const tagsProjection: Projection = {
         return;
       }
       case 'tag_rule.created': {
-        const d = event.data as TagRuleCreated;
+        const d = event.data;
         const doc: TagRuleDoc = {
           id: d.rule_id,
           rule_id: d.rule_id,
@@ -131,7 +131,7 @@ export const tagsProjection: Projection = {
         return;
       }
       case 'tag_rule.deleted':
-        await tx.delete(TAG_RULES, (event.data as { rule_id: string }).rule_id);
+        await tx.delete(TAG_RULES, event.data.rule_id);
         return;
       default:
         return;

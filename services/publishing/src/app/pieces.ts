@@ -1,10 +1,10 @@
 import { errors, isAppError } from '@kb/platform';
 import type { CallContext } from '@kb/rpc';
-import { acquireLease, releaseLease, type CommandSession } from '@kb/eventsourcing';
+import { acquireLease, fold, releaseLease, type CommandSession } from '@kb/eventsourcing';
 import type { DraftRevision } from '@kb/events';
 import type { StoreTransaction } from '@kb/store';
 import { checkGate, withinScope } from '../domain/gate.js';
-import { pieceDecider, pieceStream, type PieceState } from '../domain/aggregates.js';
+import { pieceDecider, pieceStream } from '../domain/aggregates.js';
 import { renderArticleBody, slugify } from '../domain/render.js';
 import { sourceTitles } from '../projections/source-titles.js';
 import type { DestinationAdapter, PublishEffect, ResolvedDestination } from '../destinations/port.js';
@@ -214,7 +214,7 @@ export function createPiecesService(
     const gate = checkGate(draft);
     const { state } = await store.transaction(async (tx) => {
       const events = await tx.readStream(pieceStream(draft.draft_id));
-      return { state: events.reduce(pieceDecider.evolve, pieceDecider.initialState()) as PieceState };
+      return { state: fold(pieceDecider, events) };
     });
     // Dry run of the decision (gate, approval) before any destination is called.
     const who = { piece_id: draft.draft_id, org_id: orgId, revision: draft.revision, actor: actorOf(ctx), at: now() };

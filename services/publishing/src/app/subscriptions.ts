@@ -58,7 +58,7 @@ const samples: Record<string, Record<string, unknown>> = {
 
 /** What a lifecycle webhook says about a fact: its payload without internal fields. */
 function payloadOf(event: EventEnvelope): Record<string, unknown> {
-  const { actor: _a, ...data } = event.data as Record<string, unknown>;
+  const { actor: _a, ...data } = event.data;
   return { ...data, event_id: event.id };
 }
 
@@ -160,7 +160,7 @@ export function createSubscriptionsService(deps: AppDeps) {
     /** Consumer side: one delivery per subscription that wants this fact's kind (idempotent per event). */
     async fanOut(tx: StoreTransaction, event: EventEnvelope): Promise<number> {
       const kind = lifecycleKinds[event.type];
-      const orgId = event.metadata?.org_id ?? (event.data as { org_id?: string }).org_id;
+      const orgId = event.metadata?.org_id ?? event.data.org_id;
       if (!kind || !orgId) return 0;
       const subs = await tx.find<SubscriptionDoc>(SUBSCRIPTIONS, { where: { org_id: orgId, deleted: false } });
       let n = 0;

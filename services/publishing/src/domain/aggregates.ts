@@ -1,5 +1,6 @@
 import { errors } from '@kb/platform';
 import type { Decider, DecidedEvent } from '@kb/eventsourcing';
+import type { EventsNamed, PieceEvent } from '@kb/events';
 import type { GateResult } from './gate.js';
 
 const exhaustive = (x: never): never => {
@@ -85,12 +86,12 @@ const any = (m: Record<string, number>) => Object.keys(m).length > 0;
 const settled = (s: PieceState, otherwise: PieceStatus): PieceStatus =>
   any(s.live) ? 'published' : any(s.pending) ? 'publishing' : otherwise;
 
-export const pieceDecider: Decider<PieceCommand, PieceState> = {
+export const pieceDecider: Decider<PieceCommand, PieceState, PieceEvent> = {
   initialState: () => ({ status: 'draft', review: 'draft', live: {}, pending: {}, failed: {} }),
   evolve(s, e) {
-    const d = e.data as { destination_id?: string; revision: number; delivery_id?: string };
-    const dest = d.destination_id!;
-    switch (e.type) {
+    const { type, data: d } = e;
+    const dest = ('destination_id' in d ? d.destination_id : undefined)!;
+    switch (type) {
       case 'piece.submitted':
         return { ...s, review: 'in_review', status: 'in_review' };
       case 'piece.approved':
@@ -225,11 +226,10 @@ interface DestinationState {
   org_id: string | null;
 }
 export const destinationStream = (id: string) => `destination-${id}`;
-export const destinationDecider: Decider<DestinationCommand, DestinationState> = {
+export const destinationDecider: Decider<DestinationCommand, DestinationState, EventsNamed<'destination'>> = {
   initialState: () => ({ status: 'new', destination_id: '', org_id: null }),
   evolve(s, e) {
-    const d = e.data as { destination_id: string; org_id: string | null };
-    if (e.type === 'destination.created') return { status: 'active', destination_id: d.destination_id, org_id: d.org_id };
+    if (e.type === 'destination.created') return { status: 'active', destination_id: e.data.destination_id, org_id: e.data.org_id };
     if (e.type === 'destination.removed') return { ...s, status: 'removed' };
     return s;
   },
@@ -255,9 +255,9 @@ export const destinationDecider: Decider<DestinationCommand, DestinationState> =
 /** A shared destination's switch for one organization: every toggle is a fact. */
 export type ToggleCommand = { destination_id: string; org_id: string; enabled: boolean; actor: string; at: string };
 export const toggleStream = (orgId: string, destinationId: string) => `destination-toggle-${orgId}-${destinationId}`;
-export const toggleDecider: Decider<ToggleCommand, { enabled: boolean | null }> = {
+export const toggleDecider: Decider<ToggleCommand, { enabled: boolean | null }, EventsNamed<'destination'>> = {
   initialState: () => ({ enabled: null }),
-  evolve: (s, e) => (e.type === 'destination.toggled' ? { enabled: (e.data as { enabled: boolean }).enabled } : s),
+  evolve: (s, e) => (e.type === 'destination.toggled' ? { enabled: e.data.enabled } : s),
   decide: (c) => [{ type: 'destination.toggled', data: { ...c } }],
 };
 
@@ -273,11 +273,10 @@ interface DomainState {
   org_id: string;
 }
 export const domainStream = (id: string) => `domain-${id}`;
-export const domainDecider: Decider<DomainCommand, DomainState> = {
+export const domainDecider: Decider<DomainCommand, DomainState, EventsNamed<'domain'>> = {
   initialState: () => ({ status: 'new', domain_id: '', org_id: '' }),
   evolve(s, e) {
-    const d = e.data as { domain_id: string; org_id: string };
-    if (e.type === 'domain.registered') return { status: 'pending', domain_id: d.domain_id, org_id: d.org_id };
+    if (e.type === 'domain.registered') return { status: 'pending', domain_id: e.data.domain_id, org_id: e.data.org_id };
     if (e.type === 'domain.verified') return { ...s, status: 'verified' };
     if (e.type === 'domain.removed') return { ...s, status: 'removed' };
     return s;
@@ -313,11 +312,11 @@ interface SubscriptionState {
   org_id: string;
 }
 export const subscriptionStream = (id: string) => `webhook-subscription-${id}`;
-export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionState> = {
+export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionState, EventsNamed<'webhook_subscription'>> = {
   initialState: () => ({ status: 'new', subscription_id: '', org_id: '' }),
   evolve(s, e) {
-    const d = e.data as { subscription_id: string; org_id: string };
-    if (e.type === 'webhook_subscription.created') return { status: 'active', subscription_id: d.subscription_id, org_id: d.org_id };
+    if (e.type === 'webhook_subscription.created')
+      return { status: 'active', subscription_id: e.data.subscription_id, org_id: e.data.org_id };
     if (e.type === 'webhook_subscription.deleted') return { ...s, status: 'deleted' };
     return s;
   },

@@ -1,19 +1,6 @@
-import type { Projection } from '@kb/eventsourcing';
-import type { StoreTransaction, StoredEvent } from '@kb/store';
-import type {
-  DestinationCreated,
-  DestinationRemoved,
-  DestinationToggled,
-  DomainRegistered,
-  PieceApproved,
-  PiecePublished,
-  PiecePublishFailed,
-  PiecePublishQueued,
-  PieceRejected,
-  PieceSubmitted,
-  PieceUnpublished,
-  WebhookSubscriptionCreated,
-} from '@kb/events';
+import type { Projection, Stored } from '@kb/eventsourcing';
+import type { StoreTransaction } from '@kb/store';
+import type { PieceEvent } from '@kb/events';
 import {
   DESTINATIONS,
   DESTINATION_TOGGLES,
@@ -48,11 +35,11 @@ export async function bumpSite(tx: StoreTransaction, orgId: string) {
  */
 async function updatePiece(
   tx: StoreTransaction,
-  event: StoredEvent,
+  event: Stored<PieceEvent>,
   entry: Omit<HistoryEntry, 'actor' | 'at' | 'revision'>,
   change: (doc: PieceStateDoc) => Partial<PieceStateDoc> = () => ({}),
 ) {
-  const d = event.data as { piece_id: string; org_id: string; revision: number; actor: string; at: string };
+  const d = event.data;
   const cur: PieceStateDoc = (await tx.get<PieceStateDoc>(PIECE_STATES, d.piece_id)) ?? {
     id: d.piece_id,
     org_id: d.org_id,
@@ -89,27 +76,27 @@ export const publishingProjection: Projection = {
     { collection: DOMAINS, fields: ['org_id'] },
     { collection: SUBSCRIPTIONS, fields: ['org_id', 'deleted'] },
   ],
-  async apply(tx, event: StoredEvent) {
+  async apply(tx, event: Stored) {
     switch (event.type) {
       case 'piece.submitted': {
-        const d = event.data as PieceSubmitted;
+        const d = event.data;
         await updatePiece(tx, event, { event: 'submitted', ...(d.comment !== undefined && { comment: d.comment }) }, () => ({
           ...(d.reviewer !== undefined && { reviewer: d.reviewer }),
         }));
         return;
       }
       case 'piece.approved': {
-        const d = event.data as PieceApproved;
+        const d = event.data;
         await updatePiece(tx, event, { event: 'approved', ...(d.comment !== undefined && { comment: d.comment }) });
         return;
       }
       case 'piece.rejected': {
-        const d = event.data as PieceRejected;
+        const d = event.data;
         await updatePiece(tx, event, { event: 'rejected', comment: d.comment }, () => ({ review_comment: d.comment }));
         return;
       }
       case 'piece.publish_queued': {
-        const d = event.data as PiecePublishQueued;
+        const d = event.data;
         await updatePiece(tx, event, { event: 'publish_queued', destination_id: d.destination_id });
         const id = publicationId(d.piece_id, d.destination_id);
         const prev = await tx.get<PublicationDoc>(PUBLICATIONS, id);
@@ -136,7 +123,7 @@ export const publishingProjection: Projection = {
         return;
       }
       case 'piece.publish_failed': {
-        const d = event.data as PiecePublishFailed;
+        const d = event.data;
         await updatePiece(tx, event, {
           event: 'publish_failed',
           error: d.error,
@@ -154,7 +141,7 @@ export const publishingProjection: Projection = {
         return;
       }
       case 'piece.published': {
-        const d = event.data as PiecePublished;
+        const d = event.data;
         await updatePiece(tx, event, { event: 'published', destination_id: d.destination_id }, (cur) => ({
           published_at: cur.published_at ?? d.at,
         }));
@@ -195,7 +182,7 @@ export const publishingProjection: Projection = {
         return;
       }
       case 'piece.unpublished': {
-        const d = event.data as PieceUnpublished;
+        const d = event.data;
         const id = publicationId(d.piece_id, d.destination_id);
         const pub = await tx.get<PublicationDoc>(PUBLICATIONS, id);
         await updatePiece(tx, event, { event: d.mode === 'delete' ? 'deleted' : 'unpublished', destination_id: d.destination_id });
@@ -212,7 +199,7 @@ export const publishingProjection: Projection = {
         return;
       }
       case 'destination.created': {
-        const d = event.data as DestinationCreated;
+        const d = event.data;
         const doc: DestinationDoc = {
           id: d.destination_id,
           org_id: d.org_id,
@@ -229,13 +216,13 @@ export const publishingProjection: Projection = {
         return;
       }
       case 'destination.removed': {
-        const d = event.data as DestinationRemoved;
+        const d = event.data;
         const cur = await tx.get<DestinationDoc>(DESTINATIONS, d.destination_id);
         if (cur) await tx.put(DESTINATIONS, { ...cur, removed: true });
         return;
       }
       case 'destination.toggled': {
-        const d = event.data as DestinationToggled;
+        const d = event.data;
         await tx.put(DESTINATION_TOGGLES, {
           id: `${d.org_id}:${d.destination_id}`,
           org_id: d.org_id,
@@ -247,7 +234,7 @@ export const publishingProjection: Projection = {
         return;
       }
       case 'domain.registered': {
-        const d = event.data as DomainRegistered;
+        const d = event.data;
         await tx.put(DOMAINS, {
           id: d.domain_id,
           org_id: d.org_id,
@@ -260,7 +247,7 @@ export const publishingProjection: Projection = {
         return;
       }
       case 'domain.verified': {
-        const d = event.data as { domain_id: string; org_id: string; at: string };
+        const d = event.data;
         const cur = await tx.get<DomainDoc>(DOMAINS, d.domain_id);
         if (!cur) return;
         await tx.put(DOMAINS, { ...cur, status: 'verified', verified_at: d.at });
@@ -269,7 +256,7 @@ export const publishingProjection: Projection = {
         return;
       }
       case 'domain.removed': {
-        const d = event.data as { domain_id: string; org_id: string };
+        const d = event.data;
         const cur = await tx.get<DomainDoc>(DOMAINS, d.domain_id);
         if (!cur) return;
         await tx.delete(DOMAINS, d.domain_id);
@@ -278,7 +265,7 @@ export const publishingProjection: Projection = {
         return;
       }
       case 'webhook_subscription.created': {
-        const d = event.data as WebhookSubscriptionCreated;
+        const d = event.data;
         await tx.put(SUBSCRIPTIONS, {
           id: d.subscription_id,
           org_id: d.org_id,
@@ -292,7 +279,7 @@ export const publishingProjection: Projection = {
         return;
       }
       case 'webhook_subscription.deleted': {
-        const d = event.data as { subscription_id: string };
+        const d = event.data;
         const cur = await tx.get<SubscriptionDoc>(SUBSCRIPTIONS, d.subscription_id);
         if (cur) await tx.put(SUBSCRIPTIONS, { ...cur, deleted: true });
         return;

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { EventBus, Subscription } from '@kb/bus';
 import type { Store, StoreTransaction } from '@kb/store';
 import { startEventConsumer } from '@kb/eventsourcing';
-import { topics, type ContentUpdated, type ContentVersionAccepted, type EventEnvelope } from '@kb/events';
+import { topics, type EnvelopeOf } from '@kb/events';
 import { bumpSite } from './index.js';
 
 /**
@@ -28,7 +28,7 @@ async function putTitle(tx: StoreTransaction, d: { content_id: string; org_id: s
 }
 
 export function startSourceTitles(deps: { bus: EventBus; store: Store; logger: Logger }): Promise<Subscription> {
-  const fromVersion = (tx: StoreTransaction, event: EventEnvelope) => putTitle(tx, event.data as ContentVersionAccepted);
+  const fromVersion = (tx: StoreTransaction, event: EnvelopeOf<'content.created' | 'content.version_added'>) => putTitle(tx, event.data);
   return startEventConsumer({
     bus: deps.bus,
     store: deps.store,
@@ -38,7 +38,7 @@ export function startSourceTitles(deps: { bus: EventBus; store: Store; logger: L
     handlers: {
       'content.created': fromVersion,
       'content.version_added': fromVersion,
-      'content.updated': (tx, event) => putTitle(tx, event.data as ContentUpdated),
+      'content.updated': (tx, event) => putTitle(tx, event.data),
     },
   });
 }

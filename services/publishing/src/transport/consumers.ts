@@ -2,16 +2,7 @@ import type { Logger } from 'pino';
 import type { EventBus, Subscription } from '@kb/bus';
 import type { Store, StoreTransaction } from '@kb/store';
 import { startEventConsumer } from '@kb/eventsourcing';
-import {
-  topics,
-  type DraftRevision,
-  type DraftSourcesStale,
-  type EventEnvelope,
-  type KbNodeCreated,
-  type KbNodeDeleted,
-  type KbNodeMoved,
-  type AnswerCollected,
-} from '@kb/events';
+import { topics, type EnvelopeOf, type EventEnvelope } from '@kb/events';
 import { foldAnswer, type PromptOutcomeState } from '../domain/prompt-outcome.js';
 import { checkGate } from '../domain/gate.js';
 import {
@@ -63,8 +54,8 @@ export async function startPublishingConsumers(deps: {
   onAutoPublish: () => void;
   onDeliveriesQueued: () => void;
 }): Promise<Subscription[]> {
-  const putDraft = async (tx: StoreTransaction, event: EventEnvelope) => {
-    const d = event.data as DraftRevision;
+  const putDraft = async (tx: StoreTransaction, event: EnvelopeOf<'draft.created' | 'draft.revised'>) => {
+    const d = event.data;
     await tx.put(DRAFT_REVISIONS, { id: `${d.draft_id}:${d.revision}`, draft: d });
     const cur = await tx.get<DraftDoc>(DRAFTS, d.draft_id);
     if (cur && (cur.revision > d.revision || cur.deleted)) return;
@@ -98,13 +89,13 @@ export async function startPublishingConsumers(deps: {
       'draft.created': putDraft,
       'draft.revised': putDraft,
       'draft.sources_stale': async (tx, event) => {
-        const d = event.data as DraftSourcesStale;
+        const d = event.data;
         const cur = await tx.get<DraftDoc>(DRAFTS, d.draft_id);
         if (!cur || cur.revision !== d.revision) return;
         await tx.put<DraftDoc>(DRAFTS, { ...cur, draft: { ...cur.draft, stale_sources: d.stale_sources } });
       },
       'draft.deleted': async (tx, event) => {
-        const d = event.data as { draft_id: string };
+        const d = event.data;
         const cur = await tx.get<DraftDoc>(DRAFTS, d.draft_id);
         if (cur) await tx.put<DraftDoc>(DRAFTS, { ...cur, deleted: true });
       },
@@ -118,12 +109,12 @@ export async function startPublishingConsumers(deps: {
     logger: deps.logger,
     handlers: {
       'organization.created': async (tx, event) => {
-        const d = event.data as { org_id: string; name: string; slug: string };
+        const d = event.data;
         await tx.put<OrgDoc>(ORGS, { id: d.org_id, name: d.name, slug: d.slug });
         await bumpSite(tx, d.org_id);
       },
       'organization.updated': async (tx, event) => {
-        const d = event.data as { org_id: string; name?: string; slug?: string };
+        const d = event.data;
         const cur = await tx.get<OrgDoc>(ORGS, d.org_id);
         if (!cur) return;
         await tx.put<OrgDoc>(ORGS, {
@@ -144,16 +135,16 @@ export async function startPublishingConsumers(deps: {
     logger: deps.logger,
     handlers: {
       'kb_node.created': async (tx, event) => {
-        const d = event.data as KbNodeCreated;
+        const d = event.data;
         if (d.type === 'folder') await tx.put<KbFolderDoc>(KB_FOLDERS, { id: d.kb_node_id, org_id: d.org_id, parent_id: d.parent_id });
       },
       'kb_node.moved': async (tx, event) => {
-        const d = event.data as KbNodeMoved;
+        const d = event.data;
         const cur = await tx.get<KbFolderDoc>(KB_FOLDERS, d.kb_node_id);
         if (cur) await tx.put<KbFolderDoc>(KB_FOLDERS, { ...cur, parent_id: d.parent_id });
       },
       'kb_node.deleted': async (tx, event) => {
-        const d = event.data as KbNodeDeleted;
+        const d = event.data;
         if (d.type === 'folder') await tx.delete(KB_FOLDERS, d.kb_node_id);
       },
     },
@@ -172,7 +163,7 @@ export async function startPublishingConsumers(deps: {
     logger: deps.logger,
     handlers: {
       'answer.collected': async (tx, event) => {
-        const a = event.data as AnswerCollected;
+        const a = event.data;
         const id = `${a.org_id}:${a.prompt_id}`;
         const cur = await tx.get<PromptOutcomeDoc>(PROMPT_OUTCOMES, id);
         const { state, previous, changed } = foldAnswer(cur, a);
@@ -193,7 +184,7 @@ export async function startPublishingConsumers(deps: {
             answer_id: a.answer_id,
             at: a.run_at,
           },
-        } as EventEnvelope);
+        } satisfies EventEnvelope);
       },
     },
   });
