@@ -21,7 +21,7 @@ import {
   type PublicationDoc,
   type SubscriptionDoc,
 } from './collections.js';
-import { pieceDecider } from '../domain/aggregates.js';
+import { pieceDecider, type ReviewState } from '../domain/aggregates.js';
 
 /** Hosted sites render from these; any change to what a site shows bumps its version (the render cache's validator). */
 export async function bumpSite(tx: StoreTransaction, orgId: string) {
@@ -47,11 +47,12 @@ async function updatePiece(
     updated_at: d.at,
     history: [],
   };
-  const initial = pieceDecider.initialState();
   const folded = pieceDecider.evolve(
     {
       status: cur.status,
-      review: cur.review ?? initial.review,
+      // A document written before the review was kept apart from the status: its status was the review's, or came after an approval.
+      review:
+        cur.review ?? (['draft', 'in_review', 'approved', 'rejected'].includes(cur.status) ? (cur.status as ReviewState) : 'approved'),
       ...(cur.approved_revision !== undefined && { approved_revision: cur.approved_revision }),
       live: cur.live ?? {},
       pending: cur.pending ?? {},
