@@ -1,10 +1,11 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platform';
+import type { Clock, IdGenerator } from '@kb/platform';
 import { topics } from '@kb/events';
 import type { LeaseManager } from '@kb/coordination';
-import { createRpcServer, loadProto, serviceConstructor } from '@kb/rpc';
-import { checkDependencies, createEventSourcedCore, dependencyChecks, openBus, openStore } from '@kb/runtime';
+import { loadProto, serviceConstructor } from '@kb/rpc';
+import { grpcServer, startService } from '@kb/runtime';
+import type { Subscription } from '@kb/bus';
 import type { Store } from '@kb/store';
 import { ANALYTICS_STORE_FILE, type AnalyticsConfig } from './config.js';
 import { createAnswersService } from './app/answers.js';
@@ -49,84 +50,79 @@ export async function startAnalytics(options: {
   /** Scheduler off (tests trigger runs explicitly). */
   scheduler?: boolean;
 }): Promise<RunningService> {
-  const { config } = options;
-  const logger = options.logger.child({ service: SERVICE_NAME });
-  const clock = options.clock ?? systemClock;
-  const ids = options.ids ?? randomIds;
+  return startService<AnalyticsConfig>(
+    {
+      name: SERVICE_NAME,
+      topic: topics.analytics,
+      projections: analyticsProjections,
+      storeFile: ANALYTICS_STORE_FILE,
+      async compose(ctx) {
+        const { config, store, bus, core, clock, ids, logger } = ctx;
+        await bus.ensureTopics([topics.answers]);
+        const leases = await openLeases(config, store, clock);
+        const engine =
+          options.engine !== undefined
+            ? options.engine
+            : config.ANSWER_ENGINE_BASE_URL
+              ? createOpenAiChatEngine({
+                  baseUrl: config.ANSWER_ENGINE_BASE_URL,
+                  apiKey: config.ANSWER_ENGINE_API_KEY,
+                  timeoutMs: config.ANSWER_ENGINE_TIMEOUT_MS,
+                })
+              : null;
 
-  const store = await openStore(config, SERVICE_NAME, clock, logger, ANALYTICS_STORE_FILE);
-  const bus = await openBus(config, SERVICE_NAME, logger);
-  const core = await createEventSourcedCore({
-    service: SERVICE_NAME,
-    topic: topics.analytics,
-    store,
-    bus,
-    projections: analyticsProjections,
-    ids,
-    clock,
-    logger,
-  });
-  await bus.ensureTopics([topics.answers]);
-  const leases = await openLeases(config, store, clock);
-  const engine =
-    options.engine !== undefined
-      ? options.engine
-      : config.ANSWER_ENGINE_BASE_URL
-        ? createOpenAiChatEngine({
-            baseUrl: config.ANSWER_ENGINE_BASE_URL,
-            apiKey: config.ANSWER_ENGINE_API_KEY,
-            timeoutMs: config.ANSWER_ENGINE_TIMEOUT_MS,
-          })
-        : null;
+        const deps = { store, commands: core.commands, ids, clock };
+        // The embedded store's import merges count rows on a second core (the thread reads the store file).
+        const foldThread = config.STORE === 'sqlite' && config.FOLD_THREAD_MIN_ANSWERS > 0 ? createFoldThread({ logger }) : undefined;
+        const answers = createAnswersService({
+          ...deps,
+          ...(foldThread && { foldThread: { thread: foldThread, minAnswers: config.FOLD_THREAD_MIN_ANSWERS } }),
+        });
+        const reports = createReportsService({ store, clock });
+        const sources = createTrackedSourcesService(deps);
+        const competitors = createCompetitorsService(deps);
+        const settings = createSettingsService(deps);
+        const scheduler = createScheduler({
+          store,
+          commands: core.commands,
+          answers,
+          leases,
+          engine,
+          clock,
+          logger,
+          owner: `${hostname()}:${process.pid}:${ids.uuid()}`,
+          tickMs: config.SCHEDULER_TICK_MS,
+        });
+        let consumers: Subscription[] = [];
 
-  const deps = { store, commands: core.commands, ids, clock };
-  // The embedded store's import merges count rows on a second core (the thread reads the store file).
-  const foldThread = config.STORE === 'sqlite' && config.FOLD_THREAD_MIN_ANSWERS > 0 ? createFoldThread({ logger }) : undefined;
-  const answers = createAnswersService({
-    ...deps,
-    ...(foldThread && { foldThread: { thread: foldThread, minAnswers: config.FOLD_THREAD_MIN_ANSWERS } }),
-  });
-  const reports = createReportsService({ store, clock });
-  const sources = createTrackedSourcesService(deps);
-  const competitors = createCompetitorsService(deps);
-  const settings = createSettingsService(deps);
-  const scheduler = createScheduler({
-    store,
-    commands: core.commands,
-    answers,
-    leases,
-    engine,
-    clock,
-    logger,
-    owner: `${hostname()}:${process.pid}:${ids.uuid()}`,
-    tickMs: config.SCHEDULER_TICK_MS,
-  });
-
-  const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
-  server.addHealth(async (budgetMs) => (await checkDependencies(dependencyChecks({ store, bus }), budgetMs)).ready);
-  const proto = loadProto('analytics.proto');
-  server.addService(serviceConstructor(proto, 'analytics.v1.AnswerService'), answerHandlers(answers));
-  server.addService(serviceConstructor(proto, 'analytics.v1.ReportService'), reportHandlers(reports));
-  server.addService(serviceConstructor(proto, 'analytics.v1.TrackedSourceService'), trackedSourceHandlers(sources));
-  server.addService(serviceConstructor(proto, 'analytics.v1.CompetitorService'), competitorHandlers(competitors));
-  server.addService(serviceConstructor(proto, 'analytics.v1.RunConfigurationService'), runConfigurationHandlers(settings, scheduler));
-  const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
-  await core.start();
-  const consumers = await startAnalyticsConsumers({ bus, store, logger });
-  if (options.scheduler !== false) scheduler.start();
-  logger.info({ port, engine: engine !== null }, 'analytics listening');
-
-  return {
-    address: `${config.GRPC_HOST}:${port}`,
-    async stop() {
-      await scheduler.stop();
-      await server.shutdown();
-      for (const c of consumers) await c.stop();
-      await core.stop();
-      await foldThread?.close();
-      await leases.close();
-      await bus.close();
-      await store.close();
+        return {
+          server: grpcServer(ctx, (server) => {
+            const proto = loadProto('analytics.proto');
+            server.addService(serviceConstructor(proto, 'analytics.v1.AnswerService'), answerHandlers(answers));
+            server.addService(serviceConstructor(proto, 'analytics.v1.ReportService'), reportHandlers(reports));
+            server.addService(serviceConstructor(proto, 'analytics.v1.TrackedSourceService'), trackedSourceHandlers(sources));
+            server.addService(serviceConstructor(proto, 'analytics.v1.CompetitorService'), competitorHandlers(competitors));
+            server.addService(
+              serviceConstructor(proto, 'analytics.v1.RunConfigurationService'),
+              runConfigurationHandlers(settings, scheduler),
+            );
+          }),
+          parts: [
+            {
+              start: async () => {
+                consumers = await startAnalyticsConsumers({ bus, store, logger });
+              },
+              stop: async () => {
+                for (const c of consumers) await c.stop();
+              },
+            },
+            { start: () => (options.scheduler !== false ? scheduler.start() : undefined), stop: () => scheduler.stop() },
+          ],
+          resources: [() => foldThread?.close(), () => leases.close()],
+          logFields: { engine: engine !== null },
+        };
+      },
     },
-  };
+    options,
+  );
 }

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import { randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platform';
+import type { Clock, IdGenerator } from '@kb/platform';
 import { topics } from '@kb/events';
 import { createServiceClients } from './clients.js';
-import { createEventSourcedCore, dependencyChecks, openBus, openStore } from '@kb/runtime';
+import { dependencyChecks, startService } from '@kb/runtime';
 import type { GatewayConfig } from './config.js';
 import { createIdentityService } from './app/identity.js';
 import { createOrganizationService } from './app/organizations.js';
@@ -77,123 +77,139 @@ export async function startGateway(options: {
   clock?: Clock;
   ids?: IdGenerator;
 }): Promise<RunningGateway> {
-  const { config } = options;
-  const logger = options.logger.child({ service: SERVICE_NAME });
-  const clock = options.clock ?? systemClock;
-  const ids = options.ids ?? randomIds;
+  let routes: RouteEntry[] = [];
+  let bootstrapOrgId: string | undefined;
+  let url = '';
+  const running = await startService<GatewayConfig>(
+    {
+      name: SERVICE_NAME,
+      topic: topics.gateway,
+      projections: gatewayProjections,
+      async compose(ctx) {
+        const { config, store, bus, core, clock, ids, logger } = ctx;
+        const deps = { store, commands: core.commands, ids, clock };
+        const identity = createIdentityService({ ...deps, logger, sessionTtlSeconds: config.SESSION_TTL_SECONDS });
+        const organizations = createOrganizationService(deps);
+        const apiKeys = createApiKeyService(deps);
+        const credits = createCreditsService({
+          ...deps,
+          costs: { ingest: config.CREDIT_COST_INGEST, query: config.CREDIT_COST_QUERY, generation: config.CREDIT_COST_GENERATION },
+        });
+        const bootstrap = await identity.bootstrap(config);
+        const limiter = await openRateLimiter(config, store, clock);
+        const loginThrottle = createLoginThrottle(limiter, {
+          perAccount: config.LOGIN_FAILURES_PER_ACCOUNT,
+          perAddress: config.LOGIN_FAILURES_PER_ADDRESS,
+          perAccountAnyAddress: config.LOGIN_FAILURES_PER_ACCOUNT_ANY_ADDRESS,
+          backoffBaseSeconds: config.LOGIN_BACKOFF_BASE_SECONDS,
+          backoffMaxSeconds: Math.max(config.LOGIN_BACKOFF_BASE_SECONDS, config.LOGIN_BACKOFF_MAX_SECONDS),
+        });
 
-  const store = await openStore(config, SERVICE_NAME, clock, logger);
-  const bus = await openBus(config, SERVICE_NAME, logger);
-  const core = await createEventSourcedCore({
-    service: SERVICE_NAME,
-    topic: topics.gateway,
-    store,
-    bus,
-    projections: gatewayProjections,
-    ids,
-    clock,
-    logger,
-  });
-  const deps = { store, commands: core.commands, ids, clock };
-  const identity = createIdentityService({ ...deps, logger, sessionTtlSeconds: config.SESSION_TTL_SECONDS });
-  const organizations = createOrganizationService(deps);
-  const apiKeys = createApiKeyService(deps);
-  const credits = createCreditsService({
-    ...deps,
-    costs: { ingest: config.CREDIT_COST_INGEST, query: config.CREDIT_COST_QUERY, generation: config.CREDIT_COST_GENERATION },
-  });
-  const bootstrap = await identity.bootstrap(config);
-  const limiter = await openRateLimiter(config, store, clock);
-  const loginThrottle = createLoginThrottle(limiter, {
-    perAccount: config.LOGIN_FAILURES_PER_ACCOUNT,
-    perAddress: config.LOGIN_FAILURES_PER_ADDRESS,
-    perAccountAnyAddress: config.LOGIN_FAILURES_PER_ACCOUNT_ANY_ADDRESS,
-    backoffBaseSeconds: config.LOGIN_BACKOFF_BASE_SECONDS,
-    backoffMaxSeconds: Math.max(config.LOGIN_BACKOFF_BASE_SECONDS, config.LOGIN_BACKOFF_MAX_SECONDS),
-  });
+        const clients = createServiceClients(config);
+        const mcpLimiter =
+          config.COORDINATION === 'redis' && config.REDIS_URL
+            ? (await import('@kb/coordination/redis')).createRedisSlidingRateLimiter({ url: config.REDIS_URL, prefix: SERVICE_NAME })
+            : (await import('@kb/coordination/store')).createStoreSlidingRateLimiter({ store, clock });
 
-  const clients = createServiceClients(config);
-  const mcpLimiter =
-    config.COORDINATION === 'redis' && config.REDIS_URL
-      ? (await import('@kb/coordination/redis')).createRedisSlidingRateLimiter({ url: config.REDIS_URL, prefix: SERVICE_NAME })
-      : (await import('@kb/coordination/store')).createStoreSlidingRateLimiter({ store, clock });
+        const built = await buildHttpApp({
+          identity,
+          organizations,
+          apiKeys,
+          credits,
+          loginThrottle,
+          clients,
+          logger,
+          bodyLimit: config.BODY_LIMIT_BYTES,
+          maxUploadBytes: config.MAX_UPLOAD_BYTES,
+          requestLog: config.REQUEST_LOG,
+          ...(config.CONSOLE_DIR && { consoleDir: config.CONSOLE_DIR }),
+          ...(config.MCP_ENABLED && {
+            mcp: {
+              limiter: mcpLimiter,
+              limit: config.MCP_RATE_LIMIT,
+              windowMs: config.MCP_RATE_WINDOW_MS,
+              dispatchSecret: config.INTERNAL_TOKEN,
+              oauth: createOAuthService({
+                store,
+                commands: core.commands,
+                clock,
+                accessTtlSeconds: config.MCP_ACCESS_TOKEN_TTL_SECONDS,
+                refreshTtlSeconds: config.MCP_REFRESH_TOKEN_TTL_SECONDS,
+              }),
+              jsonResponse: config.MCP_JSON_RESPONSE,
+              allowedOrigins: originsOf(config.MCP_ALLOWED_ORIGINS),
+              ...parseToolSelection(config.MCP_TOOLSETS, config.MCP_READ_ONLY),
+              ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
+            },
+          }),
+          hostedCacheTtlMs: config.HOSTED_CACHE_TTL_MS,
+          health: {
+            checks: {
+              ...dependencyChecks({ store, bus }),
+              knowledge_base: grpcServing(config.KNOWLEDGE_BASE_GRPC, config.INTERNAL_TOKEN),
+              ingest: grpcServing(config.INGEST_GRPC, config.INTERNAL_TOKEN),
+              analytics: grpcServing(config.ANALYTICS_GRPC, config.INTERNAL_TOKEN),
+              generation: grpcServing(config.GENERATION_GRPC, config.INTERNAL_TOKEN),
+              publishing: grpcServing(config.PUBLISHING_GRPC, config.INTERNAL_TOKEN),
+            },
+            internalToken: config.INTERNAL_TOKEN,
+          },
+          uploads: { maxRequestBytes: config.UPLOAD_MAX_REQUEST_BYTES, inflightBytes: config.UPLOAD_INFLIGHT_BYTES },
+        });
+        routes = built.routes;
+        bootstrapOrgId = bootstrap.org_id;
+        const { app } = built;
+        let ingestMetering: { stop(): Promise<void> } | undefined;
+        let sweeper: { stop(): Promise<void> } | undefined;
 
-  const { app, routes } = await buildHttpApp({
-    identity,
-    organizations,
-    apiKeys,
-    credits,
-    loginThrottle,
-    clients,
-    logger,
-    bodyLimit: config.BODY_LIMIT_BYTES,
-    maxUploadBytes: config.MAX_UPLOAD_BYTES,
-    requestLog: config.REQUEST_LOG,
-    ...(config.CONSOLE_DIR && { consoleDir: config.CONSOLE_DIR }),
-    ...(config.MCP_ENABLED && {
-      mcp: {
-        limiter: mcpLimiter,
-        limit: config.MCP_RATE_LIMIT,
-        windowMs: config.MCP_RATE_WINDOW_MS,
-        dispatchSecret: config.INTERNAL_TOKEN,
-        oauth: createOAuthService({
-          store,
-          commands: core.commands,
-          clock,
-          accessTtlSeconds: config.MCP_ACCESS_TOKEN_TTL_SECONDS,
-          refreshTtlSeconds: config.MCP_REFRESH_TOKEN_TTL_SECONDS,
-        }),
-        jsonResponse: config.MCP_JSON_RESPONSE,
-        allowedOrigins: originsOf(config.MCP_ALLOWED_ORIGINS),
-        ...parseToolSelection(config.MCP_TOOLSETS, config.MCP_READ_ONLY),
-        ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
+        return {
+          // No request before the consumers run: the gateway listens last.
+          server: {
+            listenLast: true,
+            async listen() {
+              await app.listen({ host: config.HOST, port: config.PORT });
+              const address = app.server.address();
+              const port = typeof address === 'object' && address ? address.port : config.PORT;
+              const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+              url = `http://${host}:${port}`;
+              return { address: `${host}:${port}`, port };
+            },
+            shutdown: () => app.close(),
+          },
+          parts: [
+            {
+              start: async () => {
+                ingestMetering = await startIngestMetering({
+                  bus,
+                  store,
+                  credits,
+                  costPerUnit: config.CREDIT_COST_INGEST,
+                  charsPerUnit: config.CREDIT_INGEST_CHARS,
+                  logger,
+                  clock,
+                });
+              },
+              stop: () => ingestMetering?.stop(),
+            },
+            {
+              start: () => {
+                sweeper = startCreditSweeper(credits, config.CREDIT_HOLD_TTL_SECONDS * 1000, logger);
+              },
+              stop: () => sweeper?.stop(),
+            },
+          ],
+          resources: [() => mcpLimiter.close(), () => clients.close(), () => limiter.close()],
+        };
       },
-    }),
-    hostedCacheTtlMs: config.HOSTED_CACHE_TTL_MS,
-    health: {
-      checks: {
-        ...dependencyChecks({ store, bus }),
-        knowledge_base: grpcServing(config.KNOWLEDGE_BASE_GRPC, config.INTERNAL_TOKEN),
-        ingest: grpcServing(config.INGEST_GRPC, config.INTERNAL_TOKEN),
-        analytics: grpcServing(config.ANALYTICS_GRPC, config.INTERNAL_TOKEN),
-        generation: grpcServing(config.GENERATION_GRPC, config.INTERNAL_TOKEN),
-        publishing: grpcServing(config.PUBLISHING_GRPC, config.INTERNAL_TOKEN),
-      },
-      internalToken: config.INTERNAL_TOKEN,
     },
-    uploads: { maxRequestBytes: config.UPLOAD_MAX_REQUEST_BYTES, inflightBytes: config.UPLOAD_INFLIGHT_BYTES },
-  });
-  await core.start();
-  const ingestMetering = await startIngestMetering({
-    bus,
-    store,
-    credits,
-    costPerUnit: config.CREDIT_COST_INGEST,
-    charsPerUnit: config.CREDIT_INGEST_CHARS,
-    logger,
-    clock,
-  });
-  const sweeper = startCreditSweeper(credits, config.CREDIT_HOLD_TTL_SECONDS * 1000, logger);
-  await app.listen({ host: config.HOST, port: config.PORT });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.PORT;
-  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+    options,
+  );
 
   return {
-    url: `http://${host}:${port}`,
-    port,
+    url,
+    port: running.port,
     routes,
-    ...(bootstrap.org_id && { bootstrapOrgId: bootstrap.org_id }),
-    async stop() {
-      await app.close();
-      await mcpLimiter.close();
-      await sweeper.stop();
-      await ingestMetering.stop();
-      clients.close();
-      await limiter.close();
-      await core.stop();
-      await bus.close();
-      await store.close();
-    },
+    ...(bootstrapOrgId && { bootstrapOrgId }),
+    stop: running.stop,
   };
 }

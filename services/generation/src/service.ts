@@ -1,9 +1,10 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platform';
+import type { Clock, IdGenerator } from '@kb/platform';
 import { topics } from '@kb/events';
-import { createRpcClient, createRpcServer, loadProto, serviceConstructor } from '@kb/rpc';
-import { checkDependencies, createEventSourcedCore, dependencyChecks, openBus, openStore } from '@kb/runtime';
+import { createRpcClient, loadProto, serviceConstructor } from '@kb/rpc';
+import { grpcServer, startService } from '@kb/runtime';
+import type { Subscription } from '@kb/bus';
 import { createFactChecker, createOpenAiChat, type FactChecker, type Llm } from '@kb/ai';
 import type { GenerationConfig } from './config.js';
 import { generationProjections } from './projections/index.js';
@@ -45,110 +46,95 @@ export async function startGeneration(options: {
   /** Worker off (tests drive it). */
   worker?: boolean;
 }): Promise<RunningService> {
-  const { config } = options;
-  const logger = options.logger.child({ service: SERVICE_NAME });
-  const clock = options.clock ?? systemClock;
-  const ids = options.ids ?? randomIds;
+  return startService<GenerationConfig>(
+    {
+      name: SERVICE_NAME,
+      topic: topics.generation,
+      projections: generationProjections,
+      async compose(ctx) {
+        const { config, store, bus, core, clock, ids, logger } = ctx;
+        const kb = loadProto('knowledge_base.proto');
+        const kbClient = (service: string) =>
+          createRpcClient(serviceConstructor(kb, `knowledge_base.v1.${service}`), {
+            address: config.KNOWLEDGE_BASE_GRPC,
+            internalToken: config.INTERNAL_TOKEN,
+            deadlineMs: config.RPC_DEADLINE_MS,
+            name: 'knowledge-base',
+          });
+        const search = kbClient('Search');
+        const prompts = kbClient('Prompts');
+        const retriever = createKnowledgeBaseRetriever(search);
+        const llm =
+          options.llm !== undefined
+            ? (options.llm ?? undefined)
+            : config.LLM_URL
+              ? createOpenAiChat({
+                  baseUrl: config.LLM_URL,
+                  model: config.LLM_MODEL,
+                  timeoutMs: config.LLM_TIMEOUT_MS,
+                  ...(config.LLM_API_KEY && { apiKey: config.LLM_API_KEY }),
+                })
+              : undefined;
+        // The embedded checker stands on its own; the chat model adds a second opinion only when asked to.
+        const factModel = options.checker ? undefined : await openFactCheckModel(config, logger);
+        const checker =
+          options.checker ??
+          createFactChecker({
+            ...(llm && config.FACT_CHECK_LLM_JUDGE && { judge: llm }),
+            ...(factModel && { embeddings: factModel }),
+          });
 
-  const store = await openStore(config, SERVICE_NAME, clock, logger);
-  const bus = await openBus(config, SERVICE_NAME, logger);
-  const core = await createEventSourcedCore({
-    service: SERVICE_NAME,
-    topic: topics.generation,
-    store,
-    bus,
-    projections: generationProjections,
-    ids,
-    clock,
-    logger,
-  });
-  const kb = loadProto('knowledge_base.proto');
-  const kbClient = (service: string) =>
-    createRpcClient(serviceConstructor(kb, `knowledge_base.v1.${service}`), {
-      address: config.KNOWLEDGE_BASE_GRPC,
-      internalToken: config.INTERNAL_TOKEN,
-      deadlineMs: config.RPC_DEADLINE_MS,
-      name: 'knowledge-base',
-    });
-  const search = kbClient('Search');
-  const prompts = kbClient('Prompts');
-  const retriever = createKnowledgeBaseRetriever(search);
-  const llm =
-    options.llm !== undefined
-      ? (options.llm ?? undefined)
-      : config.LLM_URL
-        ? createOpenAiChat({
-            baseUrl: config.LLM_URL,
-            model: config.LLM_MODEL,
-            timeoutMs: config.LLM_TIMEOUT_MS,
-            ...(config.LLM_API_KEY && { apiKey: config.LLM_API_KEY }),
-          })
-        : undefined;
-  // The embedded checker stands on its own; the chat model adds a second opinion only when asked to.
-  const factModel = options.checker ? undefined : await openFactCheckModel(config, logger);
-  const checker =
-    options.checker ??
-    createFactChecker({
-      ...(llm && config.FACT_CHECK_LLM_JUDGE && { judge: llm }),
-      ...(factModel && { embeddings: factModel }),
-    });
+        const settings = createSettingsService({ store, commands: core.commands, ids, clock });
+        const runs = createRunsService({ store, commands: core.commands, ids, clock, settings, retriever, prompts, checker, llm, logger });
+        const drafts = createDraftsService({ store, commands: core.commands, clock });
+        const verify = createVerifyService({ checker, retriever });
+        const generate = createGenerateService({ checker, retriever, llm });
+        const builder = createBuilderService({ store, commands: core.commands, ids, clock, settings, retriever, checker, llm });
+        // Stable for the process: a restart in place takes its runs back at once; another process waits out the lease.
+        const owner = options.workerId ?? `${hostname()}:${process.pid}`;
+        const worker = createRunWorker({
+          pending: runs.pending,
+          execute: runs.execute,
+          leases: options.leases ?? createStoreRunLeases({ store, owner, ttlMs: config.RUN_LEASE_MS, clock }),
+          logger,
+          tickMs: config.RUN_WORKER_TICK_MS,
+        });
+        const engine = createContentEngine({
+          store,
+          commands: core.commands,
+          ids,
+          clock,
+          settings,
+          logger,
+          onRunsStarted: () => worker.notify(),
+        });
+        const workersOn = options.worker !== false;
+        let consumers: Subscription[] = [];
 
-  const settings = createSettingsService({ store, commands: core.commands, ids, clock });
-  const runs = createRunsService({ store, commands: core.commands, ids, clock, settings, retriever, prompts, checker, llm, logger });
-  const drafts = createDraftsService({ store, commands: core.commands, clock });
-  const verify = createVerifyService({ checker, retriever });
-  const generate = createGenerateService({ checker, retriever, llm });
-  const builder = createBuilderService({ store, commands: core.commands, ids, clock, settings, retriever, checker, llm });
-  // Stable for the process: a restart in place takes its runs back at once; another process waits out the lease.
-  const owner = options.workerId ?? `${hostname()}:${process.pid}`;
-  const worker = createRunWorker({
-    pending: runs.pending,
-    execute: runs.execute,
-    leases: options.leases ?? createStoreRunLeases({ store, owner, ttlMs: config.RUN_LEASE_MS, clock }),
-    logger,
-    tickMs: config.RUN_WORKER_TICK_MS,
-  });
-
-  const engine = createContentEngine({
-    store,
-    commands: core.commands,
-    ids,
-    clock,
-    settings,
-    logger,
-    onRunsStarted: () => worker.notify(),
-  });
-
-  const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
-  // Ready only while its store and bus answer (grpc.health.v1, the readiness probe of the deployment).
-  server.addHealth(async (budgetMs) => (await checkDependencies(dependencyChecks({ store, bus }), budgetMs)).ready);
-  const proto = loadProto('generation.proto');
-  server.addService(
-    serviceConstructor(proto, 'generation.v1.Generation'),
-    generationHandlers({ settings, runs, drafts, verify, generate, builder, engine, onRunStarted: () => worker.notify() }),
-  );
-  const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
-  await core.start();
-  const consumers = await startGenerationConsumers({ bus, store, commands: core.commands, logger });
-  if (options.worker !== false) {
-    worker.start();
-    engine.start(config.CONTENT_ENGINE_TICK_MS);
-  }
-  logger.info({ port, llm: llm !== undefined }, 'generation listening');
-
-  return {
-    address: `${config.GRPC_HOST}:${port}`,
-    async stop() {
-      engine.stop();
-      await worker.stop();
-      await server.shutdown();
-      for (const c of consumers) await c.stop();
-      await core.stop();
-      await factModel?.close();
-      search.close();
-      prompts.close();
-      await bus.close();
-      await store.close();
+        return {
+          server: grpcServer(ctx, (server) =>
+            server.addService(
+              serviceConstructor(loadProto('generation.proto'), 'generation.v1.Generation'),
+              generationHandlers({ settings, runs, drafts, verify, generate, builder, engine, onRunStarted: () => worker.notify() }),
+            ),
+          ),
+          parts: [
+            {
+              start: async () => {
+                consumers = await startGenerationConsumers({ bus, store, commands: core.commands, logger });
+              },
+              stop: async () => {
+                for (const c of consumers) await c.stop();
+              },
+            },
+            { start: () => (workersOn ? worker.start() : undefined), stop: () => worker.stop() },
+            { start: () => (workersOn ? engine.start(config.CONTENT_ENGINE_TICK_MS) : undefined), stop: () => engine.stop() },
+          ],
+          resources: [() => factModel?.close(), () => search.close(), () => prompts.close()],
+          logFields: { llm: llm !== undefined },
+        };
+      },
     },
-  };
+    options,
+  );
 }

@@ -2,11 +2,12 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platform';
+import type { Clock, IdGenerator } from '@kb/platform';
 import { topics } from '@kb/events';
 import type { BlobStore } from '@kb/blob';
-import { createRpcServer, loadProto, serviceConstructor } from '@kb/rpc';
-import { checkDependencies, createEventSourcedCore, dependencyChecks, openBus, openStore } from '@kb/runtime';
+import { loadProto, serviceConstructor } from '@kb/rpc';
+import { grpcServer, startService } from '@kb/runtime';
+import type { Subscription } from '@kb/bus';
 import { startEventConsumer } from '@kb/eventsourcing';
 import { extractionPoolOptions, type IngestConfig } from './config.js';
 import { createIntake } from './app/intake.js';
@@ -65,90 +66,85 @@ export async function startIngest(options: {
   clock?: Clock;
   ids?: IdGenerator;
 }): Promise<RunningService> {
-  const { config } = options;
-  const logger = options.logger.child({ service: SERVICE_NAME });
-  const clock = options.clock ?? systemClock;
-  const ids = options.ids ?? randomIds;
+  return startService<IngestConfig>(
+    {
+      name: SERVICE_NAME,
+      topic: topics.ingest,
+      projections: ingestProjections,
+      async compose(ctx) {
+        const { config, store, bus, core, clock, ids, logger } = ctx;
+        const blobs = await openBlobStore(config);
+        await store.ensureIndex(JOBS, ['status', 'enqueued_at']);
+        const pool = createExtractionPool(extractionPoolOptions(config));
+        // Unique per start: a restarted process must not mistake its predecessor's leases for its own.
+        const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+        liveOwners.add(owner);
+        const processor = createProcessor({
+          store,
+          commands: core.commands,
+          blobs,
+          pool,
+          clock,
+          logger,
+          owner,
+          isOwnerGone,
+          // Jobs in hand: one per worker plus those read ahead for it, so no worker waits on the
+          // settle-and-claim commit and the file read between two files.
+          concurrency: config.INGEST_WORKERS * (1 + config.INGEST_PREFETCH),
+          maxAttempts: config.INGEST_MAX_ATTEMPTS,
+          retryBaseMs: config.INGEST_RETRY_BASE_MS,
+          leaseMs: config.INGEST_LEASE_MS,
+          pollMs: config.INGEST_POLL_MS,
+          chunking: { targetChars: config.CHUNK_TARGET_CHARS, overlapChars: config.CHUNK_OVERLAP_CHARS },
+          maxChunks: config.MAX_CHUNKS,
+        });
+        const intake = createIntake({
+          store,
+          commands: core.commands,
+          blobs,
+          ids,
+          clock,
+          maxUploadBytes: config.MAX_UPLOAD_BYTES,
+          onQueued: () => processor.notify(),
+        });
+        const queries = createContentQueries(store);
+        let treeConsumer: Subscription | undefined;
 
-  const store = await openStore(config, SERVICE_NAME, clock, logger);
-  const bus = await openBus(config, SERVICE_NAME, logger);
-  const blobs = await openBlobStore(config);
-  await store.ensureIndex(JOBS, ['status', 'enqueued_at']);
-  const core = await createEventSourcedCore({
-    service: SERVICE_NAME,
-    topic: topics.ingest,
-    store,
-    bus,
-    projections: ingestProjections,
-    ids,
-    clock,
-    logger,
-  });
-  const pool = createExtractionPool(extractionPoolOptions(config));
-  // Unique per start: a restarted process must not mistake its predecessor's leases for its own.
-  const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  liveOwners.add(owner);
-  const processor = createProcessor({
-    store,
-    commands: core.commands,
-    blobs,
-    pool,
-    clock,
-    logger,
-    owner,
-    isOwnerGone,
-    // Jobs in hand: one per worker plus those read ahead for it, so no worker waits on the
-    // settle-and-claim commit and the file read between two files.
-    concurrency: config.INGEST_WORKERS * (1 + config.INGEST_PREFETCH),
-    maxAttempts: config.INGEST_MAX_ATTEMPTS,
-    retryBaseMs: config.INGEST_RETRY_BASE_MS,
-    leaseMs: config.INGEST_LEASE_MS,
-    pollMs: config.INGEST_POLL_MS,
-    chunking: { targetChars: config.CHUNK_TARGET_CHARS, overlapChars: config.CHUNK_OVERLAP_CHARS },
-    maxChunks: config.MAX_CHUNKS,
-  });
-  const intake = createIntake({
-    store,
-    commands: core.commands,
-    blobs,
-    ids,
-    clock,
-    maxUploadBytes: config.MAX_UPLOAD_BYTES,
-    onQueued: () => processor.notify(),
-  });
-  const queries = createContentQueries(store);
-
-  const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
-  server.addHealth(async (budgetMs) => (await checkDependencies(dependencyChecks({ store, bus }), budgetMs)).ready);
-  server.addService(serviceConstructor(loadProto('ingest.proto'), 'ingest.v1.IngestService'), ingestHandlers(intake, queries));
-  const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
-  // Jobs need no bus: uploads accepted while the consumer group (re)joins, or while the broker
-  // is away, are extracted meanwhile; their events wait in the outbox.
-  processor.start();
-  await core.start();
-  // Moves and deletions of content nodes in the knowledge-base tree (cascade deletes of folders included).
-  const treeConsumer = await startEventConsumer({
-    bus,
-    store,
-    groupId: KB_TREE_CONSUMER_GROUP,
-    topics: [topics.knowledgeBase],
-    handlers: kbTreeHandlers({ store, commands: core.commands, blobs, logger }),
-    logger,
-  });
-  logger.info({ port }, 'ingest listening');
-
-  return {
-    address: `${config.GRPC_HOST}:${port}`,
-    async stop() {
-      await server.shutdown();
-      await treeConsumer.stop();
-      await processor.stop();
-      liveOwners.delete(owner);
-      await pool.close();
-      await core.stop();
-      await bus.close();
-      await blobs.close();
-      await store.close();
+        return {
+          server: grpcServer(ctx, (server) =>
+            server.addService(serviceConstructor(loadProto('ingest.proto'), 'ingest.v1.IngestService'), ingestHandlers(intake, queries)),
+          ),
+          // Jobs need no bus: uploads accepted while the consumer group (re)joins, or while the broker
+          // is away, are extracted meanwhile; their events wait in the outbox.
+          early: [
+            {
+              start: () => processor.start(),
+              stop: async () => {
+                await processor.stop();
+                liveOwners.delete(owner);
+              },
+            },
+          ],
+          parts: [
+            // Moves and deletions of content nodes in the knowledge-base tree (cascade deletes of folders included).
+            {
+              start: async () => {
+                treeConsumer = await startEventConsumer({
+                  bus,
+                  store,
+                  groupId: KB_TREE_CONSUMER_GROUP,
+                  topics: [topics.knowledgeBase],
+                  handlers: kbTreeHandlers({ store, commands: core.commands, blobs, logger }),
+                  logger,
+                });
+              },
+              stop: () => treeConsumer?.stop(),
+            },
+          ],
+          resources: [() => pool.close(), () => blobs.close()],
+        };
+      },
     },
-  };
+    options,
+  );
 }

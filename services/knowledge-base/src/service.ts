@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
-import { randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platform';
+import type { Clock, IdGenerator } from '@kb/platform';
 import { topics } from '@kb/events';
-import { createRpcServer, loadProto, serviceConstructor } from '@kb/rpc';
-import { checkDependencies, createEventSourcedCore, dependencyChecks, openBus, openStore } from '@kb/runtime';
+import { loadProto, serviceConstructor } from '@kb/rpc';
+import { grpcServer, startService } from '@kb/runtime';
+import type { Subscription } from '@kb/bus';
 import type { KnowledgeBaseConfig } from './config.js';
 import { createCategoriesService } from './app/categories.js';
 import { knowledgeBaseProjections } from './projections/index.js';
@@ -30,62 +31,51 @@ export async function startKnowledgeBase(options: {
   clock?: Clock;
   ids?: IdGenerator;
 }): Promise<RunningService> {
-  const { config } = options;
-  const logger = options.logger.child({ service: SERVICE_NAME });
-  const clock = options.clock ?? systemClock;
-  const ids = options.ids ?? randomIds;
+  return startService<KnowledgeBaseConfig>(
+    {
+      name: SERVICE_NAME,
+      topic: topics.knowledgeBase,
+      projections: knowledgeBaseProjections,
+      async compose(ctx) {
+        const { config, store, bus, core, clock, ids, logger } = ctx;
+        const categories = createCategoriesService({ store, commands: core.commands, ids, clock });
+        const tree = createKbTreeService({ store, commands: core.commands, ids, clock });
+        const tags = createTagsService({ store, commands: core.commands, ids, clock, checkFolder: tree.checkFolderAccess });
+        const searchFeature = await createSearchFeature({ config, store, bus, commands: core.commands, ids, clock, logger });
+        let contentConsumer: Subscription | undefined;
 
-  const store = await openStore(config, SERVICE_NAME, clock, logger);
-  const bus = await openBus(config, SERVICE_NAME, logger);
-  const core = await createEventSourcedCore({
-    service: SERVICE_NAME,
-    topic: topics.knowledgeBase,
-    store,
-    bus,
-    projections: knowledgeBaseProjections,
-    ids,
-    clock,
-    logger,
-  });
-  const categories = createCategoriesService({ store, commands: core.commands, ids, clock });
-
-  const tree = createKbTreeService({ store, commands: core.commands, ids, clock });
-  const tags = createTagsService({ store, commands: core.commands, ids, clock, checkFolder: tree.checkFolderAccess });
-
-  const searchFeature = await createSearchFeature({ config, store, bus, commands: core.commands, ids, clock, logger });
-
-  const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
-  const proto = loadProto('knowledge_base.proto');
-  server.addService(serviceConstructor(proto, 'knowledge_base.v1.CategoryService'), categoryHandlers(categories));
-  server.addService(serviceConstructor(proto, 'knowledge_base.v1.KnowledgeBaseTree'), kbTreeHandlers(tree));
-  server.addService(serviceConstructor(proto, 'knowledge_base.v1.Tags'), tagHandlers(tags));
-  searchFeature.register(server, proto);
-  server.addHealth(
-    async (budgetMs) => (await checkDependencies(dependencyChecks({ store, bus, index: searchFeature.index }), budgetMs)).ready,
-  );
-  const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
-  await core.start();
-  // The content lifecycle from ingest: content nodes in the tree, the filing read model, tags.
-  const contentConsumer = await startEventConsumer({
-    bus,
-    store,
-    groupId: CONTENT_CONSUMER_GROUP,
-    topics: [topics.ingest],
-    handlers: contentFilingHandlers({ commands: core.commands, ids, logger }),
-    logger,
-  });
-  await searchFeature.start();
-  logger.info({ port }, 'knowledge-base listening');
-
-  return {
-    address: `${config.GRPC_HOST}:${port}`,
-    async stop() {
-      await server.shutdown();
-      await contentConsumer.stop();
-      await searchFeature.stop();
-      await core.stop();
-      await bus.close();
-      await store.close();
+        return {
+          server: grpcServer(
+            ctx,
+            (server) => {
+              const proto = loadProto('knowledge_base.proto');
+              server.addService(serviceConstructor(proto, 'knowledge_base.v1.CategoryService'), categoryHandlers(categories));
+              server.addService(serviceConstructor(proto, 'knowledge_base.v1.KnowledgeBaseTree'), kbTreeHandlers(tree));
+              server.addService(serviceConstructor(proto, 'knowledge_base.v1.Tags'), tagHandlers(tags));
+              searchFeature.register(server, proto);
+            },
+            { index: searchFeature.index },
+          ),
+          parts: [
+            // The content lifecycle from ingest: content nodes in the tree, the filing read model, tags.
+            {
+              start: async () => {
+                contentConsumer = await startEventConsumer({
+                  bus,
+                  store,
+                  groupId: CONTENT_CONSUMER_GROUP,
+                  topics: [topics.ingest],
+                  handlers: contentFilingHandlers({ commands: core.commands, ids, logger }),
+                  logger,
+                });
+              },
+              stop: () => contentConsumer?.stop(),
+            },
+            { start: () => searchFeature.start(), stop: () => searchFeature.stop() },
+          ],
+        };
+      },
     },
-  };
+    options,
+  );
 }

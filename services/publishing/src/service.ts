@@ -3,10 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { AsyncResource } from 'node:async_hooks';
 import type { Logger } from 'pino';
-import { errors, randomIds, systemClock, type Clock, type IdGenerator } from '@kb/platform';
+import { errors, type Clock, type IdGenerator } from '@kb/platform';
 import { topics } from '@kb/events';
-import { createRpcClient, createRpcServer, loadProto, serviceConstructor, type CallContext } from '@kb/rpc';
-import { checkDependencies, createEventSourcedCore, dependencyChecks, openBus, openStore } from '@kb/runtime';
+import { createRpcClient, loadProto, serviceConstructor, type CallContext } from '@kb/rpc';
+import { grpcServer, startService } from '@kb/runtime';
+import type { Subscription } from '@kb/bus';
 import type { PublishingConfig } from './config.js';
 import { publishingProjections } from './projections/index.js';
 import { DRAFTS, PUBLICATIONS, type DraftDoc, type PublicationDoc } from './projections/collections.js';
@@ -47,161 +48,156 @@ export async function startPublishing(options: {
   /** Overrides the analytics port (tests). */
   figures?: PromptFigures;
 }): Promise<RunningService> {
-  const { config } = options;
-  const logger = options.logger.child({ service: SERVICE_NAME });
-  const clock = options.clock ?? systemClock;
-  const ids = options.ids ?? randomIds;
+  return startService<PublishingConfig>(
+    {
+      name: SERVICE_NAME,
+      topic: topics.publishing,
+      projections: publishingProjections,
+      async compose(ctx) {
+        const { config, store, bus, core, clock, ids, logger } = ctx;
+        await store.ensureIndex(DRAFTS, ['org_id', 'deleted']);
+        await store.ensureIndex('publishing_deliveries', ['status', 'next_attempt_at']);
+        await store.ensureIndex('publishing_deliveries', ['org_id', 'target_id']);
 
-  const store = await openStore(config, SERVICE_NAME, clock, logger);
-  const bus = await openBus(config, SERVICE_NAME, logger);
-  const core = await createEventSourcedCore({
-    service: SERVICE_NAME,
-    topic: topics.publishing,
-    store,
-    bus,
-    projections: publishingProjections,
-    ids,
-    clock,
-    logger,
-  });
-  await store.ensureIndex(DRAFTS, ['org_id', 'deleted']);
-  await store.ensureIndex('publishing_deliveries', ['status', 'next_attempt_at']);
-  await store.ensureIndex('publishing_deliveries', ['org_id', 'target_id']);
+        const secrets = createSecretBox(config.PUBLISHING_SECRET_KEY);
+        const owner = `${hostname()}:${process.pid}:${ids.uuid()}`;
+        const worker = createDeliveryWorker({
+          store,
+          lease: createStoreWorkerLease({
+            store,
+            name: 'publishing.deliveries',
+            owner,
+            ttlMs: config.DELIVERY_TIMEOUT_MS * 3,
+            clock,
+          }),
+          secrets,
+          clock,
+          logger,
+          tickMs: config.DELIVERY_TICK_MS,
+          backoffMs: config.DELIVERY_BACKOFF_MS,
+          maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
+          timeoutMs: config.DELIVERY_TIMEOUT_MS,
+          publications: {
+            settle: (tx, delivery, outcome) => pieces.settlePublication(tx, delivery, outcome),
+            committed: () => core.relay.notify(),
+          },
+        });
+        const deps: AppDeps = { store, commands: core.commands, ids, clock, secrets, onDeliveriesQueued: () => worker.notify() };
+        const adapters: Record<string, DestinationAdapter> = {
+          hosted: createHostedAdapter(),
+          webhook: createWebhookAdapter(),
+          wordpress: createWordPressAdapter({ timeoutMs: config.DELIVERY_TIMEOUT_MS }),
+          ghost: createGhostAdapter({ timeoutMs: config.DELIVERY_TIMEOUT_MS, now: () => clock.now().getTime() }),
+        };
+        const destinations = createDestinationsService({ ...deps, adapters });
+        const sites = createSitesService({ store, publicBaseUrl: config.PUBLIC_BASE_URL });
+        const pieces = createPiecesService({ ...deps, adapters, destinations, sites });
+        let resolver = options.resolver;
+        if (!resolver) {
+          const r = new Resolver();
+          if (config.DNS_SERVERS) r.setServers(config.DNS_SERVERS.split(','));
+          resolver = r;
+        }
+        const domains = createDomainsService({ ...deps, resolver, random: randomBytes });
+        const subscriptions = createSubscriptionsService(deps);
+        const analytics = createRpcClient(serviceConstructor(loadProto('analytics.proto'), 'analytics.v1.ReportService'), {
+          address: config.ANALYTICS_GRPC,
+          internalToken: config.INTERNAL_TOKEN,
+          name: 'analytics',
+        });
+        const outcomes = createOutcomesService({ ...deps, figures: options.figures ?? createAnalyticsPromptFigures(analytics), pieces });
 
-  const secrets = createSecretBox(config.PUBLISHING_SECRET_KEY);
-  const owner = `${hostname()}:${process.pid}:${ids.uuid()}`;
-  const worker = createDeliveryWorker({
-    store,
-    lease: createStoreWorkerLease({
-      store,
-      name: 'publishing.deliveries',
-      owner,
-      ttlMs: config.DELIVERY_TIMEOUT_MS * 3,
-      clock,
-    }),
-    secrets,
-    clock,
-    logger,
-    tickMs: config.DELIVERY_TICK_MS,
-    backoffMs: config.DELIVERY_BACKOFF_MS,
-    maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
-    timeoutMs: config.DELIVERY_TIMEOUT_MS,
-    publications: {
-      settle: (tx, delivery, outcome) => pieces.settlePublication(tx, delivery, outcome),
-      committed: () => core.relay.notify(),
+        /** Removal takes a choice for live content, applied to every piece live there, in the removal's transaction. */
+        async function removeDestination(ctx: CallContext, id: string, onLive: 'leave' | 'unpublish' | 'delete') {
+          const d = await destinations.load(ctx.org_id, id);
+          if (onLive !== 'leave' && onLive !== 'unpublish' && onLive !== 'delete')
+            throw errors.validation('on_live_content is required: leave, unpublish or delete', { details: { field: 'on_live_content' } });
+          const live =
+            onLive === 'leave'
+              ? []
+              : await store.find<PublicationDoc>(PUBLICATIONS, { where: { org_id: ctx.org_id, destination_id: id, status: 'live' } });
+          if (live.length === 0) await core.commands.transaction(metadataOf(ctx), (s) => destinations.removeIn(s, ctx, d, onLive));
+          else
+            await pieces.takeDown(ctx, ctx.org_id, live, onLive as 'unpublish' | 'delete', (s) => destinations.removeIn(s, ctx, d, onLive));
+        }
+
+        // The auto-publisher: verified drafts that asked for it, published outside the consumer's transaction.
+        let autoTimer: NodeJS.Timeout | undefined;
+        let autoRunning: Promise<void> = Promise.resolve();
+        let autoBusy = false;
+        let stopped = false;
+        const autoPass = async () => {
+          if (autoBusy || stopped) return;
+          autoBusy = true;
+          try {
+            const pending = await store.find<AutoPublishDoc>(AUTO_PUBLISH, { where: { status: 'pending' }, limit: 50 });
+            for (const job of pending) {
+              const doc = await store.get<DraftDoc>(DRAFTS, job.draft_id);
+              if (doc && !doc.deleted && doc.revision === job.revision) await pieces.autoPublish(doc.draft);
+              await store.transaction((tx) => tx.put<AutoPublishDoc>(AUTO_PUBLISH, { ...job, status: 'done' }));
+            }
+          } catch (err) {
+            logger.error({ err }, 'auto-publish pass failed');
+          } finally {
+            autoBusy = false;
+          }
+        };
+        // Runs in the service's own context, never in that of the consumer transaction that woke it.
+        const autoRoot = new AsyncResource('publishing.auto-publish');
+        const autoTick = autoRoot.bind(() => {
+          autoRunning = autoPass().then(() => scheduleAuto(config.DELIVERY_TICK_MS));
+        });
+        const scheduleAuto = (ms: number) => {
+          if (stopped) return;
+          clearTimeout(autoTimer);
+          autoTimer = setTimeout(autoTick, ms);
+          autoTimer.unref?.();
+        };
+
+        let consumers: Subscription[] = [];
+        return {
+          server: grpcServer(ctx, (server) => {
+            const proto = loadProto('publishing.proto');
+            server.addService(serviceConstructor(proto, 'publishing.v1.ContentService'), contentHandlers(pieces, outcomes));
+            server.addService(
+              serviceConstructor(proto, 'publishing.v1.DestinationService'),
+              destinationHandlers(destinations, domains, removeDestination),
+            );
+            server.addService(serviceConstructor(proto, 'publishing.v1.WebhookService'), webhookHandlers(subscriptions));
+            server.addService(serviceConstructor(proto, 'publishing.v1.SiteService'), siteHandlers(sites));
+          }),
+          parts: [
+            { start: () => destinations.seedShared() },
+            {
+              start: async () => {
+                consumers = await startPublishingConsumers({
+                  bus,
+                  store,
+                  logger,
+                  subscriptions,
+                  onAutoPublish: () => scheduleAuto(50),
+                  onDeliveriesQueued: () => worker.notify(),
+                });
+                consumers.push(await startSourceTitles({ bus, store, logger }));
+              },
+              stop: async () => {
+                for (const c of consumers) await c.stop();
+              },
+            },
+            { start: () => worker.start(), stop: () => worker.stop() },
+            {
+              start: () => scheduleAuto(0),
+              stop: async () => {
+                stopped = true;
+                clearTimeout(autoTimer);
+                await autoRunning;
+              },
+            },
+          ],
+          resources: [() => analytics.close()],
+        };
+      },
     },
-  });
-  const deps: AppDeps = { store, commands: core.commands, ids, clock, secrets, onDeliveriesQueued: () => worker.notify() };
-  const adapters: Record<string, DestinationAdapter> = {
-    hosted: createHostedAdapter(),
-    webhook: createWebhookAdapter(),
-    wordpress: createWordPressAdapter({ timeoutMs: config.DELIVERY_TIMEOUT_MS }),
-    ghost: createGhostAdapter({ timeoutMs: config.DELIVERY_TIMEOUT_MS, now: () => clock.now().getTime() }),
-  };
-  const destinations = createDestinationsService({ ...deps, adapters });
-  const sites = createSitesService({ store, publicBaseUrl: config.PUBLIC_BASE_URL });
-  const pieces = createPiecesService({ ...deps, adapters, destinations, sites });
-  let resolver = options.resolver;
-  if (!resolver) {
-    const r = new Resolver();
-    if (config.DNS_SERVERS) r.setServers(config.DNS_SERVERS.split(','));
-    resolver = r;
-  }
-  const domains = createDomainsService({ ...deps, resolver, random: randomBytes });
-  const subscriptions = createSubscriptionsService(deps);
-  const analytics = createRpcClient(serviceConstructor(loadProto('analytics.proto'), 'analytics.v1.ReportService'), {
-    address: config.ANALYTICS_GRPC,
-    internalToken: config.INTERNAL_TOKEN,
-    name: 'analytics',
-  });
-  const outcomes = createOutcomesService({ ...deps, figures: options.figures ?? createAnalyticsPromptFigures(analytics), pieces });
-
-  /** Removal takes a choice for live content, applied to every piece live there, in the removal's transaction. */
-  async function removeDestination(ctx: CallContext, id: string, onLive: 'leave' | 'unpublish' | 'delete') {
-    const d = await destinations.load(ctx.org_id, id);
-    if (onLive !== 'leave' && onLive !== 'unpublish' && onLive !== 'delete')
-      throw errors.validation('on_live_content is required: leave, unpublish or delete', { details: { field: 'on_live_content' } });
-    const live =
-      onLive === 'leave'
-        ? []
-        : await store.find<PublicationDoc>(PUBLICATIONS, { where: { org_id: ctx.org_id, destination_id: id, status: 'live' } });
-    if (live.length === 0) await core.commands.transaction(metadataOf(ctx), (s) => destinations.removeIn(s, ctx, d, onLive));
-    else await pieces.takeDown(ctx, ctx.org_id, live, onLive as 'unpublish' | 'delete', (s) => destinations.removeIn(s, ctx, d, onLive));
-  }
-
-  // The auto-publisher: verified drafts that asked for it, published outside the consumer's transaction.
-  let autoTimer: NodeJS.Timeout | undefined;
-  let autoRunning: Promise<void> = Promise.resolve();
-  let autoBusy = false;
-  let stopped = false;
-  const autoPass = async () => {
-    if (autoBusy || stopped) return;
-    autoBusy = true;
-    try {
-      const pending = await store.find<AutoPublishDoc>(AUTO_PUBLISH, { where: { status: 'pending' }, limit: 50 });
-      for (const job of pending) {
-        const doc = await store.get<DraftDoc>(DRAFTS, job.draft_id);
-        if (doc && !doc.deleted && doc.revision === job.revision) await pieces.autoPublish(doc.draft);
-        await store.transaction((tx) => tx.put<AutoPublishDoc>(AUTO_PUBLISH, { ...job, status: 'done' }));
-      }
-    } catch (err) {
-      logger.error({ err }, 'auto-publish pass failed');
-    } finally {
-      autoBusy = false;
-    }
-  };
-  // Runs in the service's own context, never in that of the consumer transaction that woke it.
-  const autoRoot = new AsyncResource('publishing.auto-publish');
-  const autoTick = autoRoot.bind(() => {
-    autoRunning = autoPass().then(() => scheduleAuto(config.DELIVERY_TICK_MS));
-  });
-  const scheduleAuto = (ms: number) => {
-    if (stopped) return;
-    clearTimeout(autoTimer);
-    autoTimer = setTimeout(autoTick, ms);
-    autoTimer.unref?.();
-  };
-
-  const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
-  // Ready only while its store and bus answer (grpc.health.v1, the readiness probe of the deployment).
-  server.addHealth(async (budgetMs) => (await checkDependencies(dependencyChecks({ store, bus }), budgetMs)).ready);
-  const proto = loadProto('publishing.proto');
-  server.addService(serviceConstructor(proto, 'publishing.v1.ContentService'), contentHandlers(pieces, outcomes));
-  server.addService(
-    serviceConstructor(proto, 'publishing.v1.DestinationService'),
-    destinationHandlers(destinations, domains, removeDestination),
+    options,
   );
-  server.addService(serviceConstructor(proto, 'publishing.v1.WebhookService'), webhookHandlers(subscriptions));
-  server.addService(serviceConstructor(proto, 'publishing.v1.SiteService'), siteHandlers(sites));
-  const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
-  await core.start();
-  await destinations.seedShared();
-  const consumers = await startPublishingConsumers({
-    bus,
-    store,
-    logger,
-    subscriptions,
-    onAutoPublish: () => scheduleAuto(50),
-    onDeliveriesQueued: () => worker.notify(),
-  });
-  consumers.push(await startSourceTitles({ bus, store, logger }));
-  worker.start();
-  scheduleAuto(0);
-  logger.info({ port }, 'publishing listening');
-
-  return {
-    address: `${config.GRPC_HOST}:${port}`,
-    async stop() {
-      stopped = true;
-      clearTimeout(autoTimer);
-      await autoRunning;
-      await worker.stop();
-      await server.shutdown();
-      for (const c of consumers) await c.stop();
-      analytics.close();
-      await core.stop();
-      await bus.close();
-      await store.close();
-    },
-  };
 }
