@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startTestSystem, type TestSystem } from './harness.js';
-import { draftFeed } from './publishing-fixtures.js';
-import { citation, page, publishDraft, sentence, withKey } from './hosted-fixtures.js';
+import type { TestSystem } from './harness.js';
+import type { draftFeed } from './publishing-fixtures.js';
+import { citation, page, publishDraft, sentence, startHostedSystem, withKey } from './hosted-fixtures.js';
 
 /**
  * A hosted page's citations: every [n] leads to the span that backs its own
@@ -16,12 +16,7 @@ let org: string;
 let slug: string;
 
 beforeAll(async () => {
-  t = await startTestSystem();
-  feed = draftFeed(t.dataDir);
-  const me = await t.api('GET', '/org/me');
-  assert.equal(me.status, 200, me.text);
-  org = me.body.org_id;
-  slug = me.body.slug;
+  ({ t, feed, org, slug } = await startHostedSystem());
 });
 afterAll(async () => {
   await feed?.close();

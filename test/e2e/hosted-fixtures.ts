@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { DraftRevision } from '@kb/events';
 import { parseDocument, DomUtils } from 'htmlparser2';
-import type { TestSystem } from './harness.js';
+import { startTestSystem, type TestSystem } from './harness.js';
 import { draftFeed, eventually } from './publishing-fixtures.js';
 
 /** Helpers of the hosted-page tests: a draft taken through review to a live hosted page, and reading what it serves. */
@@ -84,4 +84,13 @@ export function page(html: string) {
     meta: (attr: string, value: string) => one((e) => e.name === 'meta' && e.attribs[attr] === value)?.attribs.content,
     jsonLd: () => JSON.parse(DomUtils.textContent(one((e) => e.name === 'script' && e.attribs.type === 'application/ld+json')!)),
   };
+}
+
+/** A test system with a draft feed into its publishing service, and the bootstrap organization's id and slug. */
+export async function startHostedSystem(env: Record<string, string> = {}) {
+  const t = await startTestSystem(env);
+  const feed = draftFeed(t.dataDir);
+  const me = await t.api('GET', '/org/me');
+  assert.equal(me.status, 200, me.text);
+  return { t, feed, org: me.body.org_id as string, slug: me.body.slug as string };
 }
