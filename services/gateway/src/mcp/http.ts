@@ -186,8 +186,14 @@ export async function registerMcpHttp(app: FastifyInstance, options: McpHttpOpti
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     checkOrigin(request);
     const presented = await authenticate(request, reply);
-    const decision = await options.limiter.hit(`mcp:${presented.owner}`, options.limit, options.windowMs);
-    void reply.header('x-ratelimit-limit', String(options.limit)).header('x-ratelimit-remaining', String(decision.remaining));
+    // Every message of a JSON-RPC batch is a request of its own: each counts (the first refused one refuses the batch).
+    const messages = Array.isArray(request.body) ? Math.max(1, request.body.length) : 1;
+    let decision = await options.limiter.hit(`mcp:${presented.owner}`, options.limit, options.windowMs);
+    for (let i = 1; i < messages && decision.allowed; i++) {
+      decision = await options.limiter.hit(`mcp:${presented.owner}`, options.limit, options.windowMs);
+    }
+    const limitHeaders = { 'x-ratelimit-limit': String(options.limit), 'x-ratelimit-remaining': String(decision.remaining) };
+    void reply.headers(limitHeaders);
     if (!decision.allowed) {
       throw new AppError(
         'rate_limited',
@@ -231,6 +237,8 @@ export async function registerMcpHttp(app: FastifyInstance, options: McpHttpOpti
       extra: { headers: presented.headers, kind: presented.kind },
     };
     const raw = Object.assign(request.raw, { auth });
+    // The transport writes the answer itself: the limit's headers go on the raw response before it does.
+    for (const [name, value] of Object.entries(limitHeaders)) reply.raw.setHeader(name, value);
     reply.hijack();
     await session.transport.handleRequest(raw, reply.raw, request.body);
   };

@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { API_KEY, startTestSystem, type TestSystem } from './harness.js';
+import { initialize, rawMcp } from './mcp-fixtures.js';
+
+/**
+ * The MCP server's edges against a hostile caller: JSON-RPC batches count
+ * message by message against the rate limit, and every answer says what is left.
+ */
+let t: TestSystem;
+beforeAll(async () => {
+  t = await startTestSystem({ MCP_RATE_LIMIT: '10', MCP_JSON_RESPONSE: 'true' });
+});
+afterAll(async () => t.stop());
+
+const listTools = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list', params: {} });
+
+describe('MCP: the rate limit counts every message of a batch', () => {
+  it('a batch spends one request per message; successful answers carry X-RateLimit-*', async () => {
+    const init = await rawMcp(t.url, { 'x-api-key': API_KEY }, initialize('2025-03-26'));
+    assert.equal(init.status, 200);
+    assert.equal(init.headers.get('x-ratelimit-limit'), '10');
+    assert.equal(init.headers.get('x-ratelimit-remaining'), '9');
+    await init.text();
+    const session = { 'x-api-key': API_KEY, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-03-26' };
+    const initialized = await rawMcp(t.url, session, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    assert.equal(initialized.status, 202);
+    assert.equal(initialized.headers.get('x-ratelimit-remaining'), '8');
+
+    const batch = await rawMcp(t.url, session, [1, 2, 3, 4, 5].map(listTools));
+    assert.equal(batch.status, 200, await batch.clone().text());
+    assert.equal(((await batch.json()) as unknown[]).length, 5, 'five answers');
+    assert.equal(batch.headers.get('x-ratelimit-remaining'), '3', 'five messages, five requests');
+
+    const over = await rawMcp(t.url, session, [6, 7, 8, 9].map(listTools));
+    assert.equal(over.status, 429, 'four messages with three requests left');
+    assert.ok(Number(over.headers.get('retry-after')) >= 1);
+  });
+});
