@@ -5,11 +5,12 @@ import { initialize, rawMcp } from './mcp-fixtures.js';
 
 /**
  * The MCP server's edges against a hostile caller: JSON-RPC batches count
- * message by message against the rate limit, and every answer says what is left.
+ * message by message against the rate limit, and every answer says what is
+ * left; anonymous client registration is limited per address.
  */
 let t: TestSystem;
 beforeAll(async () => {
-  t = await startTestSystem({ MCP_RATE_LIMIT: '10', MCP_JSON_RESPONSE: 'true' });
+  t = await startTestSystem({ MCP_RATE_LIMIT: '10', MCP_JSON_RESPONSE: 'true', OAUTH_REGISTRATIONS_PER_HOUR: '3' });
 });
 afterAll(async () => t.stop());
 
@@ -35,5 +36,21 @@ describe('MCP: the rate limit counts every message of a batch', () => {
     const over = await rawMcp(t.url, session, [6, 7, 8, 9].map(listTools));
     assert.equal(over.status, 429, 'four messages with three requests left');
     assert.ok(Number(over.headers.get('retry-after')) >= 1);
+  });
+});
+
+describe('OAuth: anonymous client registration is bounded', () => {
+  it('the fourth registration from one address in an hour is 429 with Retry-After', async () => {
+    const register = () =>
+      fetch(`${t.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Flood', redirect_uris: ['https://assistant.example/cb'] }),
+      });
+    for (let i = 0; i < 3; i++) assert.equal((await register()).status, 201);
+    const refused = await register();
+    assert.equal(refused.status, 429);
+    assert.equal(((await refused.json()) as { error: string }).error, 'rate_limited');
+    assert.ok(Number(refused.headers.get('retry-after')) > 0);
   });
 });

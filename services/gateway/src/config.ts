@@ -127,6 +127,16 @@ export const gatewayConfigSpec = defineConfig(
       default: 2592000,
       description: 'lifetime of an OAuth refresh token (each use rotates it)',
     }),
+    OAUTH_REGISTRATIONS_PER_HOUR: Type.Integer({
+      minimum: 1,
+      default: 20,
+      description: 'OAuth client registrations (anonymous) per client address and hour; more is 429',
+    }),
+    OAUTH_UNUSED_CLIENT_TTL_SECONDS: Type.Integer({
+      minimum: 60,
+      default: 86400,
+      description: 'an OAuth client that completed no authorization in this time after registering is removed',
+    }),
     MCP_JSON_RESPONSE: Type.Boolean({ default: false, description: 'answer MCP POSTs with JSON instead of an event stream' }),
     MCP_ALLOWED_ORIGINS: Type.Optional(
       Type.String({

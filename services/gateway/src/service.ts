@@ -27,7 +27,7 @@ async function openRateLimiter(config: GatewayConfig, store: Store, clock: Clock
   const { createStoreRateLimiter } = await import('@kb/coordination/store');
   return createStoreRateLimiter({ store, clock });
 }
-import { createOAuthService } from './mcp/oauth.js';
+import { createOAuthService, type OAuthService } from './mcp/oauth.js';
 import { originsOf } from './mcp/http.js';
 import { parseToolSelection } from './mcp/tools.js';
 
@@ -62,6 +62,28 @@ function startCreditSweeper(credits: CreditsService, ttlMs: number, logger: Logg
   };
   sweep();
   const timer = setInterval(sweep, SWEEP_INTERVAL_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+/** Removes OAuth clients that never completed a flow, at start and then every few minutes (at most every ttl/4). */
+function startUnusedClientSweeper(oauth: OAuthService, ttlSeconds: number, logger: Logger) {
+  let running: Promise<void> = Promise.resolve();
+  const sweep = () => {
+    running = oauth
+      .expireUnusedClients(ttlSeconds)
+      .then((n) => {
+        if (n > 0) logger.info({ expired: n }, 'removed OAuth clients that never completed an authorization');
+      })
+      .catch((err: unknown) => logger.error({ err }, 'OAuth client sweep failed'));
+  };
+  sweep();
+  const timer = setInterval(sweep, Math.min(SWEEP_INTERVAL_MS * 10, (ttlSeconds * 1000) / 4));
   timer.unref();
   return {
     async stop() {
@@ -106,6 +128,13 @@ export async function startGateway(options: {
         });
 
         const clients = createServiceClients(config);
+        const oauth = createOAuthService({
+          store,
+          commands: core.commands,
+          clock,
+          accessTtlSeconds: config.MCP_ACCESS_TOKEN_TTL_SECONDS,
+          refreshTtlSeconds: config.MCP_REFRESH_TOKEN_TTL_SECONDS,
+        });
         const mcpLimiter =
           config.COORDINATION === 'redis' && config.REDIS_URL
             ? (await import('@kb/coordination/redis')).createRedisSlidingRateLimiter({ url: config.REDIS_URL, prefix: SERVICE_NAME })
@@ -129,13 +158,9 @@ export async function startGateway(options: {
               limit: config.MCP_RATE_LIMIT,
               windowMs: config.MCP_RATE_WINDOW_MS,
               dispatchSecret: config.INTERNAL_TOKEN,
-              oauth: createOAuthService({
-                store,
-                commands: core.commands,
-                clock,
-                accessTtlSeconds: config.MCP_ACCESS_TOKEN_TTL_SECONDS,
-                refreshTtlSeconds: config.MCP_REFRESH_TOKEN_TTL_SECONDS,
-              }),
+              oauth,
+              registrationLimiter: limiter,
+              registrationsPerHour: config.OAUTH_REGISTRATIONS_PER_HOUR,
               jsonResponse: config.MCP_JSON_RESPONSE,
               allowedOrigins: originsOf(config.MCP_ALLOWED_ORIGINS),
               ...parseToolSelection(config.MCP_TOOLSETS, config.MCP_READ_ONLY),
@@ -161,6 +186,7 @@ export async function startGateway(options: {
         const { app } = built;
         let ingestMetering: { stop(): Promise<void> } | undefined;
         let sweeper: { stop(): Promise<void> } | undefined;
+        let clientSweeper: { stop(): Promise<void> } | undefined;
 
         return {
           // No request before the consumers run: the gateway listens last.
@@ -196,6 +222,12 @@ export async function startGateway(options: {
                 sweeper = startCreditSweeper(credits, config.CREDIT_HOLD_TTL_SECONDS * 1000, logger);
               },
               stop: () => sweeper?.stop(),
+            },
+            {
+              start: () => {
+                if (config.MCP_ENABLED) clientSweeper = startUnusedClientSweeper(oauth, config.OAUTH_UNUSED_CLIENT_TTL_SECONDS, logger);
+              },
+              stop: () => clientSweeper?.stop(),
             },
           ],
           resources: [() => mcpLimiter.close(), () => clients.close(), () => limiter.close()],

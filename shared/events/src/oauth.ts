@@ -27,6 +27,10 @@ export const oauthClientRegistered = defineEvent(
   }),
   { internal: true },
 );
+/** A client that completed no flow within its time was removed (registration is anonymous: abandoned ones do not pile up). */
+export const oauthClientExpired = defineEvent(gw, 'oauth.client_expired', 1, Type.Object({ client_id: Id, at: Timestamp }), {
+  internal: true,
+});
 /** A signed-in user consented: a one-time code bound to the client, redirect URI, PKCE challenge, organization and folders. */
 export const oauthCodeIssued = defineEvent(
   gw,
@@ -99,6 +103,7 @@ export const oauthGrantRevoked = defineEvent(
 
 export const oauthEvents = [
   oauthClientRegistered,
+  oauthClientExpired,
   oauthCodeIssued,
   oauthCodeRedeemed,
   oauthGrantCreated,
@@ -111,6 +116,7 @@ export const oauthEvents = [
 export type OAuthEvent = EventOf<(typeof oauthEvents)[number]>;
 
 export type OAuthClientRegistered = EventData<typeof oauthClientRegistered>;
+export type OAuthClientExpired = EventData<typeof oauthClientExpired>;
 export type OAuthCodeIssued = EventData<typeof oauthCodeIssued>;
 export type OAuthCodeRedeemed = EventData<typeof oauthCodeRedeemed>;
 export type OAuthGrantCreated = EventData<typeof oauthGrantCreated>;

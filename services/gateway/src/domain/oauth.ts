@@ -14,15 +14,28 @@ export const oauthCodeStream = (codeHash: string) => `oauth-code-${codeHash}`;
 export const oauthGrantStream = (grantId: string) => `oauth-grant-${grantId}`;
 
 export interface OAuthClientState {
-  registered: boolean;
+  status: 'new' | 'registered' | 'expired';
 }
-export type OAuthClientCommand = { type: 'register'; client_id: string; client_name: string; redirect_uris: string[]; at: string };
+export type OAuthClientCommand =
+  | { type: 'register'; client_id: string; client_name: string; redirect_uris: string[]; at: string }
+  /** A client that never completed a flow is removed; an expired or unknown one stays as it is. */
+  | { type: 'expire'; client_id: string; at: string };
 
 export const oauthClientDecider: Decider<OAuthClientCommand, OAuthClientState, EventsNamed<'oauth'>> = {
-  initialState: () => ({ registered: false }),
-  evolve: (state, event) => (event.type === 'oauth.client_registered' ? { registered: true } : state),
+  initialState: () => ({ status: 'new' }),
+  evolve: (state, event) =>
+    event.type === 'oauth.client_registered'
+      ? { status: 'registered' }
+      : event.type === 'oauth.client_expired'
+        ? { status: 'expired' }
+        : state,
   decide(command, state) {
-    if (state.registered) throw errors.conflict('OAuth client already registered');
+    if (command.type === 'expire') {
+      return state.status === 'registered'
+        ? [{ type: 'oauth.client_expired', data: { client_id: command.client_id, at: command.at } }]
+        : [];
+    }
+    if (state.status !== 'new') throw errors.conflict('OAuth client already registered');
     const { type: _t, ...data } = command;
     return [{ type: 'oauth.client_registered', data }];
   },

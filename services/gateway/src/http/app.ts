@@ -65,6 +65,9 @@ export interface GatewayMcpOptions {
   /** Proves a request comes from the MCP dispatcher (the internal token). */
   dispatchSecret: string;
   oauth: OAuthService;
+  /** Counts client registrations per address (a fixed window of an hour). */
+  registrationLimiter?: RateLimiter;
+  registrationsPerHour?: number;
   publicUrl?: string;
   jsonResponse?: boolean;
   /** Origins whose pages may call /mcp besides its own. */
@@ -246,7 +249,16 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
       ...(mcp.readOnly !== undefined && { readOnly: mcp.readOnly }),
     });
     app.addHook('preClose', () => served.close());
-    await app.register(oauthRoutes({ oauth: mcp.oauth, identity: deps.identity, ...(mcp.publicUrl && { publicUrl: mcp.publicUrl }) }));
+    await app.register(
+      oauthRoutes({
+        oauth: mcp.oauth,
+        identity: deps.identity,
+        ...(mcp.publicUrl && { publicUrl: mcp.publicUrl }),
+        ...(mcp.registrationLimiter && {
+          registrations: { limiter: mcp.registrationLimiter, perHour: mcp.registrationsPerHour ?? 20 },
+        }),
+      }),
+    );
   }
   hosted.fallback = registerHostedSite(app as unknown as FastifyInstance, deps.clients.sites, hostedCache);
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '@kb/platform';
+import type { RateLimiter } from '@kb/coordination';
 import type { IdentityService } from '../app/identity.js';
 import { OAuthError, type AuthorizeRequest, type OAuthService } from './oauth.js';
 import { consentForm, escapeHtml as escape, signInForm, type FolderChoice } from './consent-page.js';
@@ -52,7 +53,13 @@ function page(reply: FastifyReply, status: number, title: string, body: string) 
  * (RFC 8414), registration (RFC 7591), the consent page, token and revocation
  * (RFC 7009). Form bodies are parsed only here.
  */
-export function oauthRoutes(deps: { oauth: OAuthService; identity: IdentityService; publicUrl?: string }) {
+export function oauthRoutes(deps: {
+  oauth: OAuthService;
+  identity: IdentityService;
+  publicUrl?: string;
+  /** Registrations per client address and hour (registration is anonymous). */
+  registrations?: { limiter: RateLimiter; perHour: number };
+}) {
   const { oauth, identity } = deps;
   const issuerOf = (request: FastifyRequest) =>
     (deps.publicUrl ?? `${request.protocol}://${request.headers.host ?? 'localhost'}`).replace(/\/+$/, '');
@@ -128,6 +135,20 @@ export function oauthRoutes(deps: { oauth: OAuthService; identity: IdentityServi
     });
 
     app.post('/oauth/register', { config: none }, async (request, reply) => {
+      if (deps.registrations) {
+        const { limiter, perHour } = deps.registrations;
+        const decision = await limiter.hit(`oauth-register:${request.ip}`, perHour, 3_600_000);
+        if (!decision.allowed) {
+          return reply
+            .status(429)
+            .header('retry-after', String(decision.retryAfterSeconds))
+            .header('cache-control', 'no-store')
+            .send({
+              error: 'rate_limited',
+              error_description: `More than ${perHour} client registrations from this address in an hour; retry after ${decision.retryAfterSeconds} s`,
+            });
+        }
+      }
       try {
         const body = request.body && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
         return reply

@@ -96,9 +96,14 @@ const CHALLENGE_RE = /^[A-Za-z0-9_-]{43}$/;
 const VERIFIER_RE = /^[A-Za-z0-9._~-]{43,128}$/;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** Registration is anonymous: what one client may record is small. */
+export const MAX_REDIRECT_URIS = 5;
+export const MAX_REDIRECT_URI_LENGTH = 512;
+
 /** https anywhere, or http on the loopback (native assistants); never a fragment (RFC 6749 3.1.2). */
 function redirectUriProblem(uri: unknown): string | undefined {
-  if (typeof uri !== 'string' || uri.length > 2000) return 'must be a URL of at most 2000 characters';
+  if (typeof uri !== 'string' || uri.length > MAX_REDIRECT_URI_LENGTH)
+    return `must be a URL of at most ${MAX_REDIRECT_URI_LENGTH} characters`;
   let url: URL;
   try {
     url = new URL(uri);
@@ -154,8 +159,8 @@ export function createOAuthService(deps: {
     /** RFC 7591: a public client (no secret), its redirect URIs matched exactly later. */
     async register(input: Record<string, unknown>): Promise<OAuthClient & Record<string, unknown>> {
       const uris = input.redirect_uris;
-      if (!Array.isArray(uris) || uris.length === 0 || uris.length > 10) {
-        throw new OAuthError('invalid_redirect_uri', 'redirect_uris must list 1 to 10 URLs');
+      if (!Array.isArray(uris) || uris.length === 0 || uris.length > MAX_REDIRECT_URIS) {
+        throw new OAuthError('invalid_redirect_uri', `redirect_uris must list 1 to ${MAX_REDIRECT_URIS} URLs`);
       }
       for (const uri of uris) {
         const problem = redirectUriProblem(uri);
@@ -173,8 +178,8 @@ export function createOAuthService(deps: {
         }
       }
       const name = input.client_name;
-      if (name !== undefined && (typeof name !== 'string' || name.length > 200)) {
-        throw new OAuthError('invalid_client_metadata', 'client_name must be a string of at most 200 characters');
+      if (name !== undefined && (typeof name !== 'string' || name.length > 100)) {
+        throw new OAuthError('invalid_client_metadata', 'client_name must be a string of at most 100 characters');
       }
       const client: OAuthClient = {
         id: random(16).toString('hex'),
@@ -199,6 +204,31 @@ export function createOAuthService(deps: {
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
       };
+    },
+
+    /**
+     * Removes clients registered more than maxAgeSeconds ago that never completed
+     * a flow (no grant was made for them). Decided on each client's stream, so
+     * replicas sweeping at once expire each client once. Returns how many went.
+     */
+    async expireUnusedClients(maxAgeSeconds: number): Promise<number> {
+      const cutoff = now() - maxAgeSeconds * 1000;
+      let expired = 0;
+      for (;;) {
+        const unused = await store.find<OAuthClientDoc>(OAUTH_CLIENTS, {
+          where: { used_at: null },
+          sort: [{ field: 'created_at', order: 'asc' }],
+          limit: 200,
+        });
+        const due = unused.filter((c) => Date.parse(c.created_at) <= cutoff);
+        for (const client of due) {
+          await commands.transaction({ metadata: { org_id: NO_ORG, actor: 'oauth-client-sweeper' } }, (s) =>
+            s.execute(oauthClientDecider, oauthClientStream(client.id), { type: 'expire', client_id: client.id, at: iso(now()) }),
+          );
+        }
+        expired += due.length;
+        if (due.length < 200) return expired;
+      }
     },
 
     /**

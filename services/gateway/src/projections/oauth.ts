@@ -15,6 +15,8 @@ export interface OAuthClientDoc {
   client_name: string;
   redirect_uris: string[];
   created_at: string;
+  /** When a grant was first made for it (a completed flow); null: never, and it expires. */
+  used_at?: string | null;
 }
 
 export interface OAuthCodeDoc extends OAuthCodeFields {
@@ -54,9 +56,19 @@ export const oauthProjection: Projection = {
     switch (event.type) {
       case 'oauth.client_registered': {
         const d = event.data;
-        await tx.put(OAUTH_CLIENTS, { id: d.client_id, client_name: d.client_name, redirect_uris: d.redirect_uris, created_at: d.at });
+        const doc: OAuthClientDoc = {
+          id: d.client_id,
+          client_name: d.client_name,
+          redirect_uris: d.redirect_uris,
+          created_at: d.at,
+          used_at: null,
+        };
+        await tx.put(OAUTH_CLIENTS, doc);
         break;
       }
+      case 'oauth.client_expired':
+        await tx.delete(OAUTH_CLIENTS, event.data.client_id);
+        break;
       case 'oauth.code_issued': {
         const d = event.data;
         const doc: OAuthCodeDoc = {
@@ -91,6 +103,7 @@ export const oauthProjection: Projection = {
           created_at: d.at,
         };
         await tx.put(OAUTH_GRANTS, doc);
+        await update<OAuthClientDoc>(tx, OAUTH_CLIENTS, d.client_id, (c) => (c.used_at ? c : { ...c, used_at: d.at }));
         break;
       }
       case 'oauth.tokens_issued': {
