@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { API_KEY, startTestSystem, type TestSystem } from './harness.js';
 import { initialize, rawMcp } from './mcp-fixtures.js';
+import { rawHttp } from './oauth-fixtures.js';
+import { logIn } from './identity-fixtures.js';
 
 /**
  * The MCP server's edges against a hostile caller: JSON-RPC batches count
@@ -52,5 +54,31 @@ describe('OAuth: anonymous client registration is bounded', () => {
     assert.equal(refused.status, 429);
     assert.equal(((await refused.json()) as { error: string }).error, 'rate_limited');
     assert.ok(Number(refused.headers.get('retry-after')) > 0);
+  });
+});
+
+describe('MCP: Origin is compared with the configured public origin, not with Host', () => {
+  it('a rebinding page (its own name in Host and Origin) is 403; this server’s loopback origins are served', async () => {
+    const port = new URL(t.url).port;
+    // A key of its own: the batch above spent the development key's budget.
+    const admin = await logIn(t, 'admin@example.com', 'development-password');
+    const key = (await admin.call('POST', '/org/api-keys', { name: 'origin check' })).body.key as string;
+    const post = (host: string, origin: string) =>
+      rawHttp(`${t.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          host,
+          origin,
+          'x-api-key': key,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify(initialize()),
+      });
+    const rebound = await post(`evil.example:${port}`, `http://evil.example:${port}`);
+    assert.equal(rebound.status, 403);
+    assert.equal(JSON.parse(rebound.text).error.code, 'origin_not_allowed');
+    assert.equal((await post(`localhost:${port}`, `http://localhost:${port}`)).status, 200);
+    assert.equal((await post(`127.0.0.1:${port}`, `http://127.0.0.1:${port}`)).status, 200);
   });
 });

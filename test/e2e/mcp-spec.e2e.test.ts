@@ -15,7 +15,11 @@ const ALLOWED = 'https://assistant.example';
 let t: TestSystem;
 let admin: SignedIn;
 beforeAll(async () => {
-  t = await startTestSystem({ MCP_ALLOWED_ORIGINS: `${ALLOWED}, https://other-allowed.example` });
+  // other.example: another MCP server of this issuer (the mcp process would be one).
+  t = await startTestSystem({
+    MCP_ALLOWED_ORIGINS: `${ALLOWED}, https://other-allowed.example`,
+    OAUTH_RESOURCES: 'https://other.example/mcp',
+  });
   admin = await logIn(t, 'admin@example.com', 'development-password');
 });
 afterAll(async () => t.stop());

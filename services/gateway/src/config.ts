@@ -154,7 +154,17 @@ export const gatewayConfigSpec = defineConfig(
       description: 'serve only the MCP tools that change nothing but credits and the search history',
     }),
     PUBLIC_URL: Type.Optional(
-      Type.String({ pattern: '^https?://[^\\s]+$', description: 'public base URL (OAuth issuer, MCP resource); from Host when unset' }),
+      Type.String({
+        pattern: '^https?://[^\\s"]+$',
+        description:
+          'public base URL (OAuth issuer, MCP resource, allowed Origin); unset: the loopback address it listens on (localhost or 127.0.0.1 with its port), never a Host header',
+      }),
+    ),
+    OAUTH_RESOURCES: Type.Optional(
+      Type.String({
+        description:
+          "further MCP endpoints (URLs, comma separated, e.g. the mcp process's PUBLIC_URL/mcp) OAuth tokens may be issued for besides PUBLIC_URL/mcp; any other resource is invalid_target",
+      }),
     ),
   }),
   (config) => [

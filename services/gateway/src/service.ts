@@ -118,6 +118,12 @@ export async function startGateway(options: {
           costs: { ingest: config.CREDIT_COST_INGEST, query: config.CREDIT_COST_QUERY, generation: config.CREDIT_COST_GENERATION },
         });
         const bootstrap = await identity.bootstrap(config);
+        if (config.MCP_ENABLED && !config.PUBLIC_URL && !['127.0.0.1', 'localhost', '::1'].includes(config.HOST)) {
+          logger.warn(
+            { host: config.HOST },
+            'PUBLIC_URL is unset: OAuth issues tokens for the loopback address only; set it to the address assistants use',
+          );
+        }
         const limiter = await openRateLimiter(config, store, clock);
         const loginThrottle = createLoginThrottle(limiter, {
           perAccount: config.LOGIN_FAILURES_PER_ACCOUNT,
@@ -165,6 +171,7 @@ export async function startGateway(options: {
               allowedOrigins: originsOf(config.MCP_ALLOWED_ORIGINS),
               ...parseToolSelection(config.MCP_TOOLSETS, config.MCP_READ_ONLY),
               ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
+              resources: originsOf(config.OAUTH_RESOURCES),
             },
           }),
           hostedCacheTtlMs: config.HOSTED_CACHE_TTL_MS,

@@ -69,6 +69,8 @@ export interface GatewayMcpOptions {
   registrationLimiter?: RateLimiter;
   registrationsPerHour?: number;
   publicUrl?: string;
+  /** Further MCP endpoints (the mcp process's) OAuth tokens may be issued for. */
+  resources?: readonly string[];
   jsonResponse?: boolean;
   /** Origins whose pages may call /mcp besides its own. */
   allowedOrigins?: readonly string[];
@@ -254,6 +256,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
         oauth: mcp.oauth,
         identity: deps.identity,
         ...(mcp.publicUrl && { publicUrl: mcp.publicUrl }),
+        ...(mcp.resources && { resources: mcp.resources }),
         ...(mcp.registrationLimiter && {
           registrations: { limiter: mcp.registrationLimiter, perHour: mcp.registrationsPerHour ?? 20 },
         }),

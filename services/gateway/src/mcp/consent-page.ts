@@ -15,15 +15,24 @@ const hiddenFields = (fields: Record<string, string>) =>
 
 const problem = (error?: string) => (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '');
 
-const what = (client: string, redirectUri: string) =>
-  `<p><strong>${escapeHtml(client)}</strong> asks to act for you through the MCP server with your role's permissions ` +
+const what = (client: string, redirectUri: string, resource: string) =>
+  `<p><strong>${escapeHtml(client)}</strong> asks to act for you through the MCP server at <code>${escapeHtml(resource)}</code> ` +
+  `with your role's permissions ` +
   `(searching, reading and adding knowledge-base content, tracked prompts, analytics, generation and publishing). ` +
   `It will be sent back to <code>${escapeHtml(redirectUri)}</code>.</p>`;
 
 /** Step 1: sign in. `authorize` holds the authorization request, carried along as hidden fields. */
-export function signInForm(o: { client: string; redirectUri: string; authorize: Record<string, string>; email?: string; error?: string }) {
+export function signInForm(o: {
+  client: string;
+  redirectUri: string;
+  /** The MCP server (RFC 8707 resource) the assistant's tokens will be for. */
+  resource: string;
+  authorize: Record<string, string>;
+  email?: string;
+  error?: string;
+}) {
   return (
-    what(o.client, o.redirectUri) +
+    what(o.client, o.redirectUri, o.resource) +
     problem(o.error) +
     `<form method="post" action="/oauth/authorize">${hiddenFields({ ...o.authorize, step: 'signin' })}` +
     '<label for="email">Email</label>' +
@@ -45,6 +54,7 @@ export interface FolderChoice {
 export function consentForm(o: {
   client: string;
   redirectUri: string;
+  resource: string;
   authorize: Record<string, string>;
   sessionToken: string;
   email: string;
@@ -71,7 +81,7 @@ export function consentForm(o: {
         (o.foldersCut ? '<p>Only the first folders are listed.</p>' : '') +
         '</fieldset>';
   return (
-    what(o.client, o.redirectUri) +
+    what(o.client, o.redirectUri, o.resource) +
     `<p>Signed in as <strong>${escapeHtml(o.email)}</strong>.</p>` +
     problem(o.error) +
     `<form method="post" action="/oauth/authorize">${hiddenFields({ ...o.authorize, session_token: o.sessionToken, shown_org_id: o.orgId })}` +

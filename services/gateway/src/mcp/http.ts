@@ -9,6 +9,7 @@ import { RESOURCE_HEADER, type Dispatcher } from './dispatcher.js';
 import { parseToolSelection, selectTools, type Tool } from './tools.js';
 import { createMcpServer } from './server.js';
 import { ACCESS_TOKEN_RE, grantIdOfAccessToken } from './oauth-tokens.js';
+import { normalizeOrigin, ownBaseUrl } from './public-url.js';
 
 export interface McpHttpOptions {
   tools: Map<string, Tool>;
@@ -95,8 +96,8 @@ interface Session {
   owner: string;
 }
 
-const baseUrlOf = (request: FastifyRequest, configured?: string) =>
-  (configured ?? `${request.protocol}://${request.headers.host ?? 'localhost'}`).replace(/\/+$/, '');
+/** This server's base URL: configured, else its loopback address (public-url.ts); never a Host it does not own. */
+const baseUrlOf = (request: FastifyRequest, configured?: string) => ownBaseUrl(request, configured);
 
 /**
  * Serves MCP over Streamable HTTP at /mcp (POST, GET for the event stream,
@@ -122,20 +123,24 @@ export async function registerMcpHttp(app: FastifyInstance, options: McpHttpOpti
     app.get(path, { config: { auth: { credential: 'none' } } }, async (request) => resourceMetadata(request));
   }
 
-  const allowedOrigins = new Set((options.allowedOrigins ?? []).map((o) => o.replace(/\/+$/, '').toLowerCase()));
-  /** The MCP spec's MUST: an Origin header names a page allowed to call this server, else 403. */
+  const allowedOrigins = new Set((options.allowedOrigins ?? []).map(normalizeOrigin));
+  /**
+   * The MCP spec's MUST: an Origin header names a page allowed to call this
+   * server, else 403. Its own origin is the configured public one (or its
+   * loopback address), never one taken from Host: a rebinding page's Host is its own.
+   */
   function checkOrigin(request: FastifyRequest) {
     const origin = single(request.headers.origin);
     if (origin === undefined) return;
-    const own = new URL(baseUrlOf(request, options.publicUrl)).origin.toLowerCase();
-    const given = origin.replace(/\/+$/, '').toLowerCase();
+    const own = normalizeOrigin(new URL(baseUrlOf(request, options.publicUrl)).origin);
+    const given = normalizeOrigin(origin);
     if (given !== own && !allowedOrigins.has(given)) {
       throw errors.forbidden(`Origin ${origin.slice(0, 200)} may not call this MCP server`, { code: 'origin_not_allowed' });
     }
   }
 
   async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<Presented> {
-    const metadata = `resource_metadata="${baseUrlOf(request, options.publicUrl)}/.well-known/oauth-protected-resource/mcp"`;
+    const metadata = `resource_metadata="${baseUrlOf(request, options.publicUrl).replace(/["\\]/g, encodeURIComponent)}/.well-known/oauth-protected-resource/mcp"`;
     // RFC 6750 3.1: no error code when no credential came; invalid_request when malformed; invalid_token when wrong or revoked.
     let challenge = `Bearer ${metadata}`;
     try {

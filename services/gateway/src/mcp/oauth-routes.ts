@@ -4,6 +4,7 @@ import type { RateLimiter } from '@kb/coordination';
 import type { IdentityService } from '../app/identity.js';
 import { OAuthError, type AuthorizeRequest, type OAuthService } from './oauth.js';
 import { consentForm, escapeHtml as escape, signInForm, type FolderChoice } from './consent-page.js';
+import { ownBaseUrl } from './public-url.js';
 
 const none = { auth: { credential: 'none' as const } };
 const BEARER_RE = /^Bearer +(\S+)$/i;
@@ -57,12 +58,16 @@ export function oauthRoutes(deps: {
   oauth: OAuthService;
   identity: IdentityService;
   publicUrl?: string;
+  /** Further resource servers (URLs of MCP endpoints, e.g. the mcp process's) tokens may be issued for. */
+  resources?: readonly string[];
   /** Registrations per client address and hour (registration is anonymous). */
   registrations?: { limiter: RateLimiter; perHour: number };
 }) {
   const { oauth, identity } = deps;
-  const issuerOf = (request: FastifyRequest) =>
-    (deps.publicUrl ?? `${request.protocol}://${request.headers.host ?? 'localhost'}`).replace(/\/+$/, '');
+  /** The issuer: the configured public URL, else this server's loopback address (never a Host it does not own). */
+  const issuerOf = (request: FastifyRequest) => ownBaseUrl(request, deps.publicUrl);
+  /** RFC 8707: the resource servers tokens may be issued for: this server's /mcp and the configured others. */
+  const resourcesOf = (request: FastifyRequest) => [`${issuerOf(request)}/mcp`, ...(deps.resources ?? [])];
 
   const oauthError = (reply: FastifyReply, err: unknown) => {
     if (!(err instanceof OAuthError)) throw err;
@@ -93,6 +98,7 @@ export function oauthRoutes(deps: {
       consentForm({
         client: checked.client.client_name,
         redirectUri: checked.redirect_uri,
+        resource: authorize.resource ?? `${issuerOf(request)}/mcp`,
         authorize,
         sessionToken: token,
         email: me.user.email,
@@ -164,7 +170,7 @@ export function oauthRoutes(deps: {
       const req = authorizeRequestOf(request.query as Record<string, unknown>);
       let checked;
       try {
-        checked = await oauth.checkAuthorize(req);
+        checked = await oauth.checkAuthorize(req, resourcesOf(request));
       } catch (err) {
         if (!(err instanceof OAuthError)) throw err;
         return page(reply, 400, 'Authorization request refused', `<p>${escape(err.description)}</p>`);
@@ -182,7 +188,12 @@ export function oauthRoutes(deps: {
         reply,
         200,
         `Allow ${client.client_name} to use your knowledge base?`,
-        signInForm({ client: client.client_name, redirectUri: redirect_uri, authorize: req as Record<string, string> }),
+        signInForm({
+          client: client.client_name,
+          redirectUri: redirect_uri,
+          resource: req.resource ?? `${issuerOf(request)}/mcp`,
+          authorize: req as Record<string, string>,
+        }),
       );
     });
 
@@ -191,7 +202,7 @@ export function oauthRoutes(deps: {
       const req = authorizeRequestOf(body);
       let checked;
       try {
-        checked = await oauth.checkAuthorize(req);
+        checked = await oauth.checkAuthorize(req, resourcesOf(request));
       } catch (err) {
         return oauthError(reply, err);
       }
@@ -215,6 +226,7 @@ export function oauthRoutes(deps: {
           const form = signInForm({
             client: checked.client.client_name,
             redirectUri: checked.redirect_uri,
+            resource: req.resource ?? `${issuerOf(request)}/mcp`,
             authorize,
             email,
             error: answer.error?.message ?? 'Sign-in failed',
@@ -253,11 +265,11 @@ export function oauthRoutes(deps: {
       if (folders.length > 0 && typeof body.shown_org_id === 'string' && body.shown_org_id !== orgId) {
         return consent(request, reply, title, checked, authorize, token, 'Show this organization’s folders before choosing among them.');
       }
-      const code = await oauth.issueCode(req, {
-        org_id: orgId,
-        user_id: session.user_id,
-        folder_scope: folders.length > 0 ? folders : null,
-      });
+      const code = await oauth.issueCode(
+        req,
+        { org_id: orgId, user_id: session.user_id, folder_scope: folders.length > 0 ? folders : null },
+        resourcesOf(request),
+      );
       return back({ code });
     });
 
@@ -266,7 +278,7 @@ export function oauthRoutes(deps: {
       try {
         const tokens =
           body.grant_type === 'authorization_code'
-            ? await oauth.exchangeCode(body)
+            ? await oauth.exchangeCode(body, resourcesOf(request))
             : body.grant_type === 'refresh_token'
               ? await oauth.refresh(body)
               : (() => {

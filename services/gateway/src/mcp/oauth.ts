@@ -91,6 +91,12 @@ function resourceProblem(uri: string): string | undefined {
   }
 }
 
+/** RFC 8707: this issuer issues tokens only for its own resource servers; undefined when no list is given. */
+function foreignResource(uri: string, resources: readonly string[] | undefined): string | undefined {
+  if (!resources || resources.map(normalizeResource).includes(normalizeResource(uri))) return undefined;
+  return `resource must be one of this server's: ${resources.join(', ')}`;
+}
+
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const CHALLENGE_RE = /^[A-Za-z0-9_-]{43}$/;
 const VERIFIER_RE = /^[A-Za-z0-9._~-]{43,128}$/;
@@ -236,7 +242,10 @@ export function createOAuthService(deps: {
      * URI are shown to the user (never redirected); the rest go back to the
      * client's redirect URI as error parameters.
      */
-    async checkAuthorize(req: AuthorizeRequest): Promise<{ client: OAuthClient; redirect_uri: string; redirectError?: OAuthError }> {
+    async checkAuthorize(
+      req: AuthorizeRequest,
+      resources?: readonly string[],
+    ): Promise<{ client: OAuthClient; redirect_uri: string; redirectError?: OAuthError }> {
       const client = typeof req.client_id === 'string' ? await store.get<OAuthClientDoc>(OAUTH_CLIENTS, req.client_id) : undefined;
       if (!client) throw new OAuthError('invalid_client', 'Unknown client_id');
       if (typeof req.redirect_uri !== 'string' || !client.redirect_uris.includes(req.redirect_uri)) {
@@ -254,14 +263,18 @@ export function createOAuthService(deps: {
           redirectError: new OAuthError('invalid_request', 'code_challenge must be a base64url SHA-256 (43 characters)'),
         };
       }
-      const problem = req.resource === undefined ? undefined : resourceProblem(req.resource);
+      const problem = req.resource === undefined ? undefined : (resourceProblem(req.resource) ?? foreignResource(req.resource, resources));
       if (problem) return { ...result, redirectError: new OAuthError('invalid_target', problem) };
       return result;
     },
 
     /** The user consented: a one-time code bound to the client, redirect URI, PKCE challenge, organization and folders. */
-    async issueCode(req: AuthorizeRequest, consent: { org_id: string; user_id: string; folder_scope: string[] | null }): Promise<string> {
-      const { client, redirect_uri, redirectError } = await this.checkAuthorize(req);
+    async issueCode(
+      req: AuthorizeRequest,
+      consent: { org_id: string; user_id: string; folder_scope: string[] | null },
+      resources?: readonly string[],
+    ): Promise<string> {
+      const { client, redirect_uri, redirectError } = await this.checkAuthorize(req, resources);
       if (redirectError) throw redirectError;
       if (consent.folder_scope && (consent.folder_scope.length > 50 || consent.folder_scope.some((f) => !UUID_RE.test(f)))) {
         throw new OAuthError('invalid_request', 'folder ids must be at most 50 uuids');
@@ -287,12 +300,19 @@ export function createOAuthService(deps: {
     },
 
     /** authorization_code: the code once, with the verifier of its challenge, by its client, to its redirect URI. */
-    async exchangeCode(input: Record<string, unknown>): Promise<TokenSet> {
+    async exchangeCode(input: Record<string, unknown>, resources?: readonly string[]): Promise<TokenSet> {
       const { code, client_id, redirect_uri, code_verifier } = input;
       if (typeof code !== 'string' || typeof client_id !== 'string')
         throw new OAuthError('invalid_request', 'code and client_id are required');
       if (typeof code_verifier !== 'string' || !VERIFIER_RE.test(code_verifier)) {
         throw new OAuthError('invalid_request', 'code_verifier (43 to 128 characters) is required');
+      }
+      if (input.resource !== undefined) {
+        const problem =
+          typeof input.resource === 'string'
+            ? (resourceProblem(input.resource) ?? foreignResource(input.resource, resources))
+            : 'resource must be a string';
+        if (problem) throw new OAuthError('invalid_target', problem);
       }
       const codeHash = sha256(code);
       const { state: pending } = await commands.transaction({ metadata: { org_id: NO_ORG } }, (s) =>

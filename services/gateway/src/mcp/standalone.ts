@@ -23,7 +23,12 @@ export const mcpConfigSpec = defineConfig(
     OAUTH_ISSUER: Type.Optional(
       Type.String({ pattern: '^https?://', description: 'public URL of the gateway (the OAuth issuer); GATEWAY_URL when unset' }),
     ),
-    PUBLIC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'public base URL of this server; from Host when unset' })),
+    PUBLIC_URL: Type.Optional(
+      Type.String({
+        pattern: '^https?://[^\\s"]+$',
+        description: 'public base URL of this server (MCP resource, allowed Origin); unset: the loopback address it listens on',
+      }),
+    ),
     MCP_RATE_LIMIT: Type.Integer({ minimum: 1, default: 60, description: 'MCP requests per window per API key or OAuth grant' }),
     MCP_RATE_WINDOW_MS: Type.Integer({ minimum: 100, default: 60000, description: 'the sliding window of MCP_RATE_LIMIT' }),
     MCP_JSON_RESPONSE: Type.Boolean({ default: false, description: 'answer MCP POSTs with JSON instead of an event stream' }),

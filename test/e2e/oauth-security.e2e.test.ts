@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { startTestSystem, type TestSystem } from './harness.js';
+import { logIn, type SignedIn } from './identity-fixtures.js';
+import { rawMcp } from './mcp-fixtures.js';
+import { authorizeParams, form, rawHttp, registerClient, tokenRequest } from './oauth-fixtures.js';
+
+/**
+ * The OAuth authorization server against hostile requests (issue 45): the
+ * server's own URL comes from configuration, never from Host; tokens are issued
+ * only for its own resource servers.
+ */
+const REDIRECT = 'http://127.0.0.1:33499/callback';
+const OTHER = 'http://other.example/mcp';
+let t: TestSystem;
+let admin: SignedIn;
+beforeAll(async () => {
+  t = await startTestSystem({ MCP_RATE_LIMIT: '100000', OAUTH_REGISTRATIONS_PER_HOUR: '1000', OAUTH_RESOURCES: OTHER });
+  admin = await logIn(t, 'admin@example.com', 'development-password');
+});
+afterAll(async () => t.stop());
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Consent by a script with the admin's session, then the code exchange; the redirect's error when refused. */
+async function consentAndExchange(clientId: string, extra: Record<string, string> = {}, tokenExtra: Record<string, string> = {}) {
+  const { params, verifier } = authorizeParams(clientId, REDIRECT, extra);
+  const consent = await fetch(`${t.url}/oauth/authorize`, form({ ...params, decision: 'allow' }, bearer(admin.token)));
+  if (consent.status !== 302) return { status: consent.status, page: await consent.text() };
+  const location = new URL(consent.headers.get('location')!);
+  if (location.searchParams.get('error')) return { error: location.searchParams.get('error')! };
+  const code = location.searchParams.get('code')!;
+  const tokens = await tokenRequest(t.url, {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    ...tokenExtra,
+  });
+  return { code, verifier, ...tokens.body };
+}
+
+describe('OAuth: the server’s own URL and resources (RFC 8707)', () => {
+  it('a resource that is not one of this server’s is invalid_target, at the authorization and at the token endpoint', async () => {
+    const clientId = await registerClient(t.url, REDIRECT);
+    const evil = await consentAndExchange(clientId, { resource: 'http://evil.example/mcp' });
+    assert.ok(evil.error === 'invalid_target' || /invalid_target|resource must be/.test(evil.page ?? ''), JSON.stringify(evil));
+    const atToken = await consentAndExchange(clientId, {}, { resource: 'http://evil.example/mcp' });
+    assert.equal(atToken.error, 'invalid_target');
+    assert.ok((await consentAndExchange(clientId, { resource: `${t.url}/mcp` })).access_token, 'its own /mcp');
+    assert.ok((await consentAndExchange(clientId, { resource: OTHER })).access_token, 'a configured other server');
+  });
+
+  it('a forged Host is not reflected in metadata or WWW-Authenticate, and does not make a token bound elsewhere valid here', async () => {
+    const port = new URL(t.url).port;
+    const meta = await rawHttp(`${t.url}/.well-known/oauth-authorization-server`, { headers: { host: 'evil.example' } });
+    assert.equal(JSON.parse(meta.text).issuer, `http://127.0.0.1:${port}`);
+    const resource = await rawHttp(`${t.url}/.well-known/oauth-protected-resource/mcp`, { headers: { host: 'evil.example' } });
+    assert.equal(JSON.parse(resource.text).resource, `http://127.0.0.1:${port}/mcp`);
+    const challenge = await rawHttp(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: { host: 'evil.example"', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
+    assert.equal(challenge.status, 401);
+    assert.doesNotMatch(String(challenge.headers['www-authenticate']), /evil/);
+    // localhost is this server too.
+    const local = await rawHttp(`${t.url}/.well-known/oauth-authorization-server`, { headers: { host: `localhost:${port}` } });
+    assert.equal(JSON.parse(local.text).issuer, `http://localhost:${port}`);
+
+    const clientId = await registerClient(t.url, REDIRECT);
+    const elsewhere = await consentAndExchange(clientId, { resource: OTHER });
+    assert.ok(elsewhere.access_token);
+    const forged = await rawHttp(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        host: 'other.example',
+        ...bearer(elsewhere.access_token),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
+    });
+    assert.equal(forged.status, 401, 'a token for another server is refused here whatever Host says');
+    assert.equal((await rawMcp(t.url, bearer(elsewhere.access_token))).status, 401);
+  });
+
+  it('the consent page names the MCP server the tokens will be for', async () => {
+    const clientId = await registerClient(t.url, REDIRECT);
+    const { params } = authorizeParams(clientId, REDIRECT, { resource: `${t.url}/mcp` });
+    const page = await (await fetch(`${t.url}/oauth/authorize?${new URLSearchParams(params)}`)).text();
+    assert.match(page, new RegExp(`MCP server at <code>${t.url}/mcp</code>`));
+  });
+});
