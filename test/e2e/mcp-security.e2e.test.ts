@@ -8,11 +8,17 @@ import { logIn } from './identity-fixtures.js';
 /**
  * The MCP server's edges against a hostile caller: JSON-RPC batches count
  * message by message against the rate limit, and every answer says what is
- * left; anonymous client registration is limited per address.
+ * left; a credential holds a bounded number of sessions; anonymous client
+ * registration is limited per address.
  */
 let t: TestSystem;
 beforeAll(async () => {
-  t = await startTestSystem({ MCP_RATE_LIMIT: '10', MCP_JSON_RESPONSE: 'true', OAUTH_REGISTRATIONS_PER_HOUR: '3' });
+  t = await startTestSystem({
+    MCP_RATE_LIMIT: '10',
+    MCP_JSON_RESPONSE: 'true',
+    OAUTH_REGISTRATIONS_PER_HOUR: '3',
+    MCP_SESSIONS_PER_CREDENTIAL: '2',
+  });
 });
 afterAll(async () => t.stop());
 
@@ -80,5 +86,40 @@ describe('MCP: Origin is compared with the configured public origin, not with Ho
     assert.equal(JSON.parse(rebound.text).error.code, 'origin_not_allowed');
     assert.equal((await post(`localhost:${port}`, `http://localhost:${port}`)).status, 200);
     assert.equal((await post(`127.0.0.1:${port}`, `http://127.0.0.1:${port}`)).status, 200);
+  });
+});
+
+describe('MCP: sessions per credential are capped', () => {
+  it('a third session of one key closes its least recently used one; another key’s sessions are untouched', async () => {
+    const admin = await logIn(t, 'admin@example.com', 'development-password');
+    const key = (await admin.call('POST', '/org/api-keys', { name: 'sessions' })).body.key as string;
+    const other = (await admin.call('POST', '/org/api-keys', { name: 'other sessions' })).body.key as string;
+    const open = async (k: string) => {
+      const res = await rawMcp(t.url, { 'x-api-key': k }, initialize());
+      assert.equal(res.status, 200);
+      await res.text();
+      return res.headers.get('mcp-session-id')!;
+    };
+    const ping = async (k: string, session: string) => {
+      const res = await rawMcp(
+        t.url,
+        { 'x-api-key': k, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
+        {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'ping',
+        },
+      );
+      await res.text();
+      return res.status;
+    };
+    const theirs = await open(other);
+    const first = await open(key);
+    const second = await open(key);
+    const third = await open(key);
+    assert.equal(await ping(key, first), 404, 'the least recently used session is closed');
+    assert.equal(await ping(key, second), 200);
+    assert.equal(await ping(key, third), 200);
+    assert.equal(await ping(other, theirs), 200);
   });
 });

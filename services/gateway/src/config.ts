@@ -137,6 +137,16 @@ export const gatewayConfigSpec = defineConfig(
       default: 86400,
       description: 'an OAuth client that completed no authorization in this time after registering is removed',
     }),
+    MCP_SESSION_IDLE_SECONDS: Type.Integer({
+      minimum: 10,
+      default: 1800,
+      description: 'an MCP session unused for this long is closed (the client starts a new one)',
+    }),
+    MCP_SESSIONS_PER_CREDENTIAL: Type.Integer({
+      minimum: 1,
+      default: 10,
+      description: 'open MCP sessions per API key or OAuth grant; a new one closes the least recently used',
+    }),
     MCP_JSON_RESPONSE: Type.Boolean({ default: false, description: 'answer MCP POSTs with JSON instead of an event stream' }),
     MCP_ALLOWED_ORIGINS: Type.Optional(
       Type.String({

@@ -168,6 +168,8 @@ export async function startGateway(options: {
               registrationLimiter: limiter,
               registrationsPerHour: config.OAUTH_REGISTRATIONS_PER_HOUR,
               jsonResponse: config.MCP_JSON_RESPONSE,
+              sessionIdleMs: config.MCP_SESSION_IDLE_SECONDS * 1000,
+              sessionsPerCredential: config.MCP_SESSIONS_PER_CREDENTIAL,
               allowedOrigins: originsOf(config.MCP_ALLOWED_ORIGINS),
               ...parseToolSelection(config.MCP_TOOLSETS, config.MCP_READ_ONLY),
               ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),

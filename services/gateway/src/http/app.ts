@@ -72,6 +72,8 @@ export interface GatewayMcpOptions {
   /** Further MCP endpoints (the mcp process's) OAuth tokens may be issued for. */
   resources?: readonly string[];
   jsonResponse?: boolean;
+  sessionIdleMs?: number;
+  sessionsPerCredential?: number;
   /** Origins whose pages may call /mcp besides its own. */
   allowedOrigins?: readonly string[];
   /** Tool groups and read-only mode when the client's URL does not choose. */
@@ -246,6 +248,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
       windowMs: mcp.windowMs,
       ...(mcp.publicUrl && { publicUrl: mcp.publicUrl }),
       ...(mcp.jsonResponse !== undefined && { jsonResponse: mcp.jsonResponse }),
+      ...(mcp.sessionIdleMs !== undefined && { sessionIdleMs: mcp.sessionIdleMs }),
+      ...(mcp.sessionsPerCredential !== undefined && { sessionsPerCredential: mcp.sessionsPerCredential }),
       ...(mcp.allowedOrigins && { allowedOrigins: mcp.allowedOrigins }),
       ...(mcp.toolsets && { toolsets: mcp.toolsets }),
       ...(mcp.readOnly !== undefined && { readOnly: mcp.readOnly }),

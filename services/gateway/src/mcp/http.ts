@@ -10,6 +10,7 @@ import { parseToolSelection, selectTools, type Tool } from './tools.js';
 import { createMcpServer } from './server.js';
 import { ACCESS_TOKEN_RE, grantIdOfAccessToken } from './oauth-tokens.js';
 import { normalizeOrigin, ownBaseUrl } from './public-url.js';
+import { createSessionRegistry, type RegisteredSession } from './session-registry.js';
 
 export interface McpHttpOptions {
   tools: Map<string, Tool>;
@@ -35,6 +36,10 @@ export interface McpHttpOptions {
    */
   allowedOrigins?: readonly string[];
   ids?: () => string;
+  /** A session unused for this long is closed (default 30 minutes). */
+  sessionIdleMs?: number;
+  /** Open sessions per API key or OAuth grant; another closes the least recently used (default 10). */
+  sessionsPerCredential?: number;
 }
 
 /** What the caller presented, normalized to what the REST routes take. */
@@ -90,10 +95,9 @@ export const originsOf = (value: string | undefined): string[] =>
     .map((o) => o.trim())
     .filter(Boolean);
 
-interface Session {
+interface Session extends RegisteredSession {
   transport: StreamableHTTPServerTransport;
   server: Server;
-  owner: string;
 }
 
 /** This server's base URL: configured, else its loopback address (public-url.ts); never a Host it does not own. */
@@ -106,8 +110,17 @@ const baseUrlOf = (request: FastifyRequest, configured?: string) => ownBaseUrl(r
  * (429 with Retry-After), then the session it belongs to.
  */
 export async function registerMcpHttp(app: FastifyInstance, options: McpHttpOptions): Promise<{ close(): Promise<void> }> {
-  const sessions = new Map<string, Session>();
+  const idleMs = options.sessionIdleMs ?? 1_800_000;
+  const sessions = createSessionRegistry<Session>({ idleMs, perOwner: options.sessionsPerCredential ?? 10 });
   const ids = options.ids ?? randomUUID;
+  /** Whether a session's credential still authenticates (the same probe every request makes). */
+  const stillValid = async (credential: Record<string, string>) =>
+    (await options.dispatcher.dispatch({ method: 'GET', path: '/api/v1/org/me', credential })).status !== 401;
+  const sweeper = setInterval(
+    () => void sessions.sweep(stillValid).catch((err: unknown) => app.log.warn({ err }, 'MCP session sweep failed')),
+    Math.min(60_000, Math.max(1000, idleMs / 2)),
+  );
+  sweeper.unref();
 
   const resourceMetadata = (request: FastifyRequest) => {
     const base = baseUrlOf(request, options.publicUrl);
@@ -158,6 +171,8 @@ export async function registerMcpHttp(app: FastifyInstance, options: McpHttpOpti
       // The same check REST makes: a credential REST refuses is refused here (403 = valid, lacking read:org).
       const probe = await options.dispatcher.dispatch({ method: 'GET', path: '/api/v1/org/me', credential: presented.headers });
       if (probe.status === 401) {
+        // A revoked key's sessions go at once (an OAuth token may just have expired: its grant's sessions wait for the sweep).
+        if (presented.kind === 'api_key') await sessions.closeOwner(presented.owner);
         const error = (probe.body as { error?: { code?: string; message?: string } }).error;
         const message = error?.message ?? 'Invalid credential';
         challenge = `Bearer error="invalid_token", error_description="${message.replace(/["\\]/g, "'")}", ${metadata}`;
@@ -213,21 +228,29 @@ export async function registerMcpHttp(app: FastifyInstance, options: McpHttpOpti
       session = sessions.get(sessionId);
       // Another credential's session is as unknown as an ended one.
       if (!session || session.owner !== presented.owner) throw errors.notFound('MCP session', { code: 'session_not_found' });
+      // The latest credential of the owner (a refreshed OAuth token) is the one the sweep asks about.
+      session.credential = presented.headers;
     } else if (request.method === 'POST') {
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: ids,
         enableJsonResponse: options.jsonResponse ?? false,
         onsessioninitialized: (id) => {
-          sessions.set(id, created);
+          void sessions.add(id, created);
         },
         onsessionclosed: (id) => {
-          sessions.delete(id);
+          sessions.forget(id);
         },
       });
       const server = createMcpServer({ tools: toolsFor(request), dispatcher: options.dispatcher });
-      const created: Session = { transport, server, owner: presented.owner };
+      const created: Session = {
+        transport,
+        server,
+        owner: presented.owner,
+        credential: presented.headers,
+        close: () => server.close(),
+      };
       transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId);
+        if (transport.sessionId) sessions.forget(transport.sessionId);
       };
       await server.connect(transport);
       session = created;
@@ -255,9 +278,8 @@ export async function registerMcpHttp(app: FastifyInstance, options: McpHttpOpti
 
   return {
     async close() {
-      const open = [...sessions.values()];
-      sessions.clear();
-      await Promise.all(open.map((s) => s.server.close().catch(() => undefined)));
+      clearInterval(sweeper);
+      await sessions.closeAll();
     },
   };
 }

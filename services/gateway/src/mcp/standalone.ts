@@ -31,6 +31,16 @@ export const mcpConfigSpec = defineConfig(
     ),
     MCP_RATE_LIMIT: Type.Integer({ minimum: 1, default: 60, description: 'MCP requests per window per API key or OAuth grant' }),
     MCP_RATE_WINDOW_MS: Type.Integer({ minimum: 100, default: 60000, description: 'the sliding window of MCP_RATE_LIMIT' }),
+    MCP_SESSION_IDLE_SECONDS: Type.Integer({
+      minimum: 10,
+      default: 1800,
+      description: 'an MCP session unused for this long is closed (the client starts a new one)',
+    }),
+    MCP_SESSIONS_PER_CREDENTIAL: Type.Integer({
+      minimum: 1,
+      default: 10,
+      description: 'open MCP sessions per API key or OAuth grant; a new one closes the least recently used',
+    }),
     MCP_JSON_RESPONSE: Type.Boolean({ default: false, description: 'answer MCP POSTs with JSON instead of an event stream' }),
     MCP_ALLOWED_ORIGINS: Type.Optional(
       Type.String({
@@ -92,6 +102,8 @@ export async function startMcpServer(options: { config: McpConfig; logger: Logge
     limit: config.MCP_RATE_LIMIT,
     windowMs: config.MCP_RATE_WINDOW_MS,
     jsonResponse: config.MCP_JSON_RESPONSE,
+    sessionIdleMs: config.MCP_SESSION_IDLE_SECONDS * 1000,
+    sessionsPerCredential: config.MCP_SESSIONS_PER_CREDENTIAL,
     ...parseToolSelection(config.MCP_TOOLSETS, config.MCP_READ_ONLY),
     allowedOrigins: originsOf(config.MCP_ALLOWED_ORIGINS),
     authorizationServerUrl: config.OAUTH_ISSUER ?? config.GATEWAY_URL,
