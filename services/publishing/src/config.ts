@@ -30,6 +30,11 @@ export const publishingConfigSpec = defineConfig(
         description: 'comma-separated DNS servers (ip or ip:port) for custom-domain TXT lookups; default: the system resolver',
       }),
     ),
+    DOMAIN_VERIFICATION_TTL_SECONDS: Type.Integer({
+      minimum: 60,
+      default: 604800,
+      description: 'a custom domain not verified this long after its registration can no longer be verified (register it again)',
+    }),
     DELIVERY_TICK_MS: Type.Integer({
       minimum: 20,
       default: 500,

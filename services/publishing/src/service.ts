@@ -98,7 +98,12 @@ export async function startPublishing(options: {
           if (config.DNS_SERVERS) r.setServers(config.DNS_SERVERS.split(','));
           resolver = r;
         }
-        const domains = createDomainsService({ ...deps, resolver, random: randomBytes });
+        const domains = createDomainsService({
+          ...deps,
+          resolver,
+          random: randomBytes,
+          verificationTtlSeconds: config.DOMAIN_VERIFICATION_TTL_SECONDS,
+        });
         const subscriptions = createSubscriptionsService(deps);
         const analytics = createRpcClient(serviceConstructor(loadProto('analytics.proto'), 'analytics.v1.ReportService'), {
           address: config.ANALYTICS_GRPC,

@@ -12,10 +12,26 @@ export interface TxtResolver {
 const HOSTNAME_RE = /^(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 export const TXT_PREFIX = '_kb-verify';
 
-/** Custom domains: register, prove ownership with a DNS TXT record, serve the hosted site there. */
-export function createDomainsService(deps: AppDeps & { resolver: TxtResolver; random: (n: number) => Buffer }) {
+/**
+ * Custom domains: register, prove ownership with a DNS TXT record, serve the
+ * hosted site there. A host name is claimed only by verification: any number
+ * of organizations may hold a pending registration of it, the first to verify
+ * takes it, and a pending one can no longer be verified after
+ * verificationTtlSeconds (register it again).
+ */
+export function createDomainsService(
+  deps: AppDeps & { resolver: TxtResolver; random: (n: number) => Buffer; verificationTtlSeconds?: number },
+) {
   const { store, commands, ids, clock, resolver } = deps;
   const now = () => clock.now().toISOString();
+  const ttlMs = (deps.verificationTtlSeconds ?? 604_800) * 1000;
+  const expiresAt = (d: DomainDoc) => (d.status === 'pending' ? new Date(Date.parse(d.created_at) + ttlMs).toISOString() : null);
+  const expired = (d: DomainDoc) => d.status === 'pending' && Date.parse(expiresAt(d)!) <= clock.now().getTime();
+  /** The organization that verified a host name, if one did. */
+  const claimOf = async (tx: { get: typeof store.get }, hostname: string) => {
+    const claim = await tx.get<{ id: string; domain_id: string; org_id: string; verified: boolean }>(DOMAIN_HOSTS, hostname);
+    return claim?.verified ? claim : undefined;
+  };
 
   async function load(orgId: string, id: string): Promise<DomainDoc> {
     const d = await store.get<DomainDoc>(DOMAINS, id);
@@ -29,6 +45,7 @@ export function createDomainsService(deps: AppDeps & { resolver: TxtResolver; ra
     verification: { type: 'TXT', name: `${TXT_PREFIX}.${d.hostname}`, value: d.token },
     created_at: d.created_at,
     verified_at: d.verified_at ?? null,
+    expires_at: expiresAt(d),
   });
 
   return {
@@ -44,7 +61,12 @@ export function createDomainsService(deps: AppDeps & { resolver: TxtResolver; ra
       const id = ids.uuid();
       const token = `kb-site-verification=${deps.random(16).toString('hex')}`;
       await commands.transaction(metadataOf(ctx), async (s) => {
-        if (await s.tx.get(DOMAIN_HOSTS, hostname)) throw errors.conflict(`${hostname} is already registered`, { code: 'domain_taken' });
+        // Only a verified claim takes a name; a pending one of another organization blocks nobody.
+        if (await claimOf(s.tx, hostname)) throw errors.conflict(`${hostname} is already registered`, { code: 'domain_taken' });
+        const mine = await s.tx.find<DomainDoc>(DOMAINS, { where: { org_id: ctx.org_id, hostname } });
+        if (mine.some((d) => !expired(d))) throw errors.conflict(`${hostname} is already registered`, { code: 'domain_taken' });
+        // An expired registration of one's own is replaced (a new verification value).
+        for (const old of mine) await s.execute(domainDecider, domainStream(old.id), { type: 'remove', org_id: ctx.org_id, at: now() });
         await s.execute(domainDecider, domainStream(id), {
           type: 'register',
           domain_id: id,
@@ -60,6 +82,11 @@ export function createDomainsService(deps: AppDeps & { resolver: TxtResolver; ra
     async verify(ctx: CallContext, id: string) {
       const d = await load(ctx.org_id, id);
       if (d.status !== 'verified') {
+        if (expired(d))
+          throw errors.unprocessable(`The registration of ${d.hostname} expired unverified; register it again`, {
+            code: 'verification_expired',
+            details: { expired_at: expiresAt(d) },
+          });
         let records: string[][] = [];
         try {
           records = await resolver.resolveTxt(`${TXT_PREFIX}.${d.hostname}`);
@@ -73,9 +100,12 @@ export function createDomainsService(deps: AppDeps & { resolver: TxtResolver; ra
             code: 'dns_record_missing',
             details: { name: `${TXT_PREFIX}.${d.hostname}`, value: d.token },
           });
-        await commands.transaction(metadataOf(ctx), (s) =>
-          s.execute(domainDecider, domainStream(id), { type: 'verify', org_id: ctx.org_id, at: now() }),
-        );
+        await commands.transaction(metadataOf(ctx), async (s) => {
+          const claim = await claimOf(s.tx, d.hostname);
+          if (claim && claim.domain_id !== id)
+            throw errors.conflict(`${d.hostname} was verified by another organization first`, { code: 'domain_taken' });
+          return s.execute(domainDecider, domainStream(id), { type: 'verify', org_id: ctx.org_id, at: now() });
+        });
       }
       return view(await load(ctx.org_id, id));
     },

@@ -244,7 +244,7 @@ export const publishingProjection: Projection = {
           status: 'pending',
           created_at: d.at,
         } satisfies DomainDoc);
-        await tx.put(DOMAIN_HOSTS, { id: d.hostname, domain_id: d.domain_id, org_id: d.org_id, verified: false });
+        // The host name is claimed on verification, not here.
         return;
       }
       case 'domain.verified': {
@@ -261,7 +261,9 @@ export const publishingProjection: Projection = {
         const cur = await tx.get<DomainDoc>(DOMAINS, d.domain_id);
         if (!cur) return;
         await tx.delete(DOMAINS, d.domain_id);
-        await tx.delete(DOMAIN_HOSTS, cur.hostname);
+        // The claim is this registration's only when it verified it.
+        const claim = await tx.get<{ id: string; domain_id: string }>(DOMAIN_HOSTS, cur.hostname);
+        if (claim?.domain_id === d.domain_id) await tx.delete(DOMAIN_HOSTS, cur.hostname);
         await bumpSite(tx, d.org_id);
         return;
       }

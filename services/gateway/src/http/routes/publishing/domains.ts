@@ -12,6 +12,8 @@ export const Domain = Open(
     verification: Type.Object({ type: Type.Literal('TXT'), name: Type.String(), value: Type.String() }),
     created_at: Timestamp,
     verified_at: NullableTimestamp,
+    /** A pending registration can be verified until then; null once verified. */
+    expires_at: NullableTimestamp,
   },
   'CustomDomain',
 );
@@ -39,7 +41,8 @@ export function domainRoutes(app: App, { dest }: PublishingProxies) {
         tags: dtags,
         summary: 'Register a custom domain',
         description:
-          'Answers the DNS TXT record to create; the domain serves the hosted pages once verified. 409 when the host name is taken.',
+          'Answers the DNS TXT record to create; the domain serves the hosted pages once verified. ' +
+          'The host name is claimed by verification: 409 domain_taken when an organization has verified it (or this one registered it already).',
         body: Type.Object({ hostname: Type.String({ minLength: 4, maxLength: 253 }) }, { additionalProperties: false }),
         response: { 201: Type.Ref('CustomDomain'), ...errorResponses(400, 401, 403, 409) },
       },
@@ -66,9 +69,11 @@ export function domainRoutes(app: App, { dest }: PublishingProxies) {
       schema: {
         tags: dtags,
         summary: 'Verify a custom domain',
-        description: 'Looks up the TXT record now; 422 when it is not (yet) there.',
+        description:
+          'Looks up the TXT record now; 422 dns_record_missing when it is not (yet) there, 422 verification_expired after expires_at, ' +
+          '409 domain_taken when another organization verified the host name first.',
         params: DomainParams,
-        response: { 200: Type.Ref('CustomDomain'), ...errorResponses(400, 401, 403, 404, 422) },
+        response: { 200: Type.Ref('CustomDomain'), ...errorResponses(400, 401, 403, 404, 409, 422) },
       },
     },
     dest('VerifyDomain'),
