@@ -92,12 +92,25 @@ export const oauthAccessTokenRevoked = defineEvent(
   Type.Object({ grant_id: Id, access_hash: Hash, at: Timestamp }),
   { internal: true },
 );
-/** The grant ends: revoked by its client (RFC 7009), or a spent refresh token was presented again (reuse: the family is revoked). */
+/**
+ * The grant ends: revoked by its client (RFC 7009), a spent refresh token of
+ * its family was presented again (refresh_reuse), the code it came from was
+ * presented again (code_reuse), or its user left the organization (member_removed).
+ */
 export const oauthGrantRevoked = defineEvent(
   gw,
   'oauth.grant_revoked',
   1,
-  Type.Object({ grant_id: Id, reason: Type.Union([Type.Literal('revoked'), Type.Literal('refresh_reuse')]), at: Timestamp }),
+  Type.Object({
+    grant_id: Id,
+    reason: Type.Union([
+      Type.Literal('revoked'),
+      Type.Literal('refresh_reuse'),
+      Type.Literal('code_reuse'),
+      Type.Literal('member_removed'),
+    ]),
+    at: Timestamp,
+  }),
   { internal: true },
 );
 

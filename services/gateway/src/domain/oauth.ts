@@ -115,9 +115,11 @@ export const oauthCodeDecider: Decider<OAuthCodeCommand, OAuthCodeState, EventsN
 export interface OAuthGrantState {
   status: 'new' | 'active' | 'revoked';
   client_id: string;
-  /** The live refresh token of the family; every earlier one is spent. */
+  /** The live refresh token of the family. */
   refresh_hash: string;
   refresh_expires_at: string;
+  /** Every earlier refresh token of the family (rotated away): presenting one of these again is reuse. */
+  spent_refresh_hashes: string[];
 }
 interface Tokens {
   access_hash: string;
@@ -137,20 +139,25 @@ export type OAuthGrantCommand =
       code_hash: string;
       at: string;
     } & Tokens)
-  /** Rotation: the presented refresh token's hash; a spent one revokes the family. */
+  /** Rotation: the presented refresh token's hash; a spent one of the family revokes it, any other is refused. */
   | ({ type: 'refresh'; grant_id: string; client_id: string; presented_hash: string; at: string } & Tokens)
-  | { type: 'revoke'; grant_id: string; at: string }
+  | { type: 'revoke'; grant_id: string; at: string; reason?: 'revoked' | 'code_reuse' | 'member_removed' }
   | { type: 'revoke_access'; grant_id: string; access_hash: string; at: string };
 
 export const oauthGrantDecider: Decider<OAuthGrantCommand, OAuthGrantState, EventsNamed<'oauth'>> = {
-  initialState: () => ({ status: 'new', client_id: '', refresh_hash: '', refresh_expires_at: '' }),
+  initialState: () => ({ status: 'new', client_id: '', refresh_hash: '', refresh_expires_at: '', spent_refresh_hashes: [] }),
   evolve(state, event) {
     const { type, data: d } = event;
     switch (type) {
       case 'oauth.grant_created':
         return { ...state, status: 'active', client_id: d.client_id };
       case 'oauth.tokens_issued':
-        return { ...state, refresh_hash: d.refresh_hash, refresh_expires_at: d.refresh_expires_at };
+        return {
+          ...state,
+          refresh_hash: d.refresh_hash,
+          refresh_expires_at: d.refresh_expires_at,
+          spent_refresh_hashes: state.refresh_hash ? [...state.spent_refresh_hashes, state.refresh_hash] : state.spent_refresh_hashes,
+        };
       case 'oauth.grant_revoked':
         return { ...state, status: 'revoked' };
       default:
@@ -183,13 +190,16 @@ export const oauthGrantDecider: Decider<OAuthGrantCommand, OAuthGrantState, Even
       }
       case 'refresh':
         if (state.status !== 'active' || state.client_id !== command.client_id) return [];
-        if (command.presented_hash !== state.refresh_hash)
+        if (command.presented_hash !== state.refresh_hash) {
+          // Reuse only when the token was issued to this family before: a forged one (the grant id is public) changes nothing.
+          if (!state.spent_refresh_hashes.includes(command.presented_hash)) return [];
           return [{ type: 'oauth.grant_revoked', data: { grant_id: command.grant_id, reason: 'refresh_reuse', at: command.at } }];
+        }
         if (Date.parse(state.refresh_expires_at) <= Date.parse(command.at)) return [];
         return [tokens(command)];
       case 'revoke':
         if (state.status !== 'active') return [];
-        return [{ type: 'oauth.grant_revoked', data: { grant_id: command.grant_id, reason: 'revoked', at: command.at } }];
+        return [{ type: 'oauth.grant_revoked', data: { grant_id: command.grant_id, reason: command.reason ?? 'revoked', at: command.at } }];
       case 'revoke_access':
         if (state.status === 'new') return [];
         return [

@@ -78,3 +78,31 @@ describe('OAuth client registration', () => {
     assert.deepEqual(await snapshotReadModels(store, [oauthProjection]), before);
   });
 });
+
+describe('OAuth refresh tokens and codes', () => {
+  it('a forged refresh token of a grant (its id is public) is refused and revokes nothing; a spent one of the family does', async () => {
+    const clientId = await registered();
+    const tokens = await oauth.exchangeCode(await authorization(clientId));
+    const grantId = tokens.refresh_token.slice(5, 37);
+    const forged = `kbrt_${grantId}_${randomBytes(32).toString('base64url')}`;
+    await rejects(oauth.refresh({ refresh_token: forged, client_id: clientId }), 'invalid_grant');
+    assert.ok(await oauth.resolveAccessToken(tokens.access_token), 'the grant lives on');
+    const next = await oauth.refresh({ refresh_token: tokens.refresh_token, client_id: clientId });
+    assert.ok(await oauth.resolveAccessToken(next.access_token));
+
+    await rejects(oauth.refresh({ refresh_token: tokens.refresh_token, client_id: clientId }), 'invalid_grant');
+    assert.equal(await oauth.resolveAccessToken(next.access_token), undefined, 'a spent token of the family revokes it');
+  });
+
+  it('presenting a code again revokes the tokens issued from it', async () => {
+    const clientId = await registered();
+    const auth = await authorization(clientId);
+    const tokens = await oauth.exchangeCode(auth);
+    assert.ok(await oauth.resolveAccessToken(tokens.access_token));
+    await rejects(oauth.exchangeCode(auth), 'invalid_grant');
+    assert.equal(await oauth.resolveAccessToken(tokens.access_token), undefined);
+    await rejects(oauth.refresh({ refresh_token: tokens.refresh_token, client_id: clientId }), 'invalid_grant');
+    const reasons = (await store.readAll(0, 100_000)).filter((e) => e.type === 'oauth.grant_revoked').map((e) => e.data.reason);
+    assert.ok(reasons.includes('code_reuse'), reasons.join());
+  });
+});

@@ -96,7 +96,6 @@ describe('OAuth service', () => {
   it('a reused refresh token revokes the family, also on a restarted gateway; everything is in events (read models rebuild the same)', async () => {
     const g = await grant();
     const first = await oauth.exchangeCode({ ...g, code_verifier: g.verifier, redirect_uri: REDIRECT });
-    await rejects(oauth.exchangeCode({ ...g, code_verifier: g.verifier, redirect_uri: REDIRECT }), 'invalid_grant');
     const second = await oauth.refresh({ refresh_token: first.refresh_token, client_id: g.client_id });
     // A second gateway replica on the same store sees the grant and its rotation at once.
     const replica = service(store);

@@ -161,6 +161,21 @@ export function createOAuthService(deps: {
     return { set, hashes };
   }
 
+  /** OAuth 2.1 4.1.3: a code presented again revokes the tokens already issued from it (someone else may hold them). */
+  async function revokeGrantsOfCode(codeHash: string) {
+    for (const grant of await store.find<OAuthGrantDoc>(OAUTH_GRANTS, { where: { code_hash: codeHash } })) {
+      if (grant.revoked_at !== null) continue;
+      await commands.transaction({ metadata: { org_id: grant.org_id, actor: `oauth-client:${grant.client_id}` } }, (s) =>
+        s.execute(oauthGrantDecider, oauthGrantStream(grant.id), {
+          type: 'revoke',
+          grant_id: grant.id,
+          reason: 'code_reuse',
+          at: clock.now().toISOString(),
+        }),
+      );
+    }
+  }
+
   return {
     /** RFC 7591: a public client (no secret), its redirect URIs matched exactly later. */
     async register(input: Record<string, unknown>): Promise<OAuthClient & Record<string, unknown>> {
@@ -318,6 +333,7 @@ export function createOAuthService(deps: {
       const { state: pending } = await commands.transaction({ metadata: { org_id: NO_ORG } }, (s) =>
         s.load(oauthCodeDecider, oauthCodeStream(codeHash)),
       );
+      if (pending.status === 'redeemed') await revokeGrantsOfCode(codeHash);
       if (pending.status !== 'issued') throw new OAuthError('invalid_grant', 'Unknown, used or expired code');
       const grantId = random(16).toString('hex');
       const { set, hashes } = mint(grantId);
@@ -357,8 +373,11 @@ export function createOAuthService(deps: {
           });
         });
       } catch (err) {
-        // Spent or expired between the look and the redemption.
-        if (isAppError(err) && err.code === 'invalid_grant') throw new OAuthError('invalid_grant', 'Unknown, used or expired code');
+        // Spent (by a request racing this one: reuse) or expired between the look and the redemption.
+        if (isAppError(err) && err.code === 'invalid_grant') {
+          await revokeGrantsOfCode(codeHash);
+          throw new OAuthError('invalid_grant', 'Unknown, used or expired code');
+        }
         throw err;
       }
       if (outcome) throw outcome;

@@ -34,7 +34,9 @@ export interface OAuthGrantDoc {
   refresh_hash: string;
   refresh_expires_at: string;
   revoked_at: string | null;
-  revoked_reason: 'revoked' | 'refresh_reuse' | null;
+  revoked_reason: 'revoked' | 'refresh_reuse' | 'code_reuse' | 'member_removed' | null;
+  /** The authorization code it came from (a reused code revokes it). */
+  code_hash?: string;
   created_at: string;
 }
 
@@ -100,6 +102,7 @@ export const oauthProjection: Projection = {
           refresh_expires_at: d.at,
           revoked_at: null,
           revoked_reason: null,
+          code_hash: d.code_hash,
           created_at: d.at,
         };
         await tx.put(OAUTH_GRANTS, doc);
