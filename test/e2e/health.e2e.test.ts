@@ -5,6 +5,7 @@ import { checkHealth, createRpcServer } from '@kb/rpc';
 import { silentLogger, type AppError } from '@kb/platform';
 import { registerHealth, grpcServing } from '@kb/gateway';
 import { startTestSystem, type TestSystem } from './harness.js';
+import { rawHttp } from './oauth-fixtures.js';
 
 /** The gateway's probes: live while it serves, ready only while every dependency answers. */
 let t: TestSystem;
@@ -14,6 +15,21 @@ beforeAll(async () => {
 afterAll(async () => t.stop());
 
 describe('gateway health', () => {
+  it('an x-internal-token of the secret’s length in characters but not in bytes is a wrong token, not a 500', async () => {
+    const token = 'health-test-internal-token';
+    const app = Fastify();
+    registerHealth(app, { checks: { store: async () => undefined }, internalToken: token });
+    const multibyte = await app.inject({ method: 'GET', url: '/health/ready', headers: { 'x-internal-token': 'é'.repeat(token.length) } });
+    assert.equal(multibyte.statusCode, 200, multibyte.body);
+    assert.equal(multibyte.json().checks.store, 'ok');
+    const right = await app.inject({ method: 'GET', url: '/health/ready', headers: { 'x-internal-token': token } });
+    assert.equal(right.statusCode, 200);
+    await app.close();
+
+    const system = await rawHttp(`${t.url}/health/ready`, { headers: { 'x-internal-token': 'é'.repeat(48) } });
+    assert.equal(system.status, 200, system.text);
+  });
+
   it('is live and ready with every dependency answering, without a credential', async () => {
     const live = await fetch(`${t.url}/health/live`);
     assert.equal(live.status, 200);

@@ -185,10 +185,11 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
     endSpan(span, reply.statusCode >= 500 ? new Error(`HTTP ${reply.statusCode}`) : undefined);
   });
   registerRequestLog(app as unknown as FastifyInstance, deps.requestLog ?? 'changes');
+  // Before any route: a route keeps the error handler in place when it is registered (the probes included).
+  app.setErrorHandler((err, request, reply) => sendError(request as FastifyRequest, reply as FastifyReply, err as Error));
   registerHealth(app as unknown as FastifyInstance, deps.health ?? { checks: {} });
   if (deps.consoleDir) await registerConsole(app as unknown as FastifyInstance, deps.consoleDir);
   registerMeter(app as unknown as FastifyInstance, deps.credits);
-  app.setErrorHandler((err, request, reply) => sendError(request as FastifyRequest, reply as FastifyReply, err as Error));
   // A GET no route matched may be a page of a verified custom domain (by Host).
   const hostedCache = createHostedCache(deps.hostedCacheTtlMs ?? 1000);
   const hosted: { fallback?: ReturnType<typeof registerHostedSite> } = {};

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { checkHealth } from '@kb/rpc';
 import { checkDependencies, type DependencyCheck } from '@kb/runtime';
@@ -27,7 +27,9 @@ export const grpcServing =
     if (status !== 'SERVING') throw new Error(status);
   };
 
-const sameSecret = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+/** Compared as SHA-256 digests: equal lengths whatever bytes were presented, and no timing on the secret's length. */
+const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
 
 /**
  * Operational probes, outside the API (no credential, not in the OpenAPI):
