@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
-import { logIn, type SignedIn } from './identity-fixtures.js';
+import { logIn, newOrgAdmin, signUpAndLogIn, type SignedIn } from './identity-fixtures.js';
 import { rawMcp } from './mcp-fixtures.js';
 import { authorizeParams, form, rawHttp, registerClient, tokenRequest } from './oauth-fixtures.js';
 
@@ -96,5 +96,42 @@ describe('OAuth: the server’s own URL and resources (RFC 8707)', () => {
     const { params } = authorizeParams(clientId, REDIRECT, { resource: `${t.url}/mcp` });
     const page = await (await fetch(`${t.url}/oauth/authorize?${new URLSearchParams(params)}`)).text();
     assert.match(page, new RegExp(`MCP server at <code>${t.url}/mcp</code>`));
+  });
+});
+
+describe('OAuth consent: folders and the sign-in limit', () => {
+  it('folder_ids must be folders of the chosen organization, as for an API key', async () => {
+    const clientId = await registerClient(t.url, REDIRECT);
+    const other = await newOrgAdmin(t, 'consentfolders');
+    const theirs = (await other.call('POST', '/org/kb/folders', { name: 'Their folder' })).body.kb_node_id as string;
+    const mine = (await t.api('POST', '/org/kb/folders', { body: { name: 'Consent scope folder' } })).body.kb_node_id as string;
+    const orgId = (await t.api('GET', '/org/me')).body.org_id as string;
+    const consent = (folders: string[]) => {
+      const { params } = authorizeParams(clientId, REDIRECT);
+      return fetch(
+        `${t.url}/oauth/authorize`,
+        form({ ...params, org_id: orgId, folder_ids: folders, decision: 'allow' }, bearer(admin.token)),
+      );
+    };
+    for (const folders of [[theirs], [mine, '00000000-0000-4000-8000-000000000000']]) {
+      const refused = await consent(folders);
+      assert.equal(refused.status, 400, folders.join());
+      assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'invalid_folder_scope');
+    }
+    assert.equal((await consent([mine])).status, 302);
+  });
+
+  it('the sign-in page’s 429 carries Retry-After', async () => {
+    const user = await signUpAndLogIn(t, 'consentlimit');
+    const clientId = await registerClient(t.url, REDIRECT);
+    const { params } = authorizeParams(clientId, REDIRECT);
+    let res: Response | undefined;
+    for (let i = 0; i < 12; i++) {
+      res = await fetch(`${t.url}/oauth/authorize`, form({ ...params, step: 'signin', email: user.email, password: 'wrong password' }));
+      await res.text();
+      if (res.status === 429) break;
+    }
+    assert.equal(res!.status, 429);
+    assert.ok(Number(res!.headers.get('retry-after')) > 0, String(res!.headers.get('retry-after')));
   });
 });

@@ -260,6 +260,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
       oauthRoutes({
         oauth: mcp.oauth,
         identity: deps.identity,
+        kbTree: deps.clients.kbTree,
         ...(mcp.publicUrl && { publicUrl: mcp.publicUrl }),
         ...(mcp.resources && { resources: mcp.resources }),
         ...(mcp.registrationLimiter && {

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '@kb/platform';
 import type { RateLimiter } from '@kb/coordination';
+import type { RpcClient } from '@kb/rpc';
+import { checkFolderScope } from '../http/routes/api-keys.js';
 import type { IdentityService } from '../app/identity.js';
 import { OAuthError, type AuthorizeRequest, type OAuthService } from './oauth.js';
 import { consentForm, escapeHtml as escape, signInForm, type FolderChoice } from './consent-page.js';
@@ -60,6 +62,8 @@ export function oauthRoutes(deps: {
   publicUrl?: string;
   /** Further resource servers (URLs of MCP endpoints, e.g. the mcp process's) tokens may be issued for. */
   resources?: readonly string[];
+  /** The knowledge-base tree, to check that consented folders are folders of the chosen organization. */
+  kbTree?: RpcClient;
   /** Registrations per client address and hour (registration is anonymous). */
   registrations?: { limiter: RateLimiter; perHour: number };
 }) {
@@ -231,6 +235,9 @@ export function oauthRoutes(deps: {
             email,
             error: answer.error?.message ?? 'Sign-in failed',
           });
+          // The login's backoff reaches the person as it would the API client: 429 with Retry-After.
+          const retryAfter = login.headers['retry-after'];
+          if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
           return page(reply, login.statusCode >= 400 ? login.statusCode : 401, title, form);
         }
         return consent(request, reply, title, checked, authorize, answer.token);
@@ -251,7 +258,8 @@ export function oauthRoutes(deps: {
       const orgId = typeof body.org_id === 'string' && body.org_id.trim() ? body.org_id.trim() : session.org_id;
       if (!orgId || !UUID_RE.test(orgId))
         throw errors.validation('org_id must be the uuid of one of your organizations', { code: 'validation_failed' });
-      if (!(await identity.memberPermissions(orgId, session.user_id))) throw errors.notFound('Organization');
+      const permissions = await identity.memberPermissions(orgId, session.user_id);
+      if (!permissions) throw errors.notFound('Organization');
       const rawFolders = body.folder_ids;
       const folders = (
         Array.isArray(rawFolders) ? rawFolders.map(String) : typeof rawFolders === 'string' ? rawFolders.split(/[\s,]+/) : []
@@ -264,6 +272,14 @@ export function oauthRoutes(deps: {
       // Folders ticked on the page are those of the organization shown there.
       if (folders.length > 0 && typeof body.shown_org_id === 'string' && body.shown_org_id !== orgId) {
         return consent(request, reply, title, checked, authorize, token, 'Show this organization’s folders before choosing among them.');
+      }
+      // As for an API key's scope: folders of this organization, each named when it is not one.
+      if (folders.length > 0 && deps.kbTree) {
+        await checkFolderScope(
+          deps.kbTree,
+          { org_id: orgId, principal: { type: 'user', id: session.user_id }, permissions, folder_scope: null, request_id: request.id },
+          folders,
+        );
       }
       const code = await oauth.issueCode(
         req,

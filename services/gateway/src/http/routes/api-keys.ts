@@ -24,7 +24,7 @@ const CreatedKey = Type.Object({
  * A folder scope names folders of the organization only: unknown ids and ids of
  * documents are one 400 naming each of them (a scope outside the caller's own is 403).
  */
-async function checkFolderScope(kbTree: RpcClient, ctx: CallContext, folderIds: string[]): Promise<void> {
+export async function checkFolderScope(kbTree: RpcClient, ctx: CallContext, folderIds: string[]): Promise<void> {
   const unknown: string[] = [];
   const notFolders: string[] = [];
   for (const id of new Set(folderIds)) {
