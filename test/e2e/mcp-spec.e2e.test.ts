@@ -55,6 +55,8 @@ async function tokenFor(clientId: string, resource?: string, tokenResource?: str
     ...(resource && { resource }),
   };
   const consent = await fetch(`${t.url}/oauth/authorize`, form({ ...params, session_token: admin.token, decision: 'allow' }));
+  // An invalid request is shown on a page, not redirected.
+  if (consent.status === 400) return { error: /<code>([a-z_]+)<\/code>/.exec(await consent.text())?.[1] };
   assert.equal(consent.status, 302, await consent.clone().text());
   const location = new URL(consent.headers.get('location')!);
   if (location.searchParams.get('error')) return { error: location.searchParams.get('error')! };

@@ -551,8 +551,8 @@ describe('MCP: OAuth 2.1 for assistants', () => {
         redirect: 'manual',
       },
     );
-    assert.equal(plain.status, 302);
-    assert.equal(new URL(plain.headers.get('location')!).searchParams.get('error'), 'invalid_request');
+    assert.equal(plain.status, 400, 'an invalid request is shown, not redirected');
+    assert.match(await plain.text(), /invalid_request/);
     const denied = await fetch(
       `${t.url}/oauth/authorize`,
       form({ ...base, redirect_uri: REDIRECT, session_token: admin.token, decision: 'deny' }),

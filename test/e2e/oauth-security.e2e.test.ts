@@ -45,7 +45,8 @@ describe('OAuth: the server’s own URL and resources (RFC 8707)', () => {
   it('a resource that is not one of this server’s is invalid_target, at the authorization and at the token endpoint', async () => {
     const clientId = await registerClient(t.url, REDIRECT);
     const evil = await consentAndExchange(clientId, { resource: 'http://evil.example/mcp' });
-    assert.ok(evil.error === 'invalid_target' || /invalid_target|resource must be/.test(evil.page ?? ''), JSON.stringify(evil));
+    assert.equal(evil.status, 400, 'shown on a page, not redirected');
+    assert.match(evil.page!, /<code>invalid_target<\/code>/);
     const atToken = await consentAndExchange(clientId, {}, { resource: 'http://evil.example/mcp' });
     assert.equal(atToken.error, 'invalid_target');
     assert.ok((await consentAndExchange(clientId, { resource: `${t.url}/mcp` })).access_token, 'its own /mcp');
@@ -133,5 +134,31 @@ describe('OAuth consent: folders and the sign-in limit', () => {
     }
     assert.equal(res!.status, 429);
     assert.ok(Number(res!.headers.get('retry-after')) > 0, String(res!.headers.get('retry-after')));
+  });
+});
+
+describe('OAuth: no open redirector (RFC 9700 4.11.2)', () => {
+  it('an invalid authorization request is an error page, not a redirect to the registered URI', async () => {
+    const clientId = await registerClient(t.url, REDIRECT);
+    for (const extra of [
+      { response_type: 'token' },
+      { code_challenge_method: 'plain' },
+      { code_challenge: 'short' },
+      { resource: 'not a uri' },
+    ]) {
+      const { params } = authorizeParams(clientId, REDIRECT, extra);
+      const res = await fetch(`${t.url}/oauth/authorize?${new URLSearchParams(params)}`, { redirect: 'manual' });
+      assert.equal(res.status, 400, JSON.stringify(extra));
+      assert.equal(res.headers.get('location'), null);
+      assert.match(res.headers.get('content-type') ?? '', /text\/html/);
+      const posted = await fetch(`${t.url}/oauth/authorize`, form({ ...params, decision: 'allow' }, bearer(admin.token)));
+      assert.equal(posted.status, 400, JSON.stringify(extra));
+      assert.equal(posted.headers.get('location'), null);
+    }
+    // A valid request the person denies goes back to the client.
+    const { params } = authorizeParams(clientId, REDIRECT);
+    const denied = await fetch(`${t.url}/oauth/authorize`, form({ ...params, decision: 'deny' }, bearer(admin.token)));
+    assert.equal(denied.status, 302);
+    assert.equal(new URL(denied.headers.get('location')!).searchParams.get('error'), 'access_denied');
   });
 });

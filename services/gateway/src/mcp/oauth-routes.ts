@@ -51,6 +51,10 @@ function page(reply: FastifyReply, status: number, title: string, body: string) 
     );
 }
 
+/** An authorization request that is not valid: shown to the person, never redirected. */
+const refusedPage = (reply: FastifyReply, err: OAuthError) =>
+  page(reply, 400, 'Authorization request refused', `<p>${escape(err.description)}</p><p>Error: <code>${escape(err.error)}</code></p>`);
+
 /**
  * The OAuth endpoints (under the gateway's root): authorization server metadata
  * (RFC 8414), registration (RFC 7591), the consent page, token and revocation
@@ -177,17 +181,11 @@ export function oauthRoutes(deps: {
         checked = await oauth.checkAuthorize(req, resourcesOf(request));
       } catch (err) {
         if (!(err instanceof OAuthError)) throw err;
-        return page(reply, 400, 'Authorization request refused', `<p>${escape(err.description)}</p>`);
+        return refusedPage(reply, err);
       }
       const { client, redirect_uri, redirectError } = checked;
-      if (redirectError) {
-        return redirectTo(reply, redirect_uri, {
-          error: redirectError.error,
-          error_description: redirectError.description,
-          state: req.state,
-          iss: issuerOf(request),
-        });
-      }
+      // RFC 9700 4.11.2: an invalid request is not sent on to a redirect URI nobody has vouched for (an open redirector).
+      if (redirectError) return refusedPage(reply, redirectError);
       return page(
         reply,
         200,
@@ -212,7 +210,7 @@ export function oauthRoutes(deps: {
       }
       const back = (params: Record<string, string | undefined>) =>
         redirectTo(reply, checked.redirect_uri, { ...params, state: req.state, iss: issuerOf(request) });
-      if (checked.redirectError) return back({ error: checked.redirectError.error, error_description: checked.redirectError.description });
+      if (checked.redirectError) return refusedPage(reply, checked.redirectError);
       const title = `Allow ${checked.client.client_name} to use your knowledge base?`;
       const authorize = req as Record<string, string>;
 
