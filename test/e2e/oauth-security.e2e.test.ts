@@ -162,3 +162,36 @@ describe('OAuth: no open redirector (RFC 9700 4.11.2)', () => {
     assert.equal(new URL(denied.headers.get('location')!).searchParams.get('error'), 'access_denied');
   });
 });
+
+describe('OAuth consent page: its session ends with the decision', () => {
+  /** Signs in on the page; the hidden fields of the consent form (whatever the session field is called). */
+  async function signedInPage(clientId: string) {
+    const { params } = authorizeParams(clientId, REDIRECT);
+    const res = await fetch(
+      `${t.url}/oauth/authorize`,
+      form({ ...params, step: 'signin', email: 'admin@example.com', password: 'development-password' }),
+    );
+    assert.equal(res.status, 200);
+    const html = await res.text();
+    const fields: Record<string, string> = {};
+    for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[m[1]!] = m[2]!;
+    const sessionField = Object.keys(fields).find((k) => k === 'consent_session' || k === 'session_token')!;
+    assert.ok(sessionField, 'the page carries a session');
+    return { fields, session: fields[sessionField]! };
+  }
+  const restWith = async (session: string) => (await t.api('GET', '/org/me', { key: null, headers: bearer(session) })).status;
+
+  it('Allow and Deny end the page’s session; a script’s own session stays', async () => {
+    const clientId = await registerClient(t.url, REDIRECT);
+    for (const decision of ['allow', 'deny']) {
+      const { fields, session } = await signedInPage(clientId);
+      assert.equal(await restWith(session), 200);
+      const res = await fetch(`${t.url}/oauth/authorize`, form({ ...fields, decision }));
+      assert.equal(res.status, 302, decision);
+      assert.equal(await restWith(session), 401, `the page's session is over after ${decision}`);
+    }
+    const { params } = authorizeParams(clientId, REDIRECT);
+    assert.equal((await fetch(`${t.url}/oauth/authorize`, form({ ...params, decision: 'allow' }, bearer(admin.token)))).status, 302);
+    assert.equal(await restWith(admin.token), 200, 'a session the caller brought is theirs');
+  });
+});

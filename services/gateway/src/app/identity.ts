@@ -143,6 +143,26 @@ export function createIdentityService(deps: {
   }
 
   /** The signed-in user, the session's current organization and their permissions there, and every organization they belong to. */
+  /** A new session of a user (its token once), acting in orgId, for ttlSeconds. */
+  async function startSession(userId: string, orgId: string | null, ttlSeconds: number) {
+    const token = newSessionToken();
+    const sessionId = ids.uuid();
+    const now = clock.now();
+    const expiresAt = new Date(now.getTime() + ttlSeconds * 1000).toISOString();
+    await commands.transaction({ metadata: { org_id: orgId ?? NO_ORG, actor: `user:${userId}` } }, (s) =>
+      s.execute(sessionDecider, sessionStream(sessionId), {
+        type: 'start',
+        session_id: sessionId,
+        user_id: userId,
+        org_id: orgId,
+        token_hash: hashToken(token),
+        expires_at: expiresAt,
+        at: now.toISOString(),
+      }),
+    );
+    return { token, expires_at: expiresAt };
+  }
+
   async function me(session: ResolvedSession) {
     const user = await store.get<UserDoc>(USERS, session.user_id);
     if (!user) throw errors.unauthenticated('Unknown user');
@@ -249,23 +269,19 @@ export function createIdentityService(deps: {
       if (!user || !ok) throw errors.unauthenticated('Wrong email or password', { code: 'invalid_login' });
       const orgs = await organizationsOf(user.user_id);
       const orgId = orgs[0]?.org_id ?? null;
-      const token = newSessionToken();
-      const sessionId = ids.uuid();
-      const now = clock.now();
-      const expiresAt = new Date(now.getTime() + deps.sessionTtlSeconds * 1000).toISOString();
-      await commands.transaction({ metadata: { org_id: orgId ?? NO_ORG, actor: `user:${user.user_id}` } }, (s) =>
-        s.execute(sessionDecider, sessionStream(sessionId), {
-          type: 'start',
-          session_id: sessionId,
-          user_id: user.user_id,
-          org_id: orgId,
-          token_hash: hashToken(token),
-          expires_at: expiresAt,
-          at: now.toISOString(),
-        }),
-      );
+      const { token, expires_at: expiresAt } = await startSession(user.user_id, orgId, deps.sessionTtlSeconds);
       const organization = orgId ? await store.get<OrganizationDoc>(ORGANIZATIONS, orgId) : undefined;
       return { token, token_type: 'Bearer' as const, expires_at: expiresAt, user: publicUser(user), organization: organization ?? null };
+    },
+
+    /**
+     * Trades a session for a short one of the same user and organization, ending
+     * the first: the OAuth consent page holds only a session that soon expires.
+     */
+    async shortSessionFor(session: ResolvedSession, ttlSeconds: number): Promise<string> {
+      const short = await startSession(session.user_id, session.org_id, Math.min(ttlSeconds, deps.sessionTtlSeconds));
+      await this.logout(session);
+      return short.token;
     },
 
     async logout(session: ResolvedSession): Promise<void> {

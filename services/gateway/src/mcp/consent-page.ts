@@ -56,6 +56,7 @@ export function consentForm(o: {
   redirectUri: string;
   resource: string;
   authorize: Record<string, string>;
+  /** The page's own short session (ended by Allow or Deny). */
   sessionToken: string;
   email: string;
   organizations: { org_id: string; name: string }[];
@@ -84,7 +85,7 @@ export function consentForm(o: {
     what(o.client, o.redirectUri, o.resource) +
     `<p>Signed in as <strong>${escapeHtml(o.email)}</strong>.</p>` +
     problem(o.error) +
-    `<form method="post" action="/oauth/authorize">${hiddenFields({ ...o.authorize, session_token: o.sessionToken, shown_org_id: o.orgId })}` +
+    `<form method="post" action="/oauth/authorize">${hiddenFields({ ...o.authorize, consent_session: o.sessionToken, shown_org_id: o.orgId })}` +
     `<label for="org_id">Organization</label><select id="org_id" name="org_id">${options}</select>` +
     (o.organizations.length > 1 ? '<button type="submit" name="step" value="org">Show this organization’s folders</button>' : '') +
     folders +

@@ -238,20 +238,34 @@ export function oauthRoutes(deps: {
           if (retryAfter !== undefined) void reply.header('retry-after', String(retryAfter));
           return page(reply, login.statusCode >= 400 ? login.statusCode : 401, title, form);
         }
-        return consent(request, reply, title, checked, authorize, answer.token);
+        // The page holds a session of its own that soon expires and ends with the decision, not the login's day-long one.
+        const signedIn = await identity.findOpenSession(answer.token);
+        if (!signedIn) throw errors.unauthenticated('Sign in first', { code: 'invalid_credential' });
+        return consent(request, reply, title, checked, authorize, await identity.shortSessionFor(signedIn, CONSENT_SESSION_TTL_SECONDS));
       }
 
-      const token =
-        BEARER_RE.exec(request.headers.authorization ?? '')?.[1] ?? (typeof body.session_token === 'string' ? body.session_token : '');
+      // A script sends its own session (Authorization or session_token) and keeps it; the page's consent_session ends below.
+      const own =
+        BEARER_RE.exec(request.headers.authorization ?? '')?.[1] ??
+        (typeof body.session_token === 'string' ? body.session_token : undefined);
+      const pageSession = own === undefined && typeof body.consent_session === 'string' ? body.consent_session : undefined;
+      const token = own ?? pageSession ?? '';
       const session = token ? await identity.findOpenSession(token) : undefined;
       if (!session) throw errors.unauthenticated('Sign in first: send your session token', { code: 'invalid_credential' });
+      /** Allow and Deny end the page's session: nothing the person leaves behind signs in again. */
+      const decided = async () => {
+        if (pageSession) await identity.logout(session);
+      };
       if (body.step === 'org') {
         const orgId = typeof body.org_id === 'string' ? body.org_id : '';
         if (!UUID_RE.test(orgId) || !(await identity.memberPermissions(orgId, session.user_id))) throw errors.notFound('Organization');
         await identity.switchOrganization(session, orgId);
         return consent(request, reply, title, checked, authorize, token);
       }
-      if (body.decision !== 'allow') return back({ error: 'access_denied', error_description: 'The user denied the request' });
+      if (body.decision !== 'allow') {
+        await decided();
+        return back({ error: 'access_denied', error_description: 'The user denied the request' });
+      }
 
       const orgId = typeof body.org_id === 'string' && body.org_id.trim() ? body.org_id.trim() : session.org_id;
       if (!orgId || !UUID_RE.test(orgId))
@@ -284,6 +298,7 @@ export function oauthRoutes(deps: {
         { org_id: orgId, user_id: session.user_id, folder_scope: folders.length > 0 ? folders : null },
         resourcesOf(request),
       );
+      await decided();
       return back({ code });
     });
 
@@ -317,6 +332,8 @@ export function oauthRoutes(deps: {
 }
 
 const MAX_FOLDERS = 60;
+/** How long the consent page's own session lives (it ends with Allow or Deny before that). */
+export const CONSENT_SESSION_TTL_SECONDS = 600;
 
 /** The folders of the session's organization, two levels deep, as the REST tree gives them to that user. */
 async function foldersOf(app: FastifyInstance, token: string): Promise<{ folders: FolderChoice[]; cut: boolean }> {
