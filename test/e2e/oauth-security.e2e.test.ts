@@ -195,3 +195,40 @@ describe('OAuth consent page: its session ends with the decision', () => {
     assert.equal(await restWith(admin.token), 200, 'a session the caller brought is theirs');
   });
 });
+
+describe('OAuth grants end when the member leaves the organization', () => {
+  it('removal revokes the grant: its token and refresh are refused, and it does not revive when the person is re-added', async () => {
+    const member = await signUpAndLogIn(t, 'oauthmember');
+    const roles = (await admin.call('GET', '/org/roles')).body;
+    const roleId = (roles.items ?? roles).find((r: { name: string }) => r.name === 'viewer' || r.name === 'Viewer')?.role_id as string;
+    assert.ok(roleId, JSON.stringify(roles).slice(0, 300));
+    const orgId = (await t.api('GET', '/org/me')).body.org_id as string;
+    const add = () => admin.call('POST', '/org/users', { user_id: member.user_id, role_id: roleId });
+    assert.equal((await add()).status, 201);
+
+    const clientId = await registerClient(t.url, REDIRECT);
+    const { params, verifier } = authorizeParams(clientId, REDIRECT);
+    const consent = await fetch(`${t.url}/oauth/authorize`, form({ ...params, org_id: orgId, decision: 'allow' }, bearer(member.token)));
+    assert.equal(consent.status, 302, await consent.clone().text());
+    const code = new URL(consent.headers.get('location')!).searchParams.get('code')!;
+    const tokens = (
+      await tokenRequest(t.url, {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+      })
+    ).body;
+    assert.equal((await rawMcp(t.url, bearer(tokens.access_token!))).status, 200);
+
+    assert.equal((await admin.call('DELETE', `/org/users/${member.user_id}`)).status, 204);
+    const refreshed = await tokenRequest(t.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: clientId });
+    assert.equal(refreshed.body.error, 'invalid_grant', 'no new tokens for someone who left');
+
+    assert.equal((await add()).status, 201);
+    assert.equal((await rawMcp(t.url, bearer(tokens.access_token!))).status, 401, 'the grant does not revive');
+    const again = await tokenRequest(t.url, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: clientId });
+    assert.equal(again.body.error, 'invalid_grant');
+  });
+});

@@ -111,7 +111,20 @@ export async function startGateway(options: {
         const { config, store, bus, core, clock, ids, logger } = ctx;
         const deps = { store, commands: core.commands, ids, clock };
         const identity = createIdentityService({ ...deps, logger, sessionTtlSeconds: config.SESSION_TTL_SECONDS });
-        const organizations = createOrganizationService(deps);
+        const oauth = createOAuthService({
+          store,
+          commands: core.commands,
+          clock,
+          accessTtlSeconds: config.MCP_ACCESS_TOKEN_TTL_SECONDS,
+          refreshTtlSeconds: config.MCP_REFRESH_TOKEN_TTL_SECONDS,
+          isMember: async (orgId, userId) => (await identity.memberPermissions(orgId, userId)) !== undefined,
+        });
+        const organizations = createOrganizationService({
+          ...deps,
+          onMemberRemoved: async (orgId, userId) => {
+            await oauth.revokeGrantsOfMember(orgId, userId);
+          },
+        });
         const apiKeys = createApiKeyService(deps);
         const credits = createCreditsService({
           ...deps,
@@ -134,13 +147,6 @@ export async function startGateway(options: {
         });
 
         const clients = createServiceClients(config);
-        const oauth = createOAuthService({
-          store,
-          commands: core.commands,
-          clock,
-          accessTtlSeconds: config.MCP_ACCESS_TOKEN_TTL_SECONDS,
-          refreshTtlSeconds: config.MCP_REFRESH_TOKEN_TTL_SECONDS,
-        });
         const mcpLimiter =
           config.COORDINATION === 'redis' && config.REDIS_URL
             ? (await import('@kb/coordination/redis')).createRedisSlidingRateLimiter({ url: config.REDIS_URL, prefix: SERVICE_NAME })

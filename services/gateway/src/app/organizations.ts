@@ -65,7 +65,14 @@ function requireHeld(ctx: CallContext, wanted: readonly string[], what: string):
 }
 
 /** The organization profile, its members and its roles; every call is scoped to ctx.org_id. */
-export function createOrganizationService(deps: { store: Store; commands: CommandBus; ids: IdGenerator; clock: Clock }) {
+export function createOrganizationService(deps: {
+  store: Store;
+  commands: CommandBus;
+  ids: IdGenerator;
+  clock: Clock;
+  /** After a member is removed: what they authorized in the organization ends (their OAuth grants). */
+  onMemberRemoved?: (orgId: string, userId: string) => Promise<void>;
+}) {
   const { store, commands, ids, clock } = deps;
   const now = () => clock.now().toISOString();
 
@@ -182,6 +189,7 @@ export function createOrganizationService(deps: { store: Store; commands: Comman
     async removeUser(ctx: CallContext, userId: string): Promise<void> {
       requireHeld(ctx, await heldBy(await membership(ctx, userId)), "That user's role");
       await execute(ctx, { type: 'remove_member', org_id: ctx.org_id, user_id: userId, at: now() });
+      await deps.onMemberRemoved?.(ctx.org_id, userId);
     },
 
     /** Members: who belongs to the organization, with their role and what it allows. */

@@ -132,6 +132,8 @@ export function createOAuthService(deps: {
   accessTtlSeconds: number;
   refreshTtlSeconds: number;
   codeTtlSeconds?: number;
+  /** Whether the user still belongs to the organization (a grant of someone who left is revoked at its next refresh). */
+  isMember?: (orgId: string, userId: string) => Promise<boolean>;
 }) {
   const { store, commands } = deps;
   const clock = deps.clock ?? systemClock;
@@ -161,22 +163,31 @@ export function createOAuthService(deps: {
     return { set, hashes };
   }
 
+  async function revokeGrant(grant: OAuthGrantDoc, reason: 'revoked' | 'code_reuse' | 'member_removed') {
+    await commands.transaction({ metadata: { org_id: grant.org_id, actor: `oauth-client:${grant.client_id}` } }, (s) =>
+      s.execute(oauthGrantDecider, oauthGrantStream(grant.id), {
+        type: 'revoke',
+        grant_id: grant.id,
+        reason,
+        at: clock.now().toISOString(),
+      }),
+    );
+  }
+
   /** OAuth 2.1 4.1.3: a code presented again revokes the tokens already issued from it (someone else may hold them). */
   async function revokeGrantsOfCode(codeHash: string) {
-    for (const grant of await store.find<OAuthGrantDoc>(OAUTH_GRANTS, { where: { code_hash: codeHash } })) {
-      if (grant.revoked_at !== null) continue;
-      await commands.transaction({ metadata: { org_id: grant.org_id, actor: `oauth-client:${grant.client_id}` } }, (s) =>
-        s.execute(oauthGrantDecider, oauthGrantStream(grant.id), {
-          type: 'revoke',
-          grant_id: grant.id,
-          reason: 'code_reuse',
-          at: clock.now().toISOString(),
-        }),
-      );
-    }
+    for (const grant of await store.find<OAuthGrantDoc>(OAUTH_GRANTS, { where: { code_hash: codeHash, revoked_at: null } }))
+      await revokeGrant(grant, 'code_reuse');
   }
 
   return {
+    /** A member left the organization: every grant they gave in it ends (it does not revive if they come back). */
+    async revokeGrantsOfMember(orgId: string, userId: string): Promise<number> {
+      const grants = await store.find<OAuthGrantDoc>(OAUTH_GRANTS, { where: { org_id: orgId, user_id: userId, revoked_at: null } });
+      for (const grant of grants) await revokeGrant(grant, 'member_removed');
+      return grants.length;
+    },
+
     /** RFC 7591: a public client (no secret), its redirect URIs matched exactly later. */
     async register(input: Record<string, unknown>): Promise<OAuthClient & Record<string, unknown>> {
       const uris = input.redirect_uris;
@@ -395,6 +406,10 @@ export function createOAuthService(deps: {
       const grant = await store.get<OAuthGrantDoc>(OAUTH_GRANTS, grantId);
       if (!grant || grant.revoked_at !== null || grant.client_id !== client_id)
         throw new OAuthError('invalid_grant', 'Unknown, expired or revoked refresh token');
+      if (deps.isMember && !(await deps.isMember(grant.org_id, grant.user_id))) {
+        await revokeGrant(grant, 'member_removed');
+        throw new OAuthError('invalid_grant', 'The user no longer belongs to the organization: the grant is revoked');
+      }
       const { set, hashes } = mint(grantId);
       const { events } = await commands.transaction({ metadata: { org_id: grant.org_id, actor: `oauth-client:${client_id}` } }, (s) =>
         s.execute(oauthGrantDecider, oauthGrantStream(grantId), {
