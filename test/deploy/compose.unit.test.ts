@@ -206,7 +206,8 @@ describe('docker-compose.yml', () => {
       const env = environmentOf(name, s);
       const deps = new Set(dependsOn(s));
       for (const [key, value] of Object.entries(env)) {
-        if (!value || !ADDRESS_VARS.test(key)) continue;
+        // PUBLIC_URL is the address people and assistants use from outside, not a compose service.
+        if (!value || !ADDRESS_VARS.test(key) || key === 'PUBLIC_URL') continue;
         for (const host of hostsOf(value)) {
           assert.ok(services[host], `${name}: ${key}=${value} names ${host}, which is not a compose service`);
           assert.ok(deps.has(host), `${name}: ${key} points at ${host} but ${name} does not depend_on it`);
