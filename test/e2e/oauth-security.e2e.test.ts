@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { logIn, newOrgAdmin, signUpAndLogIn, type SignedIn } from './identity-fixtures.js';
 import { rawMcp } from './mcp-fixtures.js';
-import { authorizeParams, form, rawHttp, registerClient, tokenRequest } from './oauth-fixtures.js';
+import { authorizeParams, form, rawHttp, registerClient, tokenRequest, type TokenAnswer } from './oauth-fixtures.js';
 
 /**
  * The OAuth authorization server against hostile requests (issue 45): the
@@ -23,7 +23,19 @@ afterAll(async () => t.stop());
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** Consent by a script with the admin's session, then the code exchange; the redirect's error when refused. */
-async function consentAndExchange(clientId: string, extra: Record<string, string> = {}, tokenExtra: Record<string, string> = {}) {
+interface Outcome extends TokenAnswer {
+  /** Set when the authorization endpoint answered a page (an invalid request) instead of a redirect. */
+  status?: number;
+  page?: string;
+  code?: string;
+  verifier?: string;
+}
+
+async function consentAndExchange(
+  clientId: string,
+  extra: Record<string, string> = {},
+  tokenExtra: Record<string, string> = {},
+): Promise<Outcome> {
   const { params, verifier } = authorizeParams(clientId, REDIRECT, extra);
   const consent = await fetch(`${t.url}/oauth/authorize`, form({ ...params, decision: 'allow' }, bearer(admin.token)));
   if (consent.status !== 302) return { status: consent.status, page: await consent.text() };
@@ -140,12 +152,13 @@ describe('OAuth consent: folders and the sign-in limit', () => {
 describe('OAuth: no open redirector (RFC 9700 4.11.2)', () => {
   it('an invalid authorization request is an error page, not a redirect to the registered URI', async () => {
     const clientId = await registerClient(t.url, REDIRECT);
-    for (const extra of [
+    const invalid: Record<string, string>[] = [
       { response_type: 'token' },
       { code_challenge_method: 'plain' },
       { code_challenge: 'short' },
       { resource: 'not a uri' },
-    ]) {
+    ];
+    for (const extra of invalid) {
       const { params } = authorizeParams(clientId, REDIRECT, extra);
       const res = await fetch(`${t.url}/oauth/authorize?${new URLSearchParams(params)}`, { redirect: 'manual' });
       assert.equal(res.status, 400, JSON.stringify(extra));
