@@ -29,6 +29,7 @@ async function openRateLimiter(config: GatewayConfig, store: Store, clock: Clock
 }
 import { createOAuthService, type OAuthService } from './mcp/oauth.js';
 import { originsOf } from './mcp/http.js';
+import { urlsOf } from './mcp/public-url.js';
 import { parseToolSelection } from './mcp/tools.js';
 
 export const SERVICE_NAME = 'gateway';
@@ -179,7 +180,7 @@ export async function startGateway(options: {
               allowedOrigins: originsOf(config.MCP_ALLOWED_ORIGINS),
               ...parseToolSelection(config.MCP_TOOLSETS, config.MCP_READ_ONLY),
               ...(config.PUBLIC_URL && { publicUrl: config.PUBLIC_URL }),
-              resources: originsOf(config.OAUTH_RESOURCES),
+              resources: urlsOf(config.OAUTH_RESOURCES),
             },
           }),
           hostedCacheTtlMs: config.HOSTED_CACHE_TTL_MS,

@@ -25,3 +25,10 @@ export function ownBaseUrl(request: Pick<FastifyRequest, 'headers' | 'raw'>, con
 
 /** An origin (scheme://host[:port]) as compared: lower case, no trailing slash. */
 export const normalizeOrigin = (origin: string): string => origin.replace(/\/+$/, '').toLowerCase();
+
+/** A comma-separated setting of URLs (OAUTH_RESOURCES) as a list. */
+export const urlsOf = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);

@@ -54,6 +54,12 @@ async function update<T extends { id: string }>(tx: StoreTransaction, collection
 export const oauthProjection: Projection = {
   name: 'oauth',
   collections: [OAUTH_CLIENTS, OAUTH_CODES, OAUTH_GRANTS, OAUTH_ACCESS_TOKENS],
+  // The sweep of unused clients, a reused code's grants, and a removed member's grants.
+  indexes: [
+    { collection: OAUTH_CLIENTS, fields: ['used_at'] },
+    { collection: OAUTH_GRANTS, fields: ['code_hash'] },
+    { collection: OAUTH_GRANTS, fields: ['org_id', 'user_id'] },
+  ],
   async apply(tx, event) {
     switch (event.type) {
       case 'oauth.client_registered': {
