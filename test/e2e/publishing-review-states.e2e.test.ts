@@ -19,7 +19,12 @@ let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 beforeAll(async () => {
   receiver = await startReceiver(SECRET);
-  t = await startTestSystem({ DELIVERY_TICK_MS: '50', DELIVERY_BACKOFF_MS: '50', DELIVERY_MAX_ATTEMPTS: '3' });
+  t = await startTestSystem({
+    DELIVERY_TICK_MS: '50',
+    DELIVERY_BACKOFF_MS: '50',
+    DELIVERY_MAX_ATTEMPTS: '3',
+    ALLOW_PRIVATE_DESTINATIONS: 'true',
+  });
   feed = draftFeed(t.dataDir);
   const me = await t.api('GET', '/org/me');
   assert.equal(me.status, 200, me.text);
