@@ -202,6 +202,14 @@ describe('hosted destination', () => {
     assert.match(page.headers.get('content-type') ?? '', /text\/html/);
     assert.ok(page.headers.get('etag'));
     assert.match(page.headers.get('cache-control') ?? '', /max-age/);
+    // The page shares the console's origin: it is sandboxed and may load, frame or submit nothing.
+    const csp = page.headers.get('content-security-policy') ?? '';
+    for (const directive of ["default-src 'none'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'none'", 'sandbox'])
+      assert.ok(
+        csp.split(';').some((d) => d.trim() === directive),
+        `${directive} in ${csp}`,
+      );
+    assert.doesNotMatch(csp, /script-src/, 'no script may run');
     const html = await page.text();
     const doc = parseDocument(html);
     const title = DomUtils.findOne((e) => e.name === 'title', doc.children);
