@@ -166,7 +166,7 @@ describe('names checked on the address connected (DNS rebinding)', () => {
       for (const dest of [wp.body.destination_id, gh.body.destination_id]) {
         const pub = await t.api('POST', `/org/content/pieces/${d.draft_id}/publish`, { body: { destination_ids: [dest] } });
         assert.equal(pub.status, 502, pub.text);
-        assert.match(pub.text, /rebind\.test is a loopback address/);
+        assert.match(pub.text, /was not called: [a-z.]*rebind\.test is a loopback address/);
       }
       assert.equal(wordpress.calls.length, 0);
       assert.equal(ghost.calls.length, 0);

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { errors, type AppError } from '@kb/platform';
-import { refusedUrlReason, type OutboundPolicy } from '@kb/platform/outbound';
+import { OutboundRefusedError, outboundFailureReason, redactUrl, refusedUrlReason, type OutboundPolicy } from '@kb/platform/outbound';
 
 /** Validates a closed config object: only `allowed` keys, each checked. */
 export function closedConfig(
@@ -52,4 +52,13 @@ export function remoteFailure(name: string, res: Response): AppError {
         ? 'check the credentials'
         : (STATUS_CODES[res.status] ?? 'error');
   return errors.downstream(`${name} answered ${res.status} (${reason})`, { code: 'destination_failed', details: { status: res.status } });
+}
+
+/** A CMS that could not be called: refused by the address policy, or a short reason for the network failure. */
+export function unreachable(name: string, base: string, err: unknown): AppError {
+  const at = `${name} at ${redactUrl(base)}`;
+  return errors.downstream(
+    err instanceof OutboundRefusedError ? `${at} was not called: ${err.message}` : `${at} did not answer: ${outboundFailureReason(err)}`,
+    { code: 'destination_failed' },
+  );
 }

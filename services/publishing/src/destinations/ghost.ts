@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { errors } from '@kb/platform';
 import type { DestinationAdapter, ResolvedDestination } from './port.js';
-import { outboundFailureReason, redactUrl, type OutboundPolicy } from '@kb/platform/outbound';
-import { closedConfig, destinationUrl, remoteFailure } from './config.js';
+import type { OutboundPolicy } from '@kb/platform/outbound';
+import { closedConfig, destinationUrl, remoteFailure, unreachable } from './config.js';
 
 const b64url = (b: Buffer | string) => Buffer.from(b).toString('base64url');
 
@@ -47,7 +47,7 @@ export function createGhostAdapter(options: {
         signal: AbortSignal.timeout(options.timeoutMs),
       });
     } catch (err) {
-      throw errors.downstream(`Ghost at ${redactUrl(base)} did not answer: ${outboundFailureReason(err)}`, { code: 'destination_failed' });
+      throw unreachable('Ghost', base, err);
     }
     if (!res.ok) throw remoteFailure('Ghost', res);
     const text = await res.text();

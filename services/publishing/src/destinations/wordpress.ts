@@ -1,7 +1,7 @@
 import { errors } from '@kb/platform';
 import type { DestinationAdapter, ResolvedDestination } from './port.js';
-import { outboundFailureReason, redactUrl, type OutboundPolicy } from '@kb/platform/outbound';
-import { closedConfig, destinationUrl, remoteFailure } from './config.js';
+import type { OutboundPolicy } from '@kb/platform/outbound';
+import { closedConfig, destinationUrl, remoteFailure, unreachable } from './config.js';
 
 /**
  * WordPress over its REST API (wp-json/wp/v2/posts) with an application password
@@ -27,9 +27,7 @@ export function createWordPressAdapter(options: { timeoutMs: number; policy: Out
         signal: AbortSignal.timeout(options.timeoutMs),
       });
     } catch (err) {
-      throw errors.downstream(`WordPress at ${redactUrl(base)} did not answer: ${outboundFailureReason(err)}`, {
-        code: 'destination_failed',
-      });
+      throw unreachable('WordPress', base, err);
     }
     if (!res.ok) throw remoteFailure('WordPress', res);
     const text = await res.text();
