@@ -210,7 +210,7 @@ export async function startPublishing(options: {
               },
             },
           ],
-          resources: [() => analytics.close()],
+          resources: [() => analytics.close(), () => outboundFetch.close()],
         };
       },
     },

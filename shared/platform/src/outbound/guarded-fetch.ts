@@ -76,7 +76,16 @@ export function guardedDispatcher(options: { policy: OutboundPolicy; resolveAll?
  * followed (a 3xx is the answer), and a refusal thrown as OutboundRefusedError
  * rather than hidden in a TypeError's cause.
  */
-export function createOutboundFetch(options: { policy: OutboundPolicy; resolveAll?: ResolveAll; connectTimeoutMs?: number }): typeof fetch {
+export type OutboundFetch = typeof fetch & {
+  /** Closes the pooled connections (on service stop). */
+  close(): Promise<void>;
+};
+
+export function createOutboundFetch(options: {
+  policy: OutboundPolicy;
+  resolveAll?: ResolveAll;
+  connectTimeoutMs?: number;
+}): OutboundFetch {
   const dispatcher = guardedDispatcher(options);
   const guarded = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     try {
@@ -91,7 +100,7 @@ export function createOutboundFetch(options: { policy: OutboundPolicy; resolveAl
       throw err;
     }
   };
-  return guarded as typeof fetch;
+  return Object.assign(guarded as typeof fetch, { close: () => dispatcher.close() });
 }
 
 /**
