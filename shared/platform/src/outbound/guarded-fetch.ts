@@ -1,5 +1,5 @@
 import { lookup as systemLookup, type LookupAddress } from 'node:dns';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
 import { classifyAddress, isIpLiteral, isLocalhostName, refusalMessage, unbracket, type OutboundPolicy } from './address-policy.js';
 
@@ -62,7 +62,8 @@ export function guardedDispatcher(options: { policy: OutboundPolicy; resolveAll?
       const host = unbracket(opts.hostname).toLowerCase();
       if (isLocalhostName(host) && !options.policy.allowPrivate)
         return callback(new OutboundRefusedError(refusalMessage(host, 'loopback', options.policy)), null);
-      if (isIpLiteral(host)) {
+      // Whatever net would connect to without a lookup is classified here (an unparsable one is refused).
+      if (isIP(host) !== 0 || isIpLiteral(host)) {
         const verdict = classifyAddress(host, options.policy);
         if (!verdict.allowed) return callback(new OutboundRefusedError(refusalMessage(host, verdict.range, options.policy)), null);
       }
