@@ -30,7 +30,13 @@ const APPROVALS = Number(process.env.APPROVALS ?? 40);
 const SECRET = `whsec_${Buffer.from('benchmark secret of 32 bytes!!!!').toString('base64')}`;
 
 const CACHE_TTL = process.env.HOSTED_CACHE_TTL_MS ?? '1000';
-const t = await startTestSystem({ DELIVERY_TICK_MS: '50', DELIVERY_BACKOFF_MS: '100', HOSTED_CACHE_TTL_MS: CACHE_TTL });
+// The receiver listens on loopback.
+const t = await startTestSystem({
+  DELIVERY_TICK_MS: '50',
+  DELIVERY_BACKOFF_MS: '100',
+  HOSTED_CACHE_TTL_MS: CACHE_TTL,
+  ALLOW_PRIVATE_DESTINATIONS: 'true',
+});
 const feed = draftFeed(t.dataDir);
 const me = await t.api('GET', '/org/me');
 const org: string = me.body.org_id;

@@ -45,7 +45,7 @@ export async function waitIndexed(t: TestSystem, query: string, contentId: strin
 
 const TERMINAL = new Set(['completed', 'failed']);
 
-export async function waitForRun(t: TestSystem, runId: string, timeoutMs = 60_000, key = API_KEY): Promise<any> {
+export async function waitForRun(t: TestSystem, runId: string, timeoutMs = 60_000, key: string = API_KEY): Promise<any> {
   const start = Date.now();
   const seen = new Set<string>();
   for (;;) {

@@ -18,7 +18,7 @@ let slug: string;
 let admin: SignedIn;
 
 beforeAll(async () => {
-  t = await startTestSystem();
+  t = await startTestSystem({ ALLOW_PRIVATE_DESTINATIONS: 'true' }); // the receiver listens on loopback
   feed = draftFeed(t.dataDir);
   const me = await t.api('GET', '/org/me');
   assert.equal(me.status, 200, me.text);

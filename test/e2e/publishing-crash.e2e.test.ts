@@ -20,6 +20,7 @@ const PIECES = 24;
 const start = (dataDir: string) =>
   startAllInOneProcess(dataDir, {
     DELIVERY_TICK_MS: '100',
+    ALLOW_PRIVATE_DESTINATIONS: 'true', // the receiver listens on loopback
     DELIVERY_BACKOFF_MS: '200',
     // The worker lease (3x this) is how long the dead process blocks delivery after the kill.
     DELIVERY_TIMEOUT_MS: '2000',

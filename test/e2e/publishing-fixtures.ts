@@ -2,7 +2,7 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import { createSocket, type Socket } from 'node:dgram';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
+import { isIPv4, isIPv6, type AddressInfo } from 'node:net';
 import { createSqliteEventBus } from '@kb/bus/sqlite';
 import { topics, type DraftRevision, type EventEnvelope } from '@kb/events';
 
@@ -202,9 +202,11 @@ export async function startFakeWordPress(user: string, password: string) {
   };
 }
 
-/** A UDP DNS server answering TXT queries from a table (everything else: NXDOMAIN). */
+/** A UDP DNS server answering TXT, A and AAAA queries from two tables (an unknown name: NXDOMAIN). */
 export async function startDnsServer() {
   const records = new Map<string, string[]>();
+  /** Addresses of a name, IPv4 and IPv6 mixed (answered as A and AAAA). */
+  const addresses = new Map<string, string[]>();
   const socket: Socket = createSocket('udp4');
   socket.on('message', (msg, rinfo) => {
     let offset = 12;
@@ -218,21 +220,31 @@ export async function startDnsServer() {
     const qtype = msg.readUInt16BE(offset);
     const question = msg.subarray(12, offset + 4);
     const name = labels.join('.').toLowerCase();
-    const txts = qtype === 16 ? (records.get(name) ?? []) : [];
+    const ips = addresses.get(name) ?? [];
+    const datas: Buffer[] =
+      qtype === 16
+        ? (records.get(name) ?? []).map((txt) => {
+            const data = Buffer.from(txt, 'utf8');
+            return Buffer.concat([Buffer.from([data.length]), data]);
+          })
+        : qtype === 1
+          ? ips.filter((ip) => isIPv4(ip)).map((ip) => Buffer.from(ip.split('.').map(Number)))
+          : qtype === 28
+            ? ips.filter((ip) => isIPv6(ip)).map(ipv6Bytes)
+            : [];
     const header = Buffer.alloc(12);
     msg.copy(header, 0, 0, 2);
-    header.writeUInt16BE(0x8180 | (records.has(name) ? 0 : 3), 2);
+    header.writeUInt16BE(0x8180 | (records.has(name) || addresses.has(name) ? 0 : 3), 2);
     header.writeUInt16BE(1, 4);
-    header.writeUInt16BE(txts.length, 6);
-    const answers = txts.map((txt) => {
-      const data = Buffer.from(txt, 'utf8');
+    header.writeUInt16BE(datas.length, 6);
+    const answers = datas.map((data) => {
       const rr = Buffer.alloc(12);
       rr.writeUInt16BE(0xc00c, 0);
-      rr.writeUInt16BE(16, 2);
+      rr.writeUInt16BE(qtype, 2);
       rr.writeUInt16BE(1, 4);
-      rr.writeUInt32BE(60, 6);
-      rr.writeUInt16BE(data.length + 1, 10);
-      return Buffer.concat([rr, Buffer.from([data.length]), data]);
+      rr.writeUInt32BE(0, 6);
+      rr.writeUInt16BE(data.length, 10);
+      return Buffer.concat([rr, data]);
     });
     socket.send(Buffer.concat([header, question, ...answers]), rinfo.port, rinfo.address);
   });
@@ -240,8 +252,26 @@ export async function startDnsServer() {
   return {
     address: `127.0.0.1:${socket.address().port}`,
     records,
+    addresses,
     close: () => new Promise<void>((r) => socket.close(() => r())),
   };
+}
+
+/** The 16 bytes of an IPv6 address ("::1", "::ffff:127.0.0.1" and friends). */
+function ipv6Bytes(ip: string): Buffer {
+  const [head, tail] = ip.split('::') as [string, string | undefined];
+  const group = (h: string) => {
+    if (!h.includes('.')) return [parseInt(h, 16)];
+    const [a, b, c, d] = h.split('.').map(Number) as [number, number, number, number];
+    return [(a << 8) | b, (c << 8) | d];
+  };
+  const part = (s: string | undefined) => (s ? s.split(':').flatMap(group) : []);
+  const left = part(head);
+  const right = part(tail);
+  const groups = tail === undefined ? left : [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+  const out = Buffer.alloc(16);
+  groups.forEach((g, i) => out.writeUInt16BE(g, i * 2));
+  return out;
 }
 
 /** Polls until check returns a value (or throws after the deadline). */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
+import { createLogger } from '@kb/platform';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { draftFeed, eventually, startReceiver } from './publishing-fixtures.js';
 
@@ -16,10 +17,20 @@ let t: TestSystem;
 let feed: ReturnType<typeof draftFeed>;
 let org: string;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
+/** The system's warnings, as logged. */
+const warnings: string[] = [];
 
 beforeAll(async () => {
   receiver = await startReceiver(SECRET);
-  t = await startTestSystem({ DELIVERY_TICK_MS: '50', DELIVERY_BACKOFF_MS: '50', DELIVERY_MAX_ATTEMPTS: '3' });
+  t = await startTestSystem(
+    {
+      DELIVERY_TICK_MS: '50',
+      DELIVERY_BACKOFF_MS: '50',
+      DELIVERY_MAX_ATTEMPTS: '3',
+      ALLOW_PRIVATE_DESTINATIONS: 'true',
+    },
+    { logger: createLogger({ level: 'warn', destination: { write: (line: string) => void warnings.push(line) } }) },
+  );
   feed = draftFeed(t.dataDir);
   const me = await t.api('GET', '/org/me');
   assert.equal(me.status, 200, me.text);
@@ -244,5 +255,27 @@ describe('a webhook destination is live only once its receiver acknowledges', ()
       live.history.map((h: { event: string }) => h.event),
       ['submitted', 'approved', 'publish_queued', 'publish_failed', 'published'],
     );
+  });
+});
+
+describe('operating with ALLOW_PRIVATE_DESTINATIONS', () => {
+  it('says so at start, and a failed delivery is logged without the URL’s query', async () => {
+    assert.ok(
+      warnings.some((l) => l.includes('ALLOW_PRIVATE_DESTINATIONS is on')),
+      'the relaxed address policy is logged at start',
+    );
+    receiver.failFirst.set('/logged?token=query-secret-123', 1000); // the receiver keys by path and query
+    const sub = await t.api('POST', '/org/webhooks', {
+      body: { url: `${receiver.url}/logged?token=query-secret-123`, event_kinds: ['content.approved'], secret: SECRET },
+    });
+    assert.equal(sub.status, 201, sub.text);
+    const test = await t.api('POST', `/org/webhooks/${sub.body.subscription_id}/test`, { body: {} });
+    const line = await eventually(
+      async () => warnings.find((l) => l.includes('webhook delivery failed') && l.includes(test.body.delivery_id)),
+      'the failed delivery logged',
+    );
+    assert.match(line, new RegExp(`"url":"${receiver.url}/logged"`));
+    assert.ok(!warnings.some((l) => l.includes('query-secret-123')), 'the query is never logged');
+    assert.equal((await t.api('DELETE', `/org/webhooks/${sub.body.subscription_id}`)).status, 204);
   });
 });

@@ -27,13 +27,19 @@ export const publishingConfigSpec = defineConfig(
     DNS_SERVERS: Type.Optional(
       Type.String({
         pattern: '^[^\\s,]+(,[^\\s,]+)*$',
-        description: 'comma-separated DNS servers (ip or ip:port) for custom-domain TXT lookups; default: the system resolver',
+        description:
+          'comma-separated DNS servers (ip or ip:port) for custom-domain TXT lookups and for resolving destination and webhook hosts; default: the system resolver',
       }),
     ),
     DOMAIN_VERIFICATION_TTL_SECONDS: Type.Integer({
       minimum: 60,
       default: 604800,
       description: 'a custom domain not verified this long after its registration can no longer be verified (register it again)',
+    }),
+    ALLOW_PRIVATE_DESTINATIONS: Type.Boolean({
+      default: false,
+      description:
+        'let destinations and webhooks reach loopback and private addresses (127.0.0.0/8, ::1, RFC 1918, fc00::/7), for development and tests; link-local, metadata and other special-purpose addresses stay refused. Logged at start when on',
     }),
     DELIVERY_TICK_MS: Type.Integer({
       minimum: 20,

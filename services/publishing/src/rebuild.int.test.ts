@@ -81,7 +81,7 @@ describe('publishing read models', () => {
         folder_scope: null,
         request_id: 'r',
       };
-      const adapters = { hosted: createHostedAdapter(), webhook: createWebhookAdapter() };
+      const adapters = { hosted: createHostedAdapter(), webhook: createWebhookAdapter({ policy: { allowPrivate: true } }) };
       const destinations = createDestinationsService({ ...deps, adapters });
       const sites = createSitesService({ store, publicBaseUrl: 'http://localhost:8080' });
       const pieces = createPiecesService({ ...deps, adapters, destinations, sites, ackWaitMs: 0 });
@@ -122,7 +122,7 @@ describe('publishing read models', () => {
       });
       await verifier.verify(ctx, dom.domain_id);
       await domains.register(ctx, { hostname: 'old.acme.test' }).then((d) => domains.remove(ctx, d.domain_id));
-      const subs = createSubscriptionsService(deps);
+      const subs = createSubscriptionsService({ ...deps, policy: { allowPrivate: true } });
       const sub = await subs.create(ctx, {
         url: 'http://127.0.0.1:9/y',
         event_kinds: ['content.published'],

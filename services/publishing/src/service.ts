@@ -4,6 +4,7 @@ import { Resolver } from 'node:dns/promises';
 import { AsyncResource } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import { errors, type Clock, type IdGenerator } from '@kb/platform';
+import { createOutboundFetch, type ResolveAll } from '@kb/platform/outbound';
 import { topics } from '@kb/events';
 import { createRpcClient, loadProto, serviceConstructor, type CallContext } from '@kb/rpc';
 import { grpcServer, startService } from '@kb/runtime';
@@ -60,6 +61,15 @@ export async function startPublishing(options: {
         await store.ensureIndex('publishing_deliveries', ['org_id', 'target_id']);
 
         const secrets = createSecretBox(config.PUBLISHING_SECRET_KEY);
+        // Every call to a user-given URL (webhooks, WordPress, Ghost) goes through the address policy.
+        const policy = { allowPrivate: config.ALLOW_PRIVATE_DESTINATIONS };
+        if (policy.allowPrivate)
+          logger.warn('ALLOW_PRIVATE_DESTINATIONS is on: destinations and webhooks may reach loopback and private addresses');
+        const outboundFetch = createOutboundFetch({
+          policy,
+          connectTimeoutMs: config.DELIVERY_TIMEOUT_MS,
+          ...(config.DNS_SERVERS && { resolveAll: resolveWith(config.DNS_SERVERS.split(',')) }),
+        });
         const owner = `${hostname()}:${process.pid}:${ids.uuid()}`;
         const worker = createDeliveryWorker({
           store,
@@ -77,6 +87,7 @@ export async function startPublishing(options: {
           backoffMs: config.DELIVERY_BACKOFF_MS,
           maxAttempts: config.DELIVERY_MAX_ATTEMPTS,
           timeoutMs: config.DELIVERY_TIMEOUT_MS,
+          fetch: outboundFetch,
           publications: {
             settle: (tx, delivery, outcome) => pieces.settlePublication(tx, delivery, outcome),
             committed: () => core.relay.notify(),
@@ -85,9 +96,14 @@ export async function startPublishing(options: {
         const deps: AppDeps = { store, commands: core.commands, ids, clock, secrets, onDeliveriesQueued: () => worker.notify() };
         const adapters: Record<string, DestinationAdapter> = {
           hosted: createHostedAdapter(),
-          webhook: createWebhookAdapter(),
-          wordpress: createWordPressAdapter({ timeoutMs: config.DELIVERY_TIMEOUT_MS }),
-          ghost: createGhostAdapter({ timeoutMs: config.DELIVERY_TIMEOUT_MS, now: () => clock.now().getTime() }),
+          webhook: createWebhookAdapter({ policy }),
+          wordpress: createWordPressAdapter({ timeoutMs: config.DELIVERY_TIMEOUT_MS, policy, fetch: outboundFetch }),
+          ghost: createGhostAdapter({
+            timeoutMs: config.DELIVERY_TIMEOUT_MS,
+            policy,
+            fetch: outboundFetch,
+            now: () => clock.now().getTime(),
+          }),
         };
         const destinations = createDestinationsService({ ...deps, adapters });
         const sites = createSitesService({ store, publicBaseUrl: config.PUBLIC_BASE_URL });
@@ -104,7 +120,7 @@ export async function startPublishing(options: {
           random: randomBytes,
           verificationTtlSeconds: config.DOMAIN_VERIFICATION_TTL_SECONDS,
         });
-        const subscriptions = createSubscriptionsService(deps);
+        const subscriptions = createSubscriptionsService({ ...deps, policy });
         const analytics = createRpcClient(serviceConstructor(loadProto('analytics.proto'), 'analytics.v1.ReportService'), {
           address: config.ANALYTICS_GRPC,
           internalToken: config.INTERNAL_TOKEN,
@@ -199,10 +215,23 @@ export async function startPublishing(options: {
               },
             },
           ],
-          resources: [() => analytics.close()],
+          resources: [() => analytics.close(), () => outboundFetch.close()],
         };
       },
     },
     options,
   );
+}
+
+/** Names resolved through the DNS servers of DNS_SERVERS (A and AAAA), for the outbound address policy. */
+function resolveWith(servers: string[]): ResolveAll {
+  const r = new Resolver();
+  r.setServers(servers);
+  const none = (err: NodeJS.ErrnoException) => (err.code === 'ENODATA' || err.code === 'ENOTFOUND' ? [] : Promise.reject(err));
+  return async (hostname) => {
+    const [v4, v6] = await Promise.all([r.resolve4(hostname).catch(none), r.resolve6(hostname).catch(none)]);
+    const all = [...v4.map((address) => ({ address, family: 4 })), ...v6.map((address) => ({ address, family: 6 }))];
+    if (all.length === 0) throw Object.assign(new Error(`${hostname} not found`), { code: 'ENOTFOUND' });
+    return all;
+  };
 }

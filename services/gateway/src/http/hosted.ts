@@ -37,8 +37,22 @@ export function createHostedCache(ttlMs: number, maxEntries = 10_000) {
 }
 export type HostedCache = ReturnType<typeof createHostedCache>;
 
+/**
+ * Hosted pages share an origin with the console and the API, so they run in a
+ * sandbox (an opaque origin: no access to the console's storage) and may load
+ * nothing: their only resources are the inline stylesheet and a JSON-LD data
+ * block, which is never executed. No framing, no forms, no <base>.
+ */
+export const HOSTED_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; sandbox";
+
 function send(request: FastifyRequest, reply: FastifyReply, page: HostedPage) {
-  void reply.header('etag', page.etag).header('cache-control', page.cache_control).header('x-content-type-options', 'nosniff');
+  void reply
+    .header('etag', page.etag)
+    .header('cache-control', page.cache_control)
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', HOSTED_CSP)
+    .header('referrer-policy', 'strict-origin-when-cross-origin');
   if (page.location) void reply.header('location', page.location);
   const tags = (request.headers['if-none-match'] ?? '').split(',').map((t) => t.trim().replace(/^W\//, ''));
   if (page.status === 200 && tags.includes(page.etag)) return reply.status(304).send();

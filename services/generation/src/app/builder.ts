@@ -12,6 +12,7 @@ import type { ContentTypeConfig, Guidelines } from '../domain/settings.js';
 import { draftWithLlm } from '../drafting/llm-drafter.js';
 import { BRAND_KITS, DRAFTS, type BrandKitDoc, type DraftDoc } from '../projections/index.js';
 import type { Retriever } from '../retrieval.js';
+import { requireWithin } from '../domain/scope.js';
 import { actorOf, isUuid, metadataOf } from './context.js';
 import type { SettingsService } from './settings.js';
 import { checkSentence, verifySections } from './verification.js';
@@ -43,6 +44,12 @@ export function createBuilderService(deps: {
   async function piece(orgId: string, id: unknown): Promise<DraftDoc> {
     const doc = isUuid(id) ? await store.get<DraftDoc>(DRAFTS, id.toLowerCase()) : undefined;
     if (!doc || doc.org_id !== orgId) throw errors.notFound('Draft');
+    return doc;
+  }
+  /** A piece the caller works on or reads: 403 when it draws on folders outside the caller's scope. */
+  async function scopedPiece(ctx: CallContext, id: unknown): Promise<DraftDoc> {
+    const doc = await piece(ctx.org_id, id);
+    requireWithin(doc.source_folder_ids, ctx.folder_scope, 'a piece');
     return doc;
   }
 
@@ -109,10 +116,11 @@ export function createBuilderService(deps: {
         throw errors.validation('folder_ids must be a list of at most 50 uuids', { details: { field: 'folder_ids' } });
       const title = input.title === undefined ? type.name : typeof input.title === 'string' ? input.title.trim() : '';
       if (!title || title.length > 300) throw errors.validation('title must be 1 to 300 characters', { details: { field: 'title' } });
-      const folder_ids = folders.map((f) => f.toLowerCase());
+      // No folder named: a scoped key draws on its whole scope, and the piece records it.
+      const folder_ids = folders.length > 0 ? folders.map((f) => f.toLowerCase()) : (ctx.folder_scope ?? []);
       // The folders must exist and lie inside the key's scope.
-      if (folder_ids.length || ctx.folder_scope !== null)
-        await retriever.retrieve(ctx, title, { folder_ids, tags: [], category_ids: [] }, 1);
+      if (folders.length || ctx.folder_scope !== null)
+        await retriever.retrieve(ctx, title, { folder_ids: folders.map((f) => f.toLowerCase()), tags: [], category_ids: [] }, 1);
       const config = type.config as unknown as ContentTypeConfig;
       const kit = await store.get<BrandKitDoc>(BRAND_KITS, ctx.org_id);
       const guidelines = (kit?.guidelines ?? {}) as Guidelines;
@@ -148,7 +156,7 @@ export function createBuilderService(deps: {
 
     /** (Re)generates one section from the knowledge base, in the brand kit's voice, fact-checked. */
     async generateSection(ctx: CallContext, input: { draft_id?: unknown; section_id?: unknown; instructions?: unknown }) {
-      const draft = await piece(ctx.org_id, input.draft_id);
+      const draft = await scopedPiece(ctx, input.draft_id);
       const target = section(draft, input.section_id);
       const { config, guidelines } = await context(ctx.org_id, draft);
       if (input.instructions !== undefined && (typeof input.instructions !== 'string' || input.instructions.length > 4000))
@@ -188,7 +196,7 @@ export function createBuilderService(deps: {
 
     /** A hand edit: the text replaces the section's sentences, each checked against the knowledge base. */
     async editSection(ctx: CallContext, input: { draft_id?: unknown; section_id?: unknown; title?: unknown; text?: unknown }) {
-      const draft = await piece(ctx.org_id, input.draft_id);
+      const draft = await scopedPiece(ctx, input.draft_id);
       const target = section(draft, input.section_id);
       if (typeof input.text !== 'string' || input.text.length > MAX_EDIT_CHARS)
         throw errors.validation(`text must be a string of at most ${MAX_EDIT_CHARS} characters`, { details: { field: 'text' } });
@@ -216,7 +224,7 @@ export function createBuilderService(deps: {
 
     /** A new order of the sections: every section id once. */
     async reorder(ctx: CallContext, input: { draft_id?: unknown; section_ids?: unknown }) {
-      const draft = await piece(ctx.org_id, input.draft_id);
+      const draft = await scopedPiece(ctx, input.draft_id);
       const order = input.section_ids;
       const have = draft.sections.map((s) => s.section_id);
       if (
@@ -235,7 +243,7 @@ export function createBuilderService(deps: {
 
     /** Every revision of the piece, oldest first: what changed, who, when, and the totals after it. */
     async history(ctx: CallContext, input: { draft_id?: unknown }) {
-      const draft = await piece(ctx.org_id, input.draft_id);
+      const draft = await scopedPiece(ctx, input.draft_id);
       const events = await store.readStream(draftStream(draft.draft_id));
       return {
         items: asStreamEvents<EventsNamed<'draft'>>(events).map((e) => {

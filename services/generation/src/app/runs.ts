@@ -12,7 +12,8 @@ import type { ContentTypeConfig, Guidelines } from '../domain/settings.js';
 import { draftWithLlm } from '../drafting/llm-drafter.js';
 import { BRAND_KITS, RUNS, type BrandKitDoc, type RunDoc } from '../projections/index.js';
 import type { RetrievalScope, Retriever } from '../retrieval.js';
-import { actorOf, checkPage, isUuid, metadataOf } from './context.js';
+import { drawsWithin, requireWithin, runFolders } from '../domain/scope.js';
+import { actorOf, checkPage, isUuid, metadataOf, visiblePage } from './context.js';
 import type { SettingsService } from './settings.js';
 import { verifySections } from './verification.js';
 import { ORGANIZATIONS, type OrganizationDoc } from '../projections/organizations.js';
@@ -182,7 +183,8 @@ export function createRunsService(deps: RunsDeps) {
         body: renderBody(numbered, config, { bullets: guidelines.formatting?.bullet_lists === true }),
         sections: numbered,
         target_prompt_ids: run.geo_question_id ? [run.geo_question_id] : [],
-        source_folder_ids: run.scope.folder_ids,
+        // A scoped key that named no folder drew on its whole scope: the draft says so (and stays readable by it).
+        source_folder_ids: runFolders(run),
         source_content_ids: sourcesOf(numbered),
         verification: totals.unsupported === 0 ? 'verified' : 'needs_review',
         totals,
@@ -247,16 +249,19 @@ export function createRunsService(deps: RunsDeps) {
       );
       return runJson(await read(ctx.org_id, runId));
     },
-    get: async (ctx: CallContext, id: unknown) => runJson(await read(ctx.org_id, id)),
+    async get(ctx: CallContext, id: unknown) {
+      const run = await read(ctx.org_id, id);
+      requireWithin(runFolders(run), ctx.folder_scope, 'a run');
+      return runJson(run);
+    },
     async list(ctx: CallContext, r: { limit?: number; offset?: number; geo_question_id?: string; state?: string }) {
       const page = checkPage(r);
       const where: Record<string, string> = { org_id: ctx.org_id };
       if (r.geo_question_id) where.geo_question_id = r.geo_question_id.toLowerCase();
       if (r.state) where.state = r.state;
-      const [items, total_count] = await Promise.all([
-        store.find<RunDoc>(RUNS, { where, sort: [{ field: 'seq', order: 'desc' }], ...page }),
-        store.count(RUNS, where),
-      ]);
+      const scope = ctx.folder_scope;
+      const visible = scope === null ? null : (run: RunDoc) => drawsWithin(runFolders(run), scope);
+      const { items, total_count } = await visiblePage<RunDoc>(store, RUNS, where, page, visible);
       return { items: items.map(runJson), total_count };
     },
     /** Runs still to do (queued, or started by a worker that may have died). */

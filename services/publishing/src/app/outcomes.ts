@@ -66,7 +66,7 @@ export function createOutcomesService(deps: AppDeps & { figures: PromptFigures; 
   const { store, clock, figures, pieces } = deps;
 
   async function outcome(ctx: CallContext, pieceId: string) {
-    const draft = await pieces.loadDraft(ctx.org_id, pieceId);
+    const draft = await pieces.readDraft(ctx, pieceId);
     const state = await store.get<PieceStateDoc>(PIECE_STATES, pieceId);
     if (!state?.published_at) throw errors.conflict('The piece has not been published yet', { code: 'not_published' });
     const published = Date.parse(`${state.published_at.slice(0, 10)}T00:00:00Z`);
@@ -107,7 +107,8 @@ export function createOutcomesService(deps: AppDeps & { figures: PromptFigures; 
       for (const s of states) {
         if (!s.published_at) continue;
         const o = await outcome(ctx, s.id).catch((err: unknown) => {
-          if ((err as { kind?: string }).kind === 'not_found') return null;
+          // Gone, or outside a folder-scoped caller's folders: left out.
+          if ((err as { kind?: string }).kind === 'not_found' || (err as { kind?: string }).kind === 'forbidden') return null;
           throw err;
         });
         if (o?.moved) out.push(o);

@@ -96,11 +96,30 @@ export function createPiecesService(
     return out;
   }
 
-  async function requireScope(ctx: CallContext, draft: DraftRevision) {
-    if (ctx.folder_scope === null) return;
+  /** Whether the caller's folder scope covers everything the draft drew on (reads and writes alike). */
+  async function inScope(ctx: CallContext, draft: DraftRevision): Promise<boolean> {
+    if (ctx.folder_scope === null) return true;
     const ancestors = await ancestorsOf(ctx.org_id, draft.source_folder_ids);
-    if (!withinScope(draft, ctx.folder_scope, (f) => ancestors.get(f) ?? []))
-      throw errors.forbidden('This key may not publish content drawn from outside its folders', { code: 'folder_scope' });
+    return withinScope(draft, ctx.folder_scope, (f) => ancestors.get(f) ?? []);
+  }
+
+  async function requireScope(ctx: CallContext, draft: DraftRevision, verb: 'publish' | 'read' = 'publish') {
+    if (!(await inScope(ctx, draft)))
+      throw errors.forbidden(`This key may not ${verb} content drawn from outside its folders`, { code: 'folder_scope' });
+  }
+
+  /** A piece's draft as the caller may read it: 404 when missing, 403 outside its folders. */
+  async function readDraft(ctx: CallContext, id: string): Promise<DraftRevision> {
+    const draft = await loadDraft(ctx.org_id, id);
+    await requireScope(ctx, draft, 'read');
+    return draft;
+  }
+
+  /** The drafts the caller's folder scope covers (all of them for an unscoped caller). */
+  async function visibleTo(ctx: CallContext, docs: DraftDoc[]): Promise<DraftDoc[]> {
+    if (ctx.folder_scope === null) return docs;
+    const keep = await Promise.all(docs.map((d) => inScope(ctx, d.draft)));
+    return docs.filter((_, i) => keep[i]);
   }
 
   async function view(orgId: string, id: string, reader: Reader = store) {
@@ -522,10 +541,12 @@ export function createPiecesService(
   return {
     view,
     loadDraft,
+    readDraft,
     takeDown,
     settlePublication,
     async list(ctx: CallContext, q: { status?: string } & Page) {
-      if (q.status) {
+      // A folder-scoped caller's list is filtered below, over every piece (the store cannot express the rule).
+      if (q.status && ctx.folder_scope === null) {
         const where = q.status === 'draft' ? null : { org_id: ctx.org_id, status: q.status };
         if (where) {
           const [states, total_count] = await Promise.all([
@@ -543,10 +564,11 @@ export function createPiecesService(
           };
         }
       }
-      const all = await store.find<DraftDoc>(DRAFTS, {
+      const found = await store.find<DraftDoc>(DRAFTS, {
         where: { org_id: ctx.org_id, deleted: false },
         sort: [{ field: 'seq', order: 'desc' }],
       });
+      const all = await visibleTo(ctx, found);
       const views = await Promise.all(all.map((d) => view(ctx.org_id, d.id)));
       const filtered = q.status ? views.filter((v) => v.status === q.status) : views;
       return { items: filtered.slice(q.offset, q.offset + q.limit), total_count: filtered.length };
@@ -560,7 +582,7 @@ export function createPiecesService(
       const items = [];
       for (const st of states) {
         const draft = await store.get<DraftDoc>(DRAFTS, st.id);
-        if (!draft || draft.deleted) continue;
+        if (!draft || draft.deleted || !(await inScope(ctx, draft.draft))) continue;
         const since =
           [...st.history].reverse().find((h) => h.event === (st.status === 'in_review' ? 'submitted' : 'approved'))?.at ?? st.updated_at;
         items.push({
@@ -575,7 +597,10 @@ export function createPiecesService(
       }
       return { items: items.slice(page.offset, page.offset + page.limit), total_count: items.length };
     },
-    get: (ctx: CallContext, id: string) => view(ctx.org_id, id),
+    async get(ctx: CallContext, id: string) {
+      await readDraft(ctx, id);
+      return view(ctx.org_id, id);
+    },
     submit: (ctx: CallContext, id: string, input: { reviewer?: string; comment?: string }) =>
       review(ctx, id, (draft) => ({
         type: 'submit',

@@ -3,7 +3,7 @@ import type { CallContext } from '@kb/rpc';
 import type { StoreTransaction } from '@kb/store';
 import type { EventEnvelope } from '@kb/events';
 import { subscriptionDecider, subscriptionStream } from '../domain/aggregates.js';
-import { isHttpUrl } from '../destinations/config.js';
+import { refusedUrlReason, type OutboundPolicy } from '@kb/platform/outbound';
 import { enqueueDelivery, webhookBody } from '../deliveries/outbox.js';
 import { DELIVERIES, SUBSCRIPTIONS, derivedUuid, type DeliveryDoc, type SubscriptionDoc } from '../projections/collections.js';
 import { metadataOf, type AppDeps, type Page } from './context.js';
@@ -62,7 +62,7 @@ function payloadOf(event: EventEnvelope): Record<string, unknown> {
   return { ...data, event_id: event.id };
 }
 
-export function createSubscriptionsService(deps: AppDeps) {
+export function createSubscriptionsService(deps: AppDeps & { policy: OutboundPolicy }) {
   const { store, commands, ids, clock, secrets } = deps;
   const now = () => clock.now().toISOString();
 
@@ -83,7 +83,8 @@ export function createSubscriptionsService(deps: AppDeps) {
     },
     get: async (ctx: CallContext, id: string) => view(await load(ctx.org_id, id)),
     async create(ctx: CallContext, input: { url?: string; event_kinds?: string[]; secret?: string }) {
-      if (!isHttpUrl(input.url)) throw errors.validation('url must be an http(s) URL', { details: { field: 'url' } });
+      const refused = refusedUrlReason(input.url, deps.policy);
+      if (refused) throw errors.validation(`url: ${refused}`, { details: { field: 'url' } });
       const kinds = [...new Set(input.event_kinds ?? [])];
       if (kinds.length === 0) throw errors.validation('event_kinds needs at least one kind', { details: { field: 'event_kinds' } });
       const unknown = kinds.filter((k) => !EVENT_KINDS.includes(k));
@@ -109,9 +110,12 @@ export function createSubscriptionsService(deps: AppDeps) {
     },
     async remove(ctx: CallContext, id: string) {
       await load(ctx.org_id, id);
-      await commands.transaction(metadataOf(ctx), (s) =>
-        s.execute(subscriptionDecider, subscriptionStream(id), { type: 'delete', org_id: ctx.org_id, at: now() }),
-      );
+      await commands.transaction(metadataOf(ctx), async (s) => {
+        await s.execute(subscriptionDecider, subscriptionStream(id), { type: 'delete', org_id: ctx.org_id, at: now() });
+        // Its queued deliveries go with it: they would otherwise retry to a URL nobody subscribes any more.
+        const pending = await s.tx.find<DeliveryDoc>(DELIVERIES, { where: { org_id: ctx.org_id, target_id: id, status: 'pending' } });
+        for (const d of pending) await s.tx.put<DeliveryDoc>(DELIVERIES, { ...d, status: 'cancelled' });
+      });
     },
     /** Sends a sample event of the kind asked (default: the subscription's first) through the normal delivery path. */
     async test(ctx: CallContext, id: string, input: { event_kind?: string }) {
@@ -151,6 +155,10 @@ export function createSubscriptionsService(deps: AppDeps) {
       await store.transaction(async (tx) => {
         const d = await tx.get<DeliveryDoc>(DELIVERIES, deliveryId);
         if (!d || d.org_id !== ctx.org_id) throw errors.notFound('Delivery');
+        if (d.source === 'subscription') {
+          const sub = await tx.get<SubscriptionDoc>(SUBSCRIPTIONS, d.target_id);
+          if (!sub || sub.deleted) throw errors.notFound('Delivery');
+        }
         if (d.status === 'pending') throw errors.conflict('The delivery is still pending', { code: 'delivery_pending' });
         await tx.put<DeliveryDoc>(DELIVERIES, { ...d, status: 'pending', attempts: 0, next_attempt_at: clock.now().getTime() });
       });

@@ -2,6 +2,7 @@ import { AsyncResource } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { Clock } from '@kb/platform';
 import type { Store, StoreTransaction } from '@kb/store';
+import { outboundFailureReason, redactUrl } from '@kb/platform/outbound';
 import { webhookHeaders } from '../domain/signing.js';
 import type { SecretBox } from '../app/secrets.js';
 import { DELIVERIES, type DeliveryDoc } from '../projections/collections.js';
@@ -19,6 +20,7 @@ export interface DeliveryWorkerOptions {
   timeoutMs: number;
   /** Parallel requests per tick. */
   concurrency?: number;
+  /** The guarded fetch of @kb/platform/outbound in the service (user-given URLs). */
   fetch?: typeof fetch;
   /** Deliveries that carry a publication (a webhook destination's publish). */
   publications?: {
@@ -58,10 +60,11 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions) {
         signal: AbortSignal.timeout(o.timeoutMs),
       });
       status = res.status;
-      await res.arrayBuffer().catch(() => undefined);
-      if (!res.ok) error = `receiver answered ${res.status}`;
+      await res.body?.cancel().catch(() => undefined);
+      if (res.status >= 300 && res.status < 400) error = `receiver answered ${res.status} (redirects are not followed)`;
+      else if (!res.ok) error = `receiver answered ${res.status}`;
     } catch (err) {
-      error = (err as Error).message.slice(0, 300);
+      error = outboundFailureReason(err).slice(0, 300);
     }
     const ok = error === null;
     let settled = false;
@@ -90,7 +93,7 @@ export function createDeliveryWorker(o: DeliveryWorkerOptions) {
       }
     });
     if (settled) o.publications!.committed();
-    if (!ok) o.logger.warn({ delivery: d.id, url: d.url, error }, 'webhook delivery failed');
+    if (!ok) o.logger.warn({ delivery: d.id, url: redactUrl(d.url), error }, 'webhook delivery failed');
   }
 
   /** One pass: everything due now, in order of due time. */

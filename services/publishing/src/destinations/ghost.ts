@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { errors } from '@kb/platform';
 import type { DestinationAdapter, ResolvedDestination } from './port.js';
-import { closedConfig, isHttpUrl } from './config.js';
+import type { OutboundPolicy } from '@kb/platform/outbound';
+import { closedConfig, destinationUrl, remoteFailure, unreachable } from './config.js';
 
 const b64url = (b: Buffer | string) => Buffer.from(b).toString('base64url');
 
@@ -21,7 +22,12 @@ export function ghostToken(adminKey: string, nowSeconds: number): string {
  * Publish creates a post from HTML, republish updates it (Ghost wants the post's
  * current updated_at), unpublish makes it a draft, delete deletes it.
  */
-export function createGhostAdapter(options: { timeoutMs: number; now?: () => number; fetch?: typeof fetch }): DestinationAdapter {
+export function createGhostAdapter(options: {
+  timeoutMs: number;
+  policy: OutboundPolicy;
+  now?: () => number;
+  fetch?: typeof fetch;
+}): DestinationAdapter {
   const doFetch = options.fetch ?? fetch;
   const now = options.now ?? (() => Date.now());
 
@@ -41,18 +47,10 @@ export function createGhostAdapter(options: { timeoutMs: number; now?: () => num
         signal: AbortSignal.timeout(options.timeoutMs),
       });
     } catch (err) {
-      throw errors.downstream(`Ghost at ${base} did not answer: ${(err as Error).message}`, { code: 'destination_failed' });
+      throw unreachable('Ghost', base, err);
     }
+    if (!res.ok) throw remoteFailure('Ghost', res);
     const text = await res.text();
-    if (!res.ok) {
-      let message = text.slice(0, 300);
-      try {
-        message = String((JSON.parse(text) as { errors?: { message?: string }[] }).errors?.[0]?.message ?? message);
-      } catch {
-        // not JSON: keep the text
-      }
-      throw errors.downstream(`Ghost answered ${res.status}: ${message}`, { code: 'destination_failed', details: { status: res.status } });
-    }
     if (!text) return undefined;
     try {
       return JSON.parse(text) as Record<string, unknown>;
@@ -71,7 +69,9 @@ export function createGhostAdapter(options: { timeoutMs: number; now?: () => num
     type: 'ghost',
     secret: 'required',
     validateConfig: (config) =>
-      closedConfig(config, { admin_url: { required: true, check: isHttpUrl, hint: 'the Ghost site URL, e.g. https://blog.example.com' } }),
+      closedConfig(config, {
+        admin_url: { required: true, check: destinationUrl(options.policy), hint: 'the Ghost site URL, e.g. https://blog.example.com' },
+      }),
     async publish(d, r) {
       const fields = {
         title: r.draft.title,

@@ -1,12 +1,14 @@
 import type { DestinationAdapter } from './port.js';
-import { closedConfig, isHttpUrl } from './config.js';
+import type { OutboundPolicy } from '@kb/platform/outbound';
+import { closedConfig, destinationUrl } from './config.js';
 
 /** POSTs the piece as signed JSON; the delivery is durable (deliveries table, retries, log). */
-export function createWebhookAdapter(): DestinationAdapter {
+export function createWebhookAdapter(options: { policy: OutboundPolicy }): DestinationAdapter {
   return {
     type: 'webhook',
     secret: 'required',
-    validateConfig: (config) => closedConfig(config, { url: { required: true, check: isHttpUrl, hint: 'an http(s) URL' } }),
+    validateConfig: (config) =>
+      closedConfig(config, { url: { required: true, check: destinationUrl(options.policy), hint: 'an http(s) URL' } }),
     async publish(_d, r) {
       const { draft } = r;
       return {

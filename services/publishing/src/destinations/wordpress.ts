@@ -1,13 +1,14 @@
 import { errors } from '@kb/platform';
 import type { DestinationAdapter, ResolvedDestination } from './port.js';
-import { closedConfig, isHttpUrl } from './config.js';
+import type { OutboundPolicy } from '@kb/platform/outbound';
+import { closedConfig, destinationUrl, remoteFailure, unreachable } from './config.js';
 
 /**
  * WordPress over its REST API (wp-json/wp/v2/posts) with an application password
  * (HTTP Basic). Publish creates a post, republish updates it, unpublish turns it
  * back into a draft, delete deletes it for good.
  */
-export function createWordPressAdapter(options: { timeoutMs: number; fetch?: typeof fetch }): DestinationAdapter {
+export function createWordPressAdapter(options: { timeoutMs: number; policy: OutboundPolicy; fetch?: typeof fetch }): DestinationAdapter {
   const doFetch = options.fetch ?? fetch;
 
   async function call(d: ResolvedDestination, method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
@@ -26,21 +27,10 @@ export function createWordPressAdapter(options: { timeoutMs: number; fetch?: typ
         signal: AbortSignal.timeout(options.timeoutMs),
       });
     } catch (err) {
-      throw errors.downstream(`WordPress at ${base} did not answer: ${(err as Error).message}`, { code: 'destination_failed' });
+      throw unreachable('WordPress', base, err);
     }
+    if (!res.ok) throw remoteFailure('WordPress', res);
     const text = await res.text();
-    if (!res.ok) {
-      let message = text.slice(0, 300);
-      try {
-        message = String((JSON.parse(text) as { message?: string }).message ?? message);
-      } catch {
-        // not JSON: keep the text
-      }
-      throw errors.downstream(`WordPress answered ${res.status}: ${message}`, {
-        code: 'destination_failed',
-        details: { status: res.status },
-      });
-    }
     try {
       return JSON.parse(text) as Record<string, unknown>;
     } catch {
@@ -53,7 +43,7 @@ export function createWordPressAdapter(options: { timeoutMs: number; fetch?: typ
     secret: 'required',
     validateConfig: (config) =>
       closedConfig(config, {
-        base_url: { required: true, check: isHttpUrl, hint: 'the site URL, e.g. https://blog.example.com' },
+        base_url: { required: true, check: destinationUrl(options.policy), hint: 'the site URL, e.g. https://blog.example.com' },
         username: { required: true, check: (v) => typeof v === 'string' && v.length > 0 && v.length <= 200, hint: 'a WordPress user name' },
       }),
     async publish(d, r) {

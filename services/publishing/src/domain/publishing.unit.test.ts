@@ -5,7 +5,7 @@ import type { DraftRevision } from '@kb/events';
 import { checkGate, withinScope } from './gate.js';
 import { signWebhook } from './signing.js';
 import { renderPage, renderSitemap, slugify } from './render.js';
-import { closedConfig, isHttpUrl } from '../destinations/config.js';
+import { closedConfig, destinationUrl } from '../destinations/config.js';
 import { createSecretBox } from '../app/secrets.js';
 
 const citation = {
@@ -117,11 +117,16 @@ describe('hosted rendering', () => {
 
 describe('destination config and secrets', () => {
   it('accept only the closed keys', () => {
-    const fields = { url: { required: true, check: isHttpUrl, hint: 'a URL' } };
+    const fields = { url: { required: true, check: destinationUrl({ allowPrivate: false }), hint: 'a URL' } };
     assert.deepEqual(closedConfig({ url: 'https://x.test/h' }, fields), { url: 'https://x.test/h' });
     assert.throws(() => closedConfig({ url: 'https://x.test', other: 1 }, fields), /Unknown config key "other"/);
     assert.throws(() => closedConfig({}, fields), /config.url is required/);
-    assert.throws(() => closedConfig({ url: 'ftp://x' }, fields), /config.url must be a URL/);
+    assert.throws(() => closedConfig({ url: 'ftp://x' }, fields), /config.url: must be an http\(s\) URL/);
+    assert.throws(
+      () => closedConfig({ url: 'http://10.0.0.8/' }, fields),
+      /config.url: 10.0.0.8 is a private .*ALLOW_PRIVATE_DESTINATIONS=true/,
+    );
+    assert.throws(() => closedConfig({ url: 'https://a:b@x.test/' }, fields), /config.url: must not carry a user name or password/);
   });
 
   it('seal secrets so that only the same key opens them', () => {

@@ -166,7 +166,8 @@ export interface DeliveryDoc {
   secret_ciphertext: string;
   event_type: string;
   payload: string;
-  status: 'pending' | 'delivered' | 'failed';
+  /** cancelled: its webhook subscription was deleted while it was pending. */
+  status: 'pending' | 'delivered' | 'failed' | 'cancelled';
   /**
    * A destination's publish: the publication this delivery makes live when the
    * receiver acknowledges it, or failed when it runs out of attempts.

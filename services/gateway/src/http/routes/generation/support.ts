@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import type { ServiceClients } from '../../../clients.js';
 import { callerOf } from '../../auth-hook.js';
+import { withSubfolders } from '../../intake-support.js';
 
 /** What the generation routes share: the services they call, auth and metering, and small schema helpers. */
 
@@ -24,8 +25,12 @@ export type AutoPublish = { auto_publish?: unknown; publish_destination_ids?: un
 /** Calls into the generation service (JSON over gRPC) and the checks several routes make before one. */
 export function generationCalls(clients: GenerationClients) {
   const { generation } = clients;
+  // Generation judges a folder-scoped caller by the folders its drafts and runs drew on, so it gets the scope with its
+  // subfolders (an empty scope stays empty: it sees no draft or run, and settings such as content types still work).
   const call = async <T = unknown>(method: string, body: unknown, req: Req): Promise<T> => {
-    const r = await generation.call<{ json?: string }>(method, { json: JSON.stringify(body ?? {}) }, callerOf(req));
+    const caller = callerOf(req);
+    const ctx = caller.folder_scope?.length ? await withSubfolders(clients.kbTree, caller) : caller;
+    const r = await generation.call<{ json?: string }>(method, { json: JSON.stringify(body ?? {}) }, ctx);
     return (r.json ? JSON.parse(r.json) : undefined) as T;
   };
   /**

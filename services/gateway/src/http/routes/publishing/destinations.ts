@@ -25,7 +25,7 @@ export const Delivery = Open(
     target_id: Uuid,
     event_type: Type.String(),
     url: Type.String(),
-    status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed'), Type.Literal('cancelled')]),
     attempts: Type.Integer(),
     next_attempt_at: NullableTimestamp,
     created_at: Timestamp,

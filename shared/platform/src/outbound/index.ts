@@ -1,0 +1,2 @@
+export * from './address-policy.js';
+export * from './guarded-fetch.js';

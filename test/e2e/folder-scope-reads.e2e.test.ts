@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import assert from 'node:assert/strict';
+import { startTestSystem, type TestSystem } from './harness.js';
+import { SOURCES, addSource, waitForRun, waitIndexed } from './generation-helpers.js';
+import { callTool, mcpClient } from './mcp-fixtures.js';
+
+/**
+ * Folder-scoped keys read drafts, pieces, runs and history only when what they
+ * drew on lies inside the key's folders: outside is 403 by id and left out of
+ * lists (and their totals), on REST and through MCP alike.
+ */
+
+const ADMIN = { email: 'admin@example.com', password: 'development-password' };
+
+let t: TestSystem;
+let scopedKey: string;
+let f1: string;
+let f2: string;
+/** Drafts and runs drawn from F1 (inside the key's scope) and from F2 (outside). */
+let inside: { run_id: string; draft_id: string };
+let outside: { run_id: string; draft_id: string };
+
+async function run(folderIds: string[] | undefined, contentTypeId: string, key?: string) {
+  const res = await t.api('POST', '/org/generation/runs', {
+    ...(key && { key }),
+    body: {
+      content_type_id: contentTypeId,
+      instructions: 'Solar panels and home batteries',
+      ...(folderIds && { scope: { folder_ids: folderIds } }),
+    },
+  });
+  assert.equal(res.status, 202, res.text);
+  const done = await waitForRun(t, res.body.run_id, 60_000, key);
+  assert.equal(done.state, 'completed', done.reason);
+  return { run_id: res.body.run_id as string, draft_id: done.draft_id as string };
+}
+
+beforeAll(async () => {
+  t = await startTestSystem();
+  const session = (await t.api('POST', '/auth/login', { key: null, body: ADMIN })).body.token as string;
+  const folder = async (name: string) => (await t.api('POST', '/org/kb/folders', { body: { name } })).body.kb_node_id as string;
+  f1 = await folder('Scope reads F1');
+  f2 = await folder('Scope reads F2');
+  const s1 = await addSource(t, 'Solar in F1', SOURCES.solar, { parent_id: f1 });
+  const s2 = await addSource(t, 'Batteries in F2', SOURCES.battery, { parent_id: f2 });
+  await waitIndexed(t, 'monocrystalline solar panels efficiency', s1.id);
+  await waitIndexed(t, 'home battery lithium charge cycles', s2.id);
+  const key = await t.api('POST', '/org/api-keys', {
+    key: null,
+    headers: { authorization: `Bearer ${session}` },
+    body: { name: 'F1 only', folder_scope: [f1] },
+  });
+  assert.equal(key.status, 201, key.text);
+  scopedKey = key.body.key;
+  const type = await t.api('POST', '/org/content-types', {
+    body: { name: 'Scope guide', config: { sections: [{ title: 'Panels' }, { title: 'Batteries' }] } },
+  });
+  assert.equal(type.status, 201, type.text);
+  inside = await run([f1], type.body.content_type_id);
+  outside = await run([f2], type.body.content_type_id);
+  // The piece appears in publishing once the draft's event arrived there.
+  for (const d of [inside, outside])
+    for (let i = 0; (await t.api('GET', `/org/content/pieces/${d.draft_id}`)).status !== 200; i++)
+      if (i > 200) assert.fail('the piece never reached publishing');
+      else await new Promise((r) => setTimeout(r, 50));
+}, 180_000);
+afterAll(async () => t.stop());
+
+const as = (method: 'GET', path: string) => t.api(method, path, { key: scopedKey });
+const ids = (items: Record<string, string>[], field: string) => items.map((x) => x[field]);
+
+describe('folder scope on reads of drafts, pieces, runs and history', () => {
+  it('403 by id for what was drawn from outside the key’s folders, 200 inside', async () => {
+    for (const path of [
+      `/org/generation/drafts/${outside.draft_id}`,
+      `/org/content/pieces/${outside.draft_id}`,
+      `/org/generation/runs/${outside.run_id}`,
+      `/org/builder/pieces/${outside.draft_id}/history`,
+    ]) {
+      const res = await as('GET', path);
+      assert.equal(res.status, 403, `${path}: ${res.text}`);
+      assert.equal(res.body.error.code, 'folder_scope', path);
+      assert.doesNotMatch(res.text, /lithium|battery/i, `${path} leaks nothing`);
+    }
+    for (const path of [
+      `/org/generation/drafts/${inside.draft_id}`,
+      `/org/content/pieces/${inside.draft_id}`,
+      `/org/generation/runs/${inside.run_id}`,
+      `/org/builder/pieces/${inside.draft_id}/history`,
+    ])
+      assert.equal((await as('GET', path)).status, 200, path);
+    assert.equal((await t.api('GET', `/org/generation/drafts/${outside.draft_id}`)).status, 200, 'an unscoped key reads it');
+  });
+
+  it('lists leave it out, and their totals count only what the key may see', async () => {
+    const drafts = await as('GET', '/org/generation/drafts?limit=100');
+    assert.equal(drafts.status, 200, drafts.text);
+    assert.ok(ids(drafts.body, 'draft_id').includes(inside.draft_id));
+    assert.ok(!ids(drafts.body, 'draft_id').includes(outside.draft_id));
+    assert.equal(drafts.headers.get('x-total-count'), String(drafts.body.length));
+    const pieces = await as('GET', '/org/content/pieces?limit=100');
+    assert.ok(ids(pieces.body, 'piece_id').includes(inside.draft_id));
+    assert.ok(!ids(pieces.body, 'piece_id').includes(outside.draft_id));
+    assert.equal(pieces.headers.get('x-total-count'), String(pieces.body.length));
+    const drafted = await as('GET', '/org/content/pieces?status=draft&limit=100');
+    assert.ok(!ids(drafted.body, 'piece_id').includes(outside.draft_id));
+    const runs = await as('GET', '/org/generation/runs?limit=100');
+    assert.ok(ids(runs.body, 'run_id').includes(inside.run_id));
+    assert.ok(!ids(runs.body, 'run_id').includes(outside.run_id));
+    assert.equal(runs.headers.get('x-total-count'), String(runs.body.length));
+    const all = await t.api('GET', '/org/generation/drafts?limit=100');
+    assert.ok(ids(all.body, 'draft_id').includes(outside.draft_id), 'an unscoped key lists everything');
+  });
+
+  it('a run the scoped key starts without naming folders draws on its scope, and the key reads its draft', async () => {
+    const types = await t.api('GET', '/org/content-types');
+    const mine = await run(undefined, types.body[0].content_type_id, scopedKey);
+    const draft = await as('GET', `/org/generation/drafts/${mine.draft_id}`);
+    assert.equal(draft.status, 200, draft.text);
+    assert.deepEqual(draft.body.source_folder_ids, [f1]);
+    assert.doesNotMatch(draft.text, /lithium/i, 'nothing from F2 was drawn on');
+  });
+
+  it('MCP get_draft, get_piece and list_drafts apply the same rule', async () => {
+    const client = await mcpClient(t.url, { 'x-api-key': scopedKey });
+    try {
+      for (const [tool, args] of [
+        ['get_draft', { draft_id: outside.draft_id }],
+        ['get_piece', { piece_id: outside.draft_id }],
+      ] as const) {
+        const res = await callTool(client, tool, args);
+        assert.equal(res.isError, true, `${tool}: ${JSON.stringify(res)}`);
+        assert.doesNotMatch(JSON.stringify(res), /lithium|battery/i, tool);
+      }
+      assert.equal((await callTool(client, 'get_draft', { draft_id: inside.draft_id })).isError ?? false, false);
+      const listed = await callTool(client, 'list_drafts', { limit: 100 });
+      const text = JSON.stringify(listed.structuredContent ?? listed.content);
+      assert.ok(text.includes(inside.draft_id));
+      assert.ok(!text.includes(outside.draft_id));
+    } finally {
+      await client.close();
+    }
+  });
+});
