@@ -86,8 +86,9 @@ export async function waitForLeaders(admin: Admin, topics: string[], timeoutMs: 
 /** The distributed EventBus on Kafka via kafkajs (DESIGN section 4). */
 export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBus {
   const logger = (options.logger ?? silentLogger()).child({ component: 'kafka-bus' });
-  // Every client of this bus reports to one outage log: one warn when the broker goes away, one info when it is back.
-  const outage = createOutageLog(logger, 'kafka');
+  // Every client of this bus reports to one outage log: one warn when the broker goes away, one info when it is back
+  // (for 5 s: the admin client reconnects before the consumers, which is still the same outage).
+  const outage = createOutageLog(logger, 'kafka', Date.now, 5_000);
   const kafka = new Kafka({
     clientId: options.clientId,
     brokers: options.brokers,
