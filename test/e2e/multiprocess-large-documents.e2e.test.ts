@@ -133,6 +133,26 @@ describeOrSkip('large documents on the distributed runtime, on a real Kafka brok
     assert.doesNotMatch(sys.process('ingest').output(), /larger than the max message size/);
   });
 
+  it(
+    'the largest text ingest takes (9.5 MB, near MAX_EXTRACTED_CHARS): searchable, its chunk events in many batches',
+    TIMEOUT,
+    async () => {
+      const word = batchWord();
+      const text = largeText(word, 9_500_000);
+      const accepted = Date.now();
+      const [id] = await upload([{ name: 'largest.txt', text }]);
+      await searchable([{ word, id: id! }], 240_000);
+      const item = await sys.api('GET', `/org/kb/content/${id}`);
+      assert.equal(item.body.processing_status, 'completed', item.text);
+      const chunks = await sys.api('GET', `/org/kb/content/${id}/chunks?limit=1`);
+      console.info(
+        `[figures] a ${(Buffer.byteLength(text) / 1e6).toFixed(1)} MB text upload (${String(chunks.body.total_count)} chunks): accepted to searchable in ${Date.now() - accepted} ms`,
+      );
+      assert.ok(await ingestServing(), 'ingest ready: its outbox relay advances');
+      assert.doesNotMatch(sys.process('ingest').output(), /larger than the max message size|cannot advance/);
+    },
+  );
+
   it('kill -9 ingest with about 5 MB of chunk events behind, restart it: every document searchable', TIMEOUT, async () => {
     const words = Array.from({ length: 11 }, () => batchWord());
     const files = words.map((word, i) => ({ name: `part-${i}.txt`, text: `Part ${i}.\n\n${largeText(word, 470_000)}` }));

@@ -137,33 +137,38 @@ export function createOutboxRelay(options: OutboxRelayOptions) {
     unsaved -= count;
   }
 
-  /** The bus messages of `events`, per topic in order; internal events are not published. */
-  function messagesOf(events: StoredEvent[]): Map<string, OutgoingMessage[]> {
-    const byTopic = new Map<string, OutgoingMessage[]>();
-    for (const e of events) {
-      if (!options.catalog.isPublished(e.type)) continue;
-      const topic = options.catalog.topicOf(e.type);
-      const list = byTopic.get(topic) ?? [];
-      list.push({ key: e.metadata.org_id, value: JSON.stringify(toEnvelope(e)), headers: { type: e.type } });
-      byTopic.set(topic, list);
-    }
-    return byTopic;
-  }
+  /** The bus message of each event (none for internal events), serialized once. */
+  const prepare = (events: StoredEvent[]) =>
+    events.map((e) => {
+      if (!options.catalog.isPublished(e.type)) return { event: e, bytes: 0 };
+      const message: OutgoingMessage = { key: e.metadata.org_id, value: JSON.stringify(toEnvelope(e)), headers: { type: e.type } };
+      return { event: e, topic: options.catalog.topicOf(e.type), message, bytes: messageBytes(message) };
+    });
+  type Prepared = ReturnType<typeof prepare>[number];
 
-  /** The longest run of `events`, from the first, whose messages fit in `maxBatchBytes` (at least one event). */
-  function fitting(events: StoredEvent[]): StoredEvent[] {
+  /** Consecutive runs of at most `maxBatchBytes` each (an event over it alone in its run). */
+  function runsOf(prepared: Prepared[]): Prepared[][] {
+    const runs: Prepared[][] = [];
+    let run: Prepared[] = [];
     let bytes = 0;
-    for (let i = 0; i < events.length; i++) {
-      const e = events[i]!;
-      if (options.catalog.isPublished(e.type)) {
-        bytes += messageBytes({ key: e.metadata.org_id, value: JSON.stringify(toEnvelope(e)), headers: { type: e.type } });
+    for (const p of prepared) {
+      if (run.length > 0 && bytes + p.bytes > maxBatchBytes) {
+        runs.push(run);
+        run = [];
+        bytes = 0;
       }
-      if (bytes > maxBatchBytes && i > 0) return events.slice(0, i);
+      run.push(p);
+      bytes += p.bytes;
     }
-    return events;
+    if (run.length > 0) runs.push(run);
+    return runs;
   }
 
-  /** One publish; whether more events may be waiting. */
+  /**
+   * One pass: reads up to `batchSize` events after the position and publishes them
+   * in runs of at most `maxBatchBytes`, advancing the position after each run.
+   * Whether more events may be waiting.
+   */
   async function publishBatch(): Promise<boolean> {
     if (!(await holdLease())) {
       health.notHolding();
@@ -176,13 +181,16 @@ export function createOutboxRelay(options: OutboxRelayOptions) {
       await saveCheckpoint();
       return false;
     }
-    health.waiting(new Date(read[0]!.recorded_at).getTime());
-    const events = fitting(read);
-    for (const [topic, messages] of messagesOf(events)) await options.bus.publish(topic, messages);
-    position = events[events.length - 1]!.position;
-    unsaved += events.length;
-    if (unsaved >= batchSize) await saveCheckpoint();
-    return events.length < read.length || read.length === batchSize;
+    for (const run of runsOf(prepare(read))) {
+      health.waiting(new Date(run[0]!.event.recorded_at).getTime());
+      const byTopic = new Map<string, OutgoingMessage[]>();
+      for (const { topic, message } of run) if (topic && message) byTopic.set(topic, [...(byTopic.get(topic) ?? []), message]);
+      for (const [topic, messages] of byTopic) await options.bus.publish(topic, messages);
+      position = run[run.length - 1]!.event.position;
+      unsaved += run.length;
+      if (unsaved >= batchSize) await saveCheckpoint();
+    }
+    return read.length === batchSize;
   }
 
   async function drain(): Promise<void> {
