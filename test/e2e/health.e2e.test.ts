@@ -25,6 +25,7 @@ describe('gateway health', () => {
     assert.deepEqual(Object.keys(body.checks).sort(), [
       'analytics',
       'bus',
+      'events',
       'generation',
       'ingest',
       'knowledge_base',
