@@ -20,8 +20,11 @@ const skip = process.env.KAFKA_BROKERS
 
 const TIMEOUT = { timeout: 300_000 };
 
-/** Plain text of about `bytes` bytes, every paragraph naming `word` so search finds the document. */
-function largeText(word: string, bytes: number): string {
+/**
+ * Plain text of about `bytes` bytes, every paragraph naming `word` so search finds the document; `last`, when
+ * given, only in its closing line, so search finds it by that word once its last chunk is indexed.
+ */
+function largeText(word: string, bytes: number, last?: string): string {
   const paragraphs: string[] = [];
   let size = 0;
   for (let i = 0; size < bytes; i++) {
@@ -32,6 +35,7 @@ function largeText(word: string, bytes: number): string {
     paragraphs.push(p);
     size += Buffer.byteLength(p);
   }
+  if (last) paragraphs.push(`The closing remark of the survey mentions ${last}.\n`);
   return paragraphs.join('');
 }
 
@@ -116,13 +120,15 @@ describeOrSkip('large documents on the distributed runtime, on a real Kafka brok
 
   it('a 1.4 MB text upload, then a small one: both searchable, and ingest stays ready', TIMEOUT, async () => {
     const word = batchWord();
+    const last = batchWord();
     const other = batchWord();
-    const big = largeText(word, 1_400_000);
+    const big = largeText(word, 1_400_000, last);
     const accepted = Date.now();
     const [bigId] = await upload([{ name: 'large.txt', text: big }]);
     const [smallId] = await upload([{ name: 'small.txt', text: `A small note about ${other}.` }]);
     const took = await searchable([
       { word, id: bigId! },
+      { word: last, id: bigId! },
       { word: other, id: smallId! },
     ]);
     console.info(
@@ -155,7 +161,8 @@ describeOrSkip('large documents on the distributed runtime, on a real Kafka brok
 
   it('kill -9 ingest with about 5 MB of chunk events behind, restart it: every document searchable', TIMEOUT, async () => {
     const words = Array.from({ length: 11 }, () => batchWord());
-    const files = words.map((word, i) => ({ name: `part-${i}.txt`, text: `Part ${i}.\n\n${largeText(word, 470_000)}` }));
+    // Each found by the word of its closing line: indexed to its end.
+    const files = words.map((word, i) => ({ name: `part-${i}.txt`, text: `Part ${i}.\n\n${largeText(batchWord(), 470_000, word)}` }));
     const ids: string[] = [];
     // Acknowledged (202: durable in ingest's store), then ingest dies before it extracted and published them all.
     for (let i = 0; i < files.length; i += 4) ids.push(...(await upload(files.slice(i, i + 4))));
