@@ -47,6 +47,8 @@ export async function createEventSourcedCore(options: {
     ids: options.ids,
     clock: options.clock,
     onCommitted: () => relay.notify(),
+    // No event the bus cannot carry is ever appended (the relay would be stuck behind it).
+    maxEventBytes: options.bus.maxMessageBytes,
   });
   return {
     commands,
