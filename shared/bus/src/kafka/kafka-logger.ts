@@ -24,7 +24,7 @@ export function kafkaLogLevel(logger: Logger): logLevel {
  * second during an outage.
  */
 const UNREACHABLE =
-  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|Connection (error|timeout|closed)|Closed connection|KafkaJSConnection|KafkaJSNumberOfRetriesExceeded|KafkaJSRequestTimeout|Request .* timed out|not connected|Restarting the consumer|Failed to connect|Failed to fetch metadata/i;
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|Connection (error|timeout|closed)|Closed connection|KafkaJSConnection|KafkaJSNumberOfRetriesExceeded|KafkaJSRequestTimeout|Request .* timed out|not connected|Failed to connect|Failed to fetch metadata/i;
 /**
  * A group moving its partitions, its coordinator moving or loading, a partition
  * electing its leader, a topic just created: routine (a broker that just started,
@@ -38,10 +38,11 @@ const ROUTINE =
  * that carries them: a topic another client created a moment before (every
  * start of several services at once), and a record batch over the broker's
  * limit (the bus sends it again in halves; a single message over it fails the
- * publish, which its caller reports).
+ * publish, which its caller reports), and a consumer restarting after a crash
+ * (the crash's own line says why: the broker away, or its coordinator loading).
  */
 const HANDLED =
-  /Topic creation errors|TOPIC_ALREADY_EXISTS|already exists|larger than the max message size|MESSAGE_TOO_LARGE|RECORD_LIST_TOO_LARGE/i;
+  /Restarting the consumer|Topic creation errors|TOPIC_ALREADY_EXISTS|already exists|larger than the max message size|MESSAGE_TOO_LARGE|RECORD_LIST_TOO_LARGE/i;
 
 /** How a kafkajs error reads: the broker is away, the cluster is moving things, the bus handles it, or none of these. */
 export function kafkaTrouble(text: string): 'unreachable' | 'routine' | 'handled' | undefined {

@@ -107,6 +107,13 @@ describe('kafkajs logging', () => {
         log: { timestamp: 'ts', message: 'Response CreateTopics(key: 19, version: 3)', error },
       });
     response('Topic creation errors');
+    // After a crash whose own line said why (here: the coordinator loading, at info).
+    write({
+      namespace: 'Consumer',
+      level: logLevel.WARN,
+      label: 'WARN',
+      log: { timestamp: 'ts', message: 'Restarting the consumer in 300ms' },
+    });
     response('The request included a message larger than the max message size the server will accept');
     assert.deepEqual(
       lines.filter(([level]) => level !== 'debug'),
