@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, beforeEach, it } from 'vitest';
 import { describeOrSkip } from '@kb/testing';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
+import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
+import { topics } from '@kb/events';
 import { checkHealth } from '@kb/rpc';
 import { API_KEY, KafkaBroker, RunLogs, startMultiProcessSystem, waitUntil, type MultiProcessSystem } from './multiprocess-harness.js';
 
@@ -176,6 +178,64 @@ describeOrSkip('large documents on the distributed runtime, on a real Kafka brok
     for (const id of ids) assert.equal(await statusOf(id), 'completed');
     assert.ok(await ingestServing(), 'ingest ready: its outbox relay caught up');
     assert.doesNotMatch(restarted.output(), /larger than the max message size|cannot advance/);
+  });
+
+  it("a topic that refuses ingest's events: readiness fails naming ingest, one error line, then it advances again", TIMEOUT, async () => {
+    const admin = new Kafka({ clientId: 'large-documents-admin', brokers: [broker.brokers], logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    const limitTopic = (value: string) =>
+      admin.alterConfigs({
+        validateOnly: false,
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: topics.ingest, configEntries: [{ name: 'max.message.bytes', value }] }],
+      });
+    const ready = async () => (await fetch(`${sys.url}/health/ready`)).json() as Promise<{ status: string; failing?: string[] }>;
+    const incidents = () =>
+      sys
+        .process('ingest')
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('cannot advance'));
+    try {
+      // An operator lowers the topic's limit below the services' BUS_MAX_MESSAGE_BYTES.
+      await limitTopic('50000');
+      const word = batchWord();
+      // Random words: gzip cannot shrink its chunk event (about 330 kB) under the topic's 50 kB.
+      const random = (
+        randomBytes(150_000)
+          .toString('hex')
+          .match(/.{1,8}/g) ?? []
+      ).join(' ');
+      const [id] = await upload([{ name: 'refused.txt', text: `${random}\n\nThe closing line mentions ${word}.\n` }]);
+      const failing = await waitUntil(
+        async () => {
+          const r = await ready();
+          return r.status === 'not_ready' && r.failing?.includes('ingest') ? r : undefined;
+        },
+        'readiness naming ingest',
+        120_000,
+        () => sys.progress(),
+      );
+      assert.deepEqual(failing.failing, ['ingest']);
+      assert.equal(incidents().length, 1, incidents().join('\n'));
+      assert.match(incidents()[0]!, /"level":50/);
+      assert.match(incidents()[0]!, /over the broker's message size limit/);
+      assert.match(incidents()[0]!, /"behind_events":\d+/);
+
+      // The operator puts the limit back: the outbox drains by itself.
+      await limitTopic('1048588');
+      await waitUntil(
+        async () => ((await ready()).status === 'ready' ? true : undefined),
+        'ready again',
+        120_000,
+        () => sys.progress(),
+      );
+      await searchable([{ word, id: id! }]);
+      assert.match(sys.process('ingest').output(), /outbox relay of ingest advances again/);
+      assert.equal(incidents().length, 1, 'one line per incident');
+    } finally {
+      await limitTopic('1048588').catch(() => undefined);
+      await admin.disconnect();
+    }
   });
 
   it(
