@@ -155,7 +155,8 @@ export function grpcServer(
   const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
   register(server);
   const health: Record<string, DependencyCheck> = dependencyChecks({ store, bus, ...(core && { relay: core.relay }), ...checks });
-  server.addHealth(async (budgetMs) => (await checkDependencies(health, budgetMs)).ready);
+  // With its checks: the gateway's readiness (presenting the internal token) learns why the service is not ready.
+  server.addHealth((budgetMs) => checkDependencies(health, budgetMs));
   return {
     async listen() {
       const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);
