@@ -21,6 +21,8 @@ const skip = process.env.KAFKA_BROKERS
   : 'skipped: KAFKA_BROKERS is not set (CI starts a broker with scripts/kafka.sh; run `scripts/kafka.sh start` and export KAFKA_BROKERS)';
 
 const TIMEOUT = { timeout: 300_000 };
+/** The services' shared secret: the gateway's readiness says why a check fails to a caller presenting it. */
+const INTERNAL_TOKEN = randomBytes(24).toString('hex');
 
 /**
  * Plain text of about `bytes` bytes, every paragraph naming `word` so search finds the document; `last`, when
@@ -54,7 +56,7 @@ describeOrSkip('large documents on the distributed runtime, on a real Kafka brok
   beforeAll(async () => {
     broker = new KafkaBroker();
     broker.start();
-    sys = await startMultiProcessSystem({ brokers: broker.brokers, logs });
+    sys = await startMultiProcessSystem({ brokers: broker.brokers, logs, env: { INTERNAL_TOKEN } });
   }, TIMEOUT.timeout);
 
   beforeEach(({ task, onTestFailed }) => {
@@ -216,6 +218,11 @@ describeOrSkip('large documents on the distributed runtime, on a real Kafka brok
         () => sys.progress(),
       );
       assert.deepEqual(failing.failing, ['ingest']);
+      const why = (await (await fetch(`${sys.url}/health/ready`, { headers: { 'x-internal-token': INTERNAL_TOKEN } })).json()) as {
+        checks: Record<string, string>;
+      };
+      assert.match(why.checks.ingest!, /^NOT_SERVING \(events: outbox relay of ingest cannot advance: \d+ events .* behind;/);
+      assert.match(why.checks.ingest!, /over the broker's message size limit/);
       assert.equal(incidents().length, 1, incidents().join('\n'));
       assert.match(incidents()[0]!, /"level":50/);
       assert.match(incidents()[0]!, /over the broker's message size limit/);
