@@ -92,6 +92,11 @@ log.dirs=$RUN_DIR/data
 num.partitions=1
 # Topics are created by the clients (the bus adapter), never by a fetch.
 auto.create.topics.enable=false
+# The largest record batch the broker takes (Kafka's default, said here because the
+# services depend on it): their BUS_MAX_MESSAGE_BYTES (default 1000000) must stay at
+# or below it and below any topic's max.message.bytes. The services cut outbox
+# batches and ingest's chunk events to fit (docs/operations.md, "Event size limits").
+message.max.bytes=1048588
 # One node: every internal topic has one replica, and few partitions to start fast.
 offsets.topic.replication.factor=1
 offsets.topic.num.partitions=8

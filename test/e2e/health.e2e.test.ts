@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import Fastify from 'fastify';
-import { checkHealth, createRpcServer } from '@kb/rpc';
+import { checkHealth, checkHealthWithReason, createRpcServer } from '@kb/rpc';
 import { silentLogger, type AppError } from '@kb/platform';
 import { registerHealth, grpcServing } from '@kb/gateway';
 import { startTestSystem, type TestSystem } from './harness.js';
@@ -41,6 +41,7 @@ describe('gateway health', () => {
     assert.deepEqual(Object.keys(body.checks).sort(), [
       'analytics',
       'bus',
+      'events',
       'generation',
       'ingest',
       'knowledge_base',
@@ -80,6 +81,28 @@ describe('gateway health', () => {
       serving = true;
       const stillSlow = await app.inject({ method: 'GET', url: '/health/ready' });
       assert.deepEqual((stillSlow.json() as { failing: string[] }).failing, ['slow']);
+    } finally {
+      await app.close();
+      await server.shutdown(100);
+    }
+  });
+
+  it("a service that is not ready says why to the internal caller only: the gateway's readiness shows its failing checks", async () => {
+    const token = 'health-test-internal-token';
+    const server = createRpcServer({ internalToken: token, logger: silentLogger() });
+    const stuck = 'outbox relay of ingest cannot advance: 54 events (5.4 MB) behind; the oldest unpublished for 95 s';
+    server.addHealth(async () => ({ ready: false, checks: { store: 'ok', events: stuck } }));
+    const port = await server.listen('127.0.0.1', 0);
+    const app = Fastify();
+    registerHealth(app, { checks: { ingest: grpcServing(`127.0.0.1:${port}`, token) }, internalToken: token });
+    try {
+      const detailed = await app.inject({ method: 'GET', url: '/health/ready', headers: { 'x-internal-token': token } });
+      assert.equal(detailed.statusCode, 503);
+      assert.equal((detailed.json() as { checks: Record<string, string> }).checks.ingest, `NOT_SERVING (events: ${stuck})`);
+      const anonymous = await app.inject({ method: 'GET', url: '/health/ready' });
+      assert.deepEqual((anonymous.json() as { checks: Record<string, string> }).checks, { ingest: 'failing' });
+      // A probe without the token gets the status alone.
+      assert.deepEqual(await checkHealthWithReason(`127.0.0.1:${port}`, 1000), { status: 'NOT_SERVING' });
     } finally {
       await app.close();
       await server.shutdown(100);

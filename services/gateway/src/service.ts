@@ -186,7 +186,7 @@ export async function startGateway(options: {
           hostedCacheTtlMs: config.HOSTED_CACHE_TTL_MS,
           health: {
             checks: {
-              ...dependencyChecks({ store, bus }),
+              ...dependencyChecks({ store, bus, relay: core.relay }),
               knowledge_base: grpcServing(config.KNOWLEDGE_BASE_GRPC, config.INTERNAL_TOKEN),
               ingest: grpcServing(config.INGEST_GRPC, config.INTERNAL_TOKEN),
               analytics: grpcServing(config.ANALYTICS_GRPC, config.INTERNAL_TOKEN),

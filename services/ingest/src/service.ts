@@ -97,6 +97,8 @@ export async function startIngest(options: {
           pollMs: config.INGEST_POLL_MS,
           chunking: { targetChars: config.CHUNK_TARGET_CHARS, overlapChars: config.CHUNK_OVERLAP_CHARS },
           maxChunks: config.MAX_CHUNKS,
+          // Chunk events are cut to what the bus carries: a large document never makes an event (or a relay batch) the broker refuses.
+          maxEventBytes: bus.maxMessageBytes,
         });
         const intake = createIntake({
           store,

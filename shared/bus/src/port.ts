@@ -74,9 +74,20 @@ export interface Subscription {
 }
 
 export interface EventBus {
+  /**
+   * The most bytes one publish sends to one partition at a time (Kafka: one record
+   * batch, under the broker's `message.max.bytes`). `publish` splits a longer list
+   * itself; a single message over it cannot be carried. Producers of events with
+   * user-sized content keep each event under it (see `messageBytes`).
+   */
+  readonly maxMessageBytes: number;
   /** Creates the topics if missing (idempotent). */
   ensureTopics(topics: string[]): Promise<void>;
-  /** Durable once resolved. Messages with the same key keep their order. */
+  /**
+   * Durable once resolved. Messages with the same key keep their order. A list over
+   * `maxMessageBytes` is sent in several parts, in order; a message over it on its
+   * own may be refused (Kafka refuses it).
+   */
   publish(topic: string, messages: OutgoingMessage[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   /** Resolves when the bus answers (a readiness check); rejects when it cannot be reached. */
@@ -99,4 +110,39 @@ export function partitionFor(key: string, partitions: number): number {
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
   return hash % partitions;
+}
+
+/** Kafka's own default for `message.max.bytes` is 1,048,588; this leaves room for the record batch's framing. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 1_000_000;
+
+/**
+ * What one message weighs on the wire before compression: its key, value and
+ * headers in UTF-8, plus a record's framing (lengths, offsets, timestamp delta).
+ */
+export function messageBytes(message: OutgoingMessage): number {
+  let bytes = 64 + Buffer.byteLength(message.key) + Buffer.byteLength(message.value);
+  for (const [name, value] of Object.entries(message.headers ?? {})) bytes += 8 + Buffer.byteLength(name) + Buffer.byteLength(value);
+  return bytes;
+}
+
+/**
+ * Splits messages, in order, into runs of at most `maxBytes` each (a message over
+ * it on its own: the caller decides what to do with it).
+ */
+export function splitByBytes(messages: OutgoingMessage[], maxBytes: number): OutgoingMessage[][] {
+  const runs: OutgoingMessage[][] = [];
+  let run: OutgoingMessage[] = [];
+  let size = 0;
+  for (const message of messages) {
+    const bytes = messageBytes(message);
+    if (run.length > 0 && size + bytes > maxBytes) {
+      runs.push(run);
+      run = [];
+      size = 0;
+    }
+    run.push(message);
+    size += bytes;
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
 }

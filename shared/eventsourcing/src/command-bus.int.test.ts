@@ -4,11 +4,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { ConcurrencyError, randomIds } from '@kb/platform';
-import { categoryCreated, createCatalog } from '@kb/events';
+import { ConcurrencyError, randomIds, type AppError } from '@kb/platform';
+import { categoryCreated, createCatalog, promptCreated } from '@kb/events';
 import type { Store } from '@kb/store';
 import { createSqliteStore } from '@kb/store/sqlite';
-import { createCommandBus } from './command-bus.js';
+import { createCommandBus, publishedEventBytes } from './command-bus.js';
 import type { Decider } from './decider.js';
 import type { Projection } from './projection.js';
 
@@ -131,5 +131,48 @@ describe('command sessions', () => {
     );
     await commands.transaction({ metadata }, (session) => session.execute(notes, `note-${randomUUID()}`, { org: ORG }));
     assert.deepEqual(await inner.get('note_counts', 'last'), { id: 'last', n: 1 });
+  });
+});
+
+describe('events the bus cannot carry', () => {
+  const limit = 2_000;
+  // An event with user-sized text: a prompt's.
+  const texts = createCatalog([{ ...promptCreated, type: 'text.added', topic: 'test.texts' }]);
+  const named = (text: string): Decider<{ org: string }, number> => ({
+    initialState: () => 0,
+    evolve: (n) => n + 1,
+    decide: (c) => [
+      {
+        type: 'text.added',
+        data: { prompt_id: randomUUID(), org_id: c.org, name: 'prompt', text, tags: [], at: new Date().toISOString() },
+      },
+    ],
+  });
+  const limited = () => createCommandBus({ store, catalog: texts, projections: [], ids: randomIds, maxEventBytes: limit });
+
+  it('are never appended: the command fails with 413 event_too_large and the stream is unchanged', async () => {
+    const stream = `note-${randomUUID()}`;
+    await assert.rejects(
+      limited().transaction({ metadata }, (s) => s.execute(named('n'.repeat(limit)), stream, { org: ORG })),
+      (err: AppError) => {
+        assert.equal(err.httpStatus, 413);
+        assert.equal(err.code, 'event_too_large');
+        assert.match(err.message, /its text\.added event would be [\d,]+ bytes, over the 2,000 the event bus carries/);
+        return true;
+      },
+    );
+    assert.deepEqual(await store.readStream(stream), []);
+  });
+
+  it('an event just under the limit is appended, as the relay will send it', async () => {
+    const stream = `note-${randomUUID()}`;
+    // The envelope without the name, then a name that fills the rest.
+    const probe = await createCommandBus({ store, catalog: texts, projections: [], ids: randomIds }).transaction({ metadata }, (s) =>
+      s.execute(named(''), `note-${randomUUID()}`, { org: ORG }),
+    );
+    const base = publishedEventBytes(probe.events[0]!, stream);
+    const { events } = await limited().transaction({ metadata }, (s) => s.execute(named('m'.repeat(limit - base)), stream, { org: ORG }));
+    assert.equal(publishedEventBytes(events[0]!, stream), limit);
+    assert.equal((await store.readStream(stream)).length, 1);
   });
 });

@@ -1,5 +1,6 @@
-import { systemClock, traceparentOf, type Clock, type IdGenerator } from '@kb/platform';
+import { errors, systemClock, traceparentOf, type Clock, type IdGenerator } from '@kb/platform';
 import type { EventCatalog } from '@kb/events';
+import { messageBytes } from '@kb/bus';
 import type { EventMetadata, Store, StoreTransaction, StoredEvent } from '@kb/store';
 import { evolveFrom, fold, type Decider, type TypedEvent } from './decider.js';
 import { applyProjections, discardProjections, flushProjections, type Projection } from './projection.js';
@@ -34,6 +35,33 @@ export interface EventSourcingDeps {
   clock?: Clock;
   /** Called after each commit that appended events (wakes the outbox relay). */
   onCommitted?: () => void;
+  /**
+   * The most bytes one published event may weigh on the bus (the bus's
+   * `maxMessageBytes`): a command whose event would weigh more fails (413
+   * event_too_large) and appends nothing, so the outbox never holds an event
+   * the bus cannot carry. Producers of user-sized content cut their events to
+   * fit first (ingest's chunk events). Unset: no limit.
+   */
+  maxEventBytes?: number;
+}
+
+/** What a published event weighs on the bus: its envelope as the outbox relay sends it (positions at their widest). */
+export function publishedEventBytes(
+  e: { id: string; type: string; schema: number; data: unknown; metadata: EventMetadata },
+  streamId: string,
+): number {
+  const envelope = {
+    id: e.id,
+    type: e.type,
+    schema: e.schema,
+    stream_id: streamId,
+    version: Number.MAX_SAFE_INTEGER,
+    position: Number.MAX_SAFE_INTEGER,
+    data: e.data,
+    metadata: e.metadata,
+    recorded_at: '2000-01-01T00:00:00.000Z',
+  };
+  return messageBytes({ key: e.metadata.org_id, value: JSON.stringify(envelope), headers: { type: e.type } });
 }
 
 /**
@@ -80,7 +108,16 @@ export function createCommandBus(deps: EventSourcingDeps) {
           const def = deps.catalog.get(e.type);
           if (!def) throw new Error(`Event type ${e.type} is not in the catalog`);
           deps.catalog.validate(e.type, def.schema, e.data);
-          return { id: deps.ids.uuid(), type: e.type, schema: def.schema, data: e.data, metadata };
+          const event = { id: deps.ids.uuid(), type: e.type, schema: def.schema, data: e.data, metadata };
+          if (deps.maxEventBytes !== undefined && deps.catalog.isPublished(e.type)) {
+            const bytes = publishedEventBytes(event, streamId);
+            if (bytes > deps.maxEventBytes)
+              throw errors.payloadTooLarge(
+                `The change is too large to record: its ${e.type} event would be ${bytes.toLocaleString('en-US')} bytes, over the ${deps.maxEventBytes.toLocaleString('en-US')} the event bus carries`,
+                { code: 'event_too_large', details: { event_type: e.type, bytes, limit_bytes: deps.maxEventBytes } },
+              );
+          }
+          return event;
         });
         const stored = await tx.append(streamId, history.length, newEvents);
         await applyProjections(deps.projections, tx, stored);

@@ -5,3 +5,4 @@ export * from './outbox-relay.js';
 export * from './consumer.js';
 export * from './rebuild.js';
 export * from './lease.js';
+export { OUTBOX_LAG_METRIC, type RelayStatus, type Backlog } from './relay-health.js';

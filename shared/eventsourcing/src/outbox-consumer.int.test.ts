@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { AppError, errorKinds, randomIds, type ErrorKind } from '@kb/platform';
 import { categoryCreated, createCatalog, deadLetterTopic, type EventEnvelope } from '@kb/events';
-import type { EventBus, ReceivedMessage, Subscription } from '@kb/bus';
+import { messageBytes, type EventBus, type ReceivedMessage, type Subscription } from '@kb/bus';
 import { createSqliteEventBus } from '@kb/bus/sqlite';
 import type { Store, StoreTransaction } from '@kb/store';
 import { createSqliteStore } from '@kb/store/sqlite';
@@ -181,6 +181,69 @@ describe('outbox relay checkpoint', () => {
       assert.equal(mine().length, 12, 'nothing more after a clean stop');
     } finally {
       await first.stop();
+      await own.close();
+    }
+  });
+});
+
+describe('outbox relay limits and lag', () => {
+  it('publishes in batches bounded in bytes, and reports a relay that cannot advance until it does again', async () => {
+    const own = createSqliteStore({ path: join(dir, `limits-${randomUUID()}.db`) });
+    const sizes: number[] = [];
+    let refuse: Error | undefined;
+    // The real bus with a small limit, recording what each publish weighs, refusing while `refuse` is set.
+    const limited: EventBus = {
+      ...bus,
+      maxMessageBytes: 2_000,
+      publish: async (topic, messages) => {
+        if (refuse) throw refuse;
+        sizes.push(messages.reduce((sum, m) => sum + messageBytes(m), 0));
+        await bus.publish(topic, messages);
+      },
+    };
+    const org = randomUUID();
+    const mine = () => received.filter((m) => m.key === org).map((m) => (JSON.parse(m.value) as EventEnvelope).data.name as string);
+    const limitedRelay = createOutboxRelay({
+      store: own,
+      bus: limited,
+      catalog,
+      name: 'limits',
+      owner: 'me',
+      pollIntervalMs: 10,
+      maxRetryDelayMs: 20,
+      failuresBeforeAlert: 3,
+    });
+    const writer = createCommandBus({ store: own, catalog, projections: [], ids: randomIds, onCommitted: () => limitedRelay.notify() });
+    const note = (text: string) =>
+      writer.transaction({ metadata: { org_id: org } }, (s) => s.execute(notes, `note-${org}`, { type: 'add', org, text }));
+    try {
+      for (let i = 0; i < 20; i++) await note(`b${i}`);
+      await limitedRelay.start([TOPIC]);
+      await waitFor(() => mine().length === 20, 'every event');
+      assert.deepEqual(
+        mine(),
+        Array.from({ length: 20 }, (_, i) => `b${i}`),
+      );
+      assert.ok(sizes.length >= 4, `several publishes (${sizes.join(', ')} bytes)`);
+      assert.ok(
+        sizes.every((bytes) => bytes <= 2_000),
+        `each under the limit (${sizes.join(', ')} bytes)`,
+      );
+      await limitedRelay.check();
+
+      refuse = new Error('The request included a message larger than the max message size the server will accept');
+      await note('stuck');
+      await waitFor(() => limitedRelay.status().failing, 'the relay reports it cannot advance');
+      await assert.rejects(
+        limitedRelay.check(),
+        /outbox relay of limits cannot advance: 1 events .* behind.*the last: The request included a message larger/,
+      );
+
+      refuse = undefined;
+      await waitFor(() => mine().includes('stuck'), 'the event once the bus takes it');
+      await limitedRelay.check();
+    } finally {
+      await limitedRelay.stop();
       await own.close();
     }
   });

@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
+import { metrics, type Meter } from '@opentelemetry/api';
 import { createOutageLog, silentLogger, systemClock, type Clock } from '@kb/platform';
 import type { EventCatalog, EventEnvelope } from '@kb/events';
-import type { EventBus, OutgoingMessage } from '@kb/bus';
+import { messageBytes, type EventBus, type OutgoingMessage } from '@kb/bus';
 import type { Store, StoredEvent } from '@kb/store';
 import { acquireLease } from './lease.js';
+import { createRelayHealth, type RelayStatus } from './relay-health.js';
 
 export interface OutboxRelayOptions {
   store: Store;
@@ -13,7 +15,18 @@ export interface OutboxRelayOptions {
   name: string;
   /** Identifies this process for the lease (several replicas: one relays at a time). */
   owner: string;
+  /** Most events per publish (default 200). */
   batchSize?: number;
+  /** Most bytes per publish (default the bus's `maxMessageBytes`): a crash re-sends no more than that at once. */
+  maxBatchBytes?: number;
+  /** The oldest unpublished event older than this makes the relay `failing` (default 60 s). */
+  lagAlertMs?: number;
+  /** This many failed publishes in a row make the relay `failing` (default 5). */
+  failuresBeforeAlert?: number;
+  /** Longest wait between attempts while publishing fails (default 5 s; the first retry is the next poll). */
+  maxRetryDelayMs?: number;
+  /** Where the outbox lag gauge is registered (default: the global OpenTelemetry meter provider). */
+  meter?: Meter;
   pollIntervalMs?: number;
   leaseMs?: number;
   clock?: Clock;
@@ -43,6 +56,12 @@ export const toEnvelope = (e: StoredEvent): EventEnvelope => ({
  * unwritten, and on stop and flush: a pass per commit would otherwise cost a
  * write transaction per commit. A crash re-publishes what was published since the
  * last write, fewer than `batchSize` events, which idempotent consumers absorb.
+ *
+ * A publish carries at most `batchSize` events and `maxBatchBytes` bytes. While
+ * publishing fails the relay retries on a backoff; once the oldest unpublished
+ * event is older than `lagAlertMs`, or `failuresBeforeAlert` publishes failed in a
+ * row, `check` rejects with the reason (readiness: `events`), one error line says
+ * how far behind it is, and one info line says when it advances again.
  */
 export function createOutboxRelay(options: OutboxRelayOptions) {
   const logger = options.logger ?? silentLogger();
@@ -50,6 +69,8 @@ export function createOutboxRelay(options: OutboxRelayOptions) {
   const outage = createOutageLog(logger.child({ component: 'outbox-relay' }), 'event bus (outbox relay)');
   const clock = options.clock ?? systemClock;
   const batchSize = options.batchSize ?? 200;
+  const maxBatchBytes = options.maxBatchBytes ?? options.bus.maxMessageBytes;
+  const maxRetryDelayMs = options.maxRetryDelayMs ?? 5_000;
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const leaseMs = options.leaseMs ?? 10_000;
   const checkpointId = `outbox:${options.name}`;
@@ -63,6 +84,33 @@ export function createOutboxRelay(options: OutboxRelayOptions) {
   let position: number | undefined;
   /** Events published since the checkpoint was last written. */
   let unsaved = 0;
+  /** Failed passes in a row, and no pass before this time (ms) while they fail. */
+  let failures = 0;
+  let retryAt = 0;
+  const health = createRelayHealth({
+    name: options.name,
+    clock,
+    logger: logger.child({ component: 'outbox-relay' }),
+    lagAlertMs: options.lagAlertMs ?? 60_000,
+    failuresBeforeAlert: options.failuresBeforeAlert ?? 5,
+    meter: options.meter ?? metrics.getMeter('@kb/eventsourcing'),
+    countBehind: () => countBehind(),
+  });
+
+  /** Events after the last published position, counted up to 10,000 (an incident's log line and readiness). */
+  async function countBehind(): Promise<{ events: number; bytes: number; more: boolean }> {
+    let at = position ?? (await options.store.get<{ id: string; position: number }>(CHECKPOINTS, checkpointId))?.position ?? 0;
+    let events = 0;
+    let bytes = 0;
+    while (events < 10_000) {
+      const page = await options.store.readAll(at, 500);
+      events += page.length;
+      for (const e of page) bytes += Buffer.byteLength(JSON.stringify(e.data));
+      if (page.length < 500) return { events, bytes, more: false };
+      at = page[page.length - 1]!.position;
+    }
+    return { events, bytes, more: true };
+  }
 
   /**
    * Holds the relay's lease, writing it only when less than two thirds of it
@@ -89,43 +137,85 @@ export function createOutboxRelay(options: OutboxRelayOptions) {
     unsaved -= count;
   }
 
-  async function publishBatch(): Promise<number> {
-    if (!(await holdLease())) return 0;
+  /** The bus message of each event (none for internal events), serialized once. */
+  const prepare = (events: StoredEvent[]) =>
+    events.map((e) => {
+      if (!options.catalog.isPublished(e.type)) return { event: e, bytes: 0 };
+      const message: OutgoingMessage = { key: e.metadata.org_id, value: JSON.stringify(toEnvelope(e)), headers: { type: e.type } };
+      return { event: e, topic: options.catalog.topicOf(e.type), message, bytes: messageBytes(message) };
+    });
+  type Prepared = ReturnType<typeof prepare>[number];
+
+  /** Consecutive runs of at most `maxBatchBytes` each (an event over it alone in its run). */
+  function runsOf(prepared: Prepared[]): Prepared[][] {
+    const runs: Prepared[][] = [];
+    let run: Prepared[] = [];
+    let bytes = 0;
+    for (const p of prepared) {
+      if (run.length > 0 && bytes + p.bytes > maxBatchBytes) {
+        runs.push(run);
+        run = [];
+        bytes = 0;
+      }
+      run.push(p);
+      bytes += p.bytes;
+    }
+    if (run.length > 0) runs.push(run);
+    return runs;
+  }
+
+  /**
+   * One pass: reads up to `batchSize` events after the position and publishes them
+   * in runs of at most `maxBatchBytes`, advancing the position after each run.
+   * Whether more events may be waiting.
+   */
+  async function publishBatch(): Promise<boolean> {
+    if (!(await holdLease())) {
+      health.notHolding();
+      return false;
+    }
     position ??= (await options.store.get<{ id: string; position: number }>(CHECKPOINTS, checkpointId))?.position ?? 0;
-    const events = await options.store.readAll(position, batchSize);
-    if (events.length === 0) {
+    const read = await options.store.readAll(position, batchSize);
+    if (read.length === 0) {
+      health.caughtUp();
       await saveCheckpoint();
-      return 0;
+      return false;
     }
-    const byTopic = new Map<string, OutgoingMessage[]>();
-    for (const e of events) {
-      if (!options.catalog.isPublished(e.type)) continue;
-      const topic = options.catalog.topicOf(e.type);
-      const list = byTopic.get(topic) ?? [];
-      list.push({ key: e.metadata.org_id, value: JSON.stringify(toEnvelope(e)), headers: { type: e.type } });
-      byTopic.set(topic, list);
+    for (const run of runsOf(prepare(read))) {
+      health.waiting(new Date(run[0]!.event.recorded_at).getTime());
+      const byTopic = new Map<string, OutgoingMessage[]>();
+      for (const { topic, message } of run) if (topic && message) byTopic.set(topic, [...(byTopic.get(topic) ?? []), message]);
+      for (const [topic, messages] of byTopic) await options.bus.publish(topic, messages);
+      position = run[run.length - 1]!.event.position;
+      unsaved += run.length;
+      if (unsaved >= batchSize) await saveCheckpoint();
     }
-    for (const [topic, messages] of byTopic) await options.bus.publish(topic, messages);
-    position = events[events.length - 1]!.position;
-    unsaved += events.length;
-    if (unsaved >= batchSize) await saveCheckpoint();
-    return events.length;
+    return read.length === batchSize;
   }
 
   async function drain(): Promise<void> {
     do {
       again = false;
       try {
-        while (!stopped && (await publishBatch()) === batchSize);
+        while (!stopped && (await publishBatch()));
+        failures = 0;
+        retryAt = 0;
         outage.recovered();
+        await health.published();
       } catch (err) {
+        failures++;
+        // The next poll, then twice as long each time up to maxRetryDelayMs: a refusal that lasts is not retried 4 times a second.
+        retryAt = clock.now().getTime() + Math.min(maxRetryDelayMs, pollIntervalMs * 2 ** (failures - 1));
         outage.failed(err);
+        await health.failed(err);
+        return;
       }
     } while (again && !stopped);
   }
 
-  function kick(): void {
+  function kick(force = false): void {
     if (stopped) return;
+    if (!force && clock.now().getTime() < retryAt) return;
     if (running) {
       again = true;
       return;
@@ -151,19 +241,24 @@ export function createOutboxRelay(options: OutboxRelayOptions) {
       };
       tick();
     },
-    /** Publish now rather than at the next poll. */
-    notify: kick,
+    /** Publish now rather than at the next poll (unless publishing failed and the relay is backing off). */
+    notify: () => kick(),
     /** Publish everything committed so far and write the checkpoint (tests, shutdown). */
     async flush() {
       while (running) await running;
       if (!stopped) {
-        kick();
+        kick(true);
         while (running) await running;
       }
       await saveCheckpoint();
     },
+    /** Resolves while events flow; rejects saying how far behind the relay is and why (readiness: `events`). */
+    check: () => health.check(),
+    /** Where the relay stands (the lag gauge, readiness, tests). */
+    status: (): RelayStatus => health.status(),
     async stop() {
       stopped = true;
+      health.close();
       if (timer) clearTimeout(timer);
       while (running) await running;
       // Not written: the next relay re-publishes those events, which consumers absorb.

@@ -99,6 +99,22 @@ export const configFields = {
     description:
       "Kafka consumer groups' session in ms, when BUS=kafka: a member killed without leaving holds its partitions (and its restart's join) until it ends; heartbeats every third of it",
   }),
+  BUS_MAX_MESSAGE_BYTES: Type.Integer({
+    minimum: 65536,
+    default: 1000000,
+    description:
+      "most bytes of one record batch the bus sends and of one event with user-sized content (chunk events); with BUS=kafka at most the broker's message.max.bytes and the topics' max.message.bytes",
+  }),
+  KAFKA_COMPRESSION: Type.Union([Type.Literal('gzip'), Type.Literal('none')], {
+    default: 'gzip',
+    description: 'record batch compression of published events, when BUS=kafka (gzip is built into the client)',
+  }),
+  OUTBOX_LAG_ALERT_MS: Type.Integer({
+    minimum: 1000,
+    default: 60000,
+    description:
+      'an outbox event unpublished for longer than this (ms), or 5 failed publishes in a row, makes readiness report events: failing and logs one error line with what waits',
+  }),
   INTERNAL_TOKEN: Type.String({
     minLength: 16,
     description: 'shared secret that services require on every internal gRPC call (at least 16 characters)',

@@ -16,12 +16,34 @@ export interface OutageLog {
   readonly down: boolean;
 }
 
-export function createOutageLog(logger: Logger, dependency: string, now: () => number = Date.now): OutageLog {
+export function createOutageLog(
+  logger: Logger,
+  dependency: string,
+  now: () => number = Date.now,
+  /**
+   * How long a recovery must hold before it is said (default 0: at once). A
+   * dependency that comes back in steps (one client reconnects, another still
+   * fails) is then one outage, not several.
+   */
+  settleMs = 0,
+): OutageLog {
   let since: number | undefined;
   let failures = 0;
+  let settling: NodeJS.Timeout | undefined;
+  const end = () => {
+    settling = undefined;
+    if (since === undefined) return;
+    logger.info({ dependency, down_ms: now() - since, failed_calls: failures }, `${dependency} available again`);
+    since = undefined;
+    failures = 0;
+  };
   return {
     failed(err, fields = {}) {
       failures++;
+      if (settling) {
+        clearTimeout(settling);
+        settling = undefined;
+      }
       if (since !== undefined) {
         logger.debug({ ...fields, err, dependency }, `${dependency} still unavailable`);
         return;
@@ -30,13 +52,13 @@ export function createOutageLog(logger: Logger, dependency: string, now: () => n
       logger.warn({ ...fields, err, dependency }, `${dependency} unavailable; retrying in the background (logged again when it recovers)`);
     },
     recovered() {
-      if (since === undefined) return;
-      logger.info({ dependency, down_ms: now() - since, failed_calls: failures }, `${dependency} available again`);
-      since = undefined;
-      failures = 0;
+      if (since === undefined || settling) return;
+      if (settleMs <= 0) return end();
+      settling = setTimeout(end, settleMs);
+      settling.unref();
     },
     get down() {
-      return since !== undefined;
+      return since !== undefined && settling === undefined;
     },
   };
 }

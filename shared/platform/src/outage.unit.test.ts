@@ -31,4 +31,26 @@ describe('the outage log of a dependency', () => {
     outage.failed(new Error('again'));
     assert.equal(lines.at(-1)![0], 'warn');
   });
+
+  it('with a settle time, a dependency that comes back in steps is one outage: one warn, one info', async () => {
+    const { lines, logger } = recorder();
+    const outage = createOutageLog(logger, 'kafka', Date.now, 50);
+    outage.failed(new Error('connect ECONNREFUSED'));
+    // The admin client answers, a consumer still fails, then everything answers.
+    outage.recovered();
+    outage.failed(new Error('connect ECONNREFUSED'));
+    outage.recovered();
+    assert.equal(outage.down, false);
+    for (let i = 0; lines.filter(([level]) => level === 'info').length === 0; i++) {
+      assert.ok(i < 100, 'the recovery is said once it held');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.deepEqual(
+      lines.filter(([level]) => level !== 'debug'),
+      [
+        ['warn', 'kafka unavailable; retrying in the background (logged again when it recovers)'],
+        ['info', 'kafka available again'],
+      ],
+    );
+  });
 });

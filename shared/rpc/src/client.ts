@@ -24,7 +24,12 @@ export interface RpcClient {
  * (`ctx.trace`, else the active span), and its traceparent travels in metadata.
  */
 export function createRpcClient(service: grpc.ServiceClientConstructor, options: RpcClientOptions): RpcClient {
-  const client = new service(options.address, grpc.credentials.createInsecure());
+  // A channel whose server went away retries on a backoff that grows to 120 s by default: a restarted
+  // service would answer only once that wait ends (503s seconds after it listens). Capped at 1 s.
+  const client = new service(options.address, grpc.credentials.createInsecure(), {
+    'grpc.initial_reconnect_backoff_ms': 200,
+    'grpc.max_reconnect_backoff_ms': 1000,
+  });
   const deadlineMs = options.deadlineMs ?? 10_000;
   // Method name (as defined, or its camelCase original) -> path, for the in-process transport.
   const paths = new Map<string, string>();

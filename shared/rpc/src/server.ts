@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { contextFromTraceparent, inSpan, INTERNAL_AUTH_MISCONFIGURED, isAppError, SpanKind } from '@kb/platform';
 import { metadataToContext, type CallContext } from './context.js';
 import { toServiceError } from './status.js';
-import { addHealthService } from './health.js';
+import { addHealthService, type HealthAnswer } from './health.js';
 import { registerLocalServer, type LocalMethod } from './in-process.js';
 
 export type UnaryHandler<Req = any, Res = any> = (request: Req, ctx: CallContext) => Promise<Res>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -81,8 +81,8 @@ export function createRpcServer(options: RpcServerOptions) {
 
   return {
     addService,
-    /** grpc.health.v1 Check: SERVING while `ready(budgetMs)` resolves true within the caller's deadline (see health.ts). */
-    addHealth(ready: (budgetMs: number) => Promise<boolean>): void {
+    /** grpc.health.v1 Check: SERVING while `ready(budgetMs)` resolves ready within the caller's deadline (see health.ts). */
+    addHealth(ready: (budgetMs: number) => Promise<boolean | HealthAnswer>): void {
       addHealthService(server, { ready, internalToken: options.internalToken, onRefused });
     },
     /** Binds and resolves with the actual port (0 picks a free one). */

@@ -12,6 +12,11 @@ export interface AdapterSettings {
   KAFKA_BROKERS?: string | undefined;
   /** The consumer groups' session (see KafkaEventBusOptions.sessionTimeoutMs). */
   KAFKA_SESSION_TIMEOUT_MS?: number | undefined;
+  /** The bus's message limit (see EventBus.maxMessageBytes). */
+  BUS_MAX_MESSAGE_BYTES?: number | undefined;
+  KAFKA_COMPRESSION?: 'gzip' | 'none' | undefined;
+  /** When the outbox relay counts as stuck (see OutboxRelayOptions.lagAlertMs). */
+  OUTBOX_LAG_ALERT_MS?: number | undefined;
 }
 
 /** How a service's embedded store file is laid out (the SQLite store only; MongoDB ignores it). */
@@ -51,8 +56,14 @@ export async function openBus(settings: AdapterSettings, service: string, logger
       logger,
       waitUntilConsuming: false,
       ...(settings.KAFKA_SESSION_TIMEOUT_MS !== undefined && { sessionTimeoutMs: settings.KAFKA_SESSION_TIMEOUT_MS }),
+      ...(settings.BUS_MAX_MESSAGE_BYTES !== undefined && { maxMessageBytes: settings.BUS_MAX_MESSAGE_BYTES }),
+      ...(settings.KAFKA_COMPRESSION !== undefined && { compression: settings.KAFKA_COMPRESSION }),
     });
   }
   const { createSqliteEventBus } = await import('@kb/bus/sqlite');
-  return createSqliteEventBus({ path: join(settings.DATA_DIR, 'bus.db'), logger });
+  return createSqliteEventBus({
+    path: join(settings.DATA_DIR, 'bus.db'),
+    logger,
+    ...(settings.BUS_MAX_MESSAGE_BYTES !== undefined && { maxMessageBytes: settings.BUS_MAX_MESSAGE_BYTES }),
+  });
 }

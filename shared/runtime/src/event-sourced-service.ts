@@ -26,6 +26,8 @@ export async function createEventSourcedCore(options: {
   ids: IdGenerator;
   clock: Clock;
   logger: Logger;
+  /** When the relay counts as stuck (default 60 s). */
+  lagAlertMs?: number;
 }): Promise<EventSourcedCore> {
   for (const p of options.projections) for (const i of p.indexes ?? []) await options.store.ensureIndex(i.collection, i.fields);
   const relay = createOutboxRelay({
@@ -36,6 +38,7 @@ export async function createEventSourcedCore(options: {
     owner: `${hostname()}:${process.pid}`,
     clock: options.clock,
     logger: options.logger,
+    ...(options.lagAlertMs !== undefined && { lagAlertMs: options.lagAlertMs }),
   });
   const commands = createCommandBus({
     store: options.store,
@@ -44,6 +47,8 @@ export async function createEventSourcedCore(options: {
     ids: options.ids,
     clock: options.clock,
     onCommitted: () => relay.notify(),
+    // No event the bus cannot carry is ever appended (the relay would be stuck behind it).
+    maxEventBytes: options.bus.maxMessageBytes,
   });
   return {
     commands,

@@ -35,11 +35,13 @@ export async function checkDependencies(checks: Record<string, DependencyCheck>,
 /**
  * A service's dependencies as checks: its store, its bus, its consumers (each in its
  * consumer group's current generation, so events are being handled, not waiting
- * out a rebalance) and (the knowledge base) its search index.
+ * out a rebalance), its outbox relay (`events`: what it commits reaches the bus)
+ * and (the knowledge base) its search index.
  */
 export function dependencyChecks(deps: {
   store: Store;
   bus: EventBus;
+  relay?: { check(): Promise<void> };
   index?: { countChunks(org_id: string): Promise<number> };
 }): Record<string, DependencyCheck> {
   const checks: Record<string, DependencyCheck> = {
@@ -48,6 +50,8 @@ export function dependencyChecks(deps: {
   };
   const bus = deps.bus;
   if (bus.checkConsumers) checks.consumers = () => bus.checkConsumers!();
+  const relay = deps.relay;
+  if (relay) checks.events = () => relay.check();
   const index = deps.index;
   if (index) checks.index = () => index.countChunks('00000000-0000-0000-0000-000000000000');
   return checks;

@@ -99,6 +99,7 @@ export async function startService<C extends AdapterSettings>(
     ids,
     clock,
     logger,
+    ...(config.OUTBOX_LAG_ALERT_MS !== undefined && { lagAlertMs: config.OUTBOX_LAG_ALERT_MS }),
   });
   const {
     server,
@@ -141,19 +142,21 @@ export async function startService<C extends AdapterSettings>(
 
 /**
  * A service's gRPC server: its services registered by `register`, and the
- * standard health service, ready while the store, the bus, every consumer and
- * the `checks` given answer.
+ * standard health service, ready while the store, the bus, every consumer, the
+ * outbox relay (events flow) and the `checks` given answer.
  */
 export function grpcServer(
-  ctx: Pick<ServiceContext<{ INTERNAL_TOKEN: string; GRPC_HOST: string; GRPC_PORT: number }>, 'config' | 'logger' | 'store' | 'bus'>,
+  ctx: Pick<ServiceContext<{ INTERNAL_TOKEN: string; GRPC_HOST: string; GRPC_PORT: number }>, 'config' | 'logger' | 'store' | 'bus'> &
+    Partial<Pick<ServiceContext<unknown>, 'core'>>,
   register: (server: RpcServer) => void,
   checks: { index?: { countChunks(org_id: string): Promise<number> } } = {},
 ): ServiceServer {
-  const { config, logger, store, bus } = ctx;
+  const { config, logger, store, bus, core } = ctx;
   const server = createRpcServer({ internalToken: config.INTERNAL_TOKEN, logger });
   register(server);
-  const health: Record<string, DependencyCheck> = dependencyChecks({ store, bus, ...checks });
-  server.addHealth(async (budgetMs) => (await checkDependencies(health, budgetMs)).ready);
+  const health: Record<string, DependencyCheck> = dependencyChecks({ store, bus, ...(core && { relay: core.relay }), ...checks });
+  // With its checks: the gateway's readiness (presenting the internal token) learns why the service is not ready.
+  server.addHealth((budgetMs) => checkDependencies(health, budgetMs));
   return {
     async listen() {
       const port = await server.listen(config.GRPC_HOST, config.GRPC_PORT);

@@ -1,7 +1,7 @@
 import { describe, it, afterAll, afterEach } from 'vitest';
 import { describeOrSkip } from './skip.js';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { waitFor as waitForCondition } from './wait.js';
 import type { EventBus, OutgoingMessage, ReceivedMessage, SubscribeOptions, Subscription } from '@kb/bus';
@@ -302,6 +302,27 @@ export async function describeEventBusContract(name: string, factory: EventBusFa
       await waitFor(() => rec.received.length >= 1, 'the message published while away');
       await sleep(QUIET_MS);
       assert.deepEqual(rec.values(), ['while-away']);
+    });
+
+    it('publishes a list larger than the bus carries at once, in order, in one call', TEST_TIMEOUT, async () => {
+      const topic = await newTopic('large-batch');
+      // One key (one partition, one record batch on Kafka), 2.5 times the limit in random text that compression
+      // cannot shrink below it: over a broker's default message.max.bytes.
+      const size = Math.ceil(bus.maxMessageBytes / 10);
+      const count = 25;
+      const messages = Array.from({ length: count }, (_, i) => ({
+        key: 'org-1',
+        value: `${String(i).padStart(4, '0')}:${randomBytes(size).toString('base64').slice(0, size)}`,
+      }));
+      await bus.publish(topic, messages);
+      const rec = recorder();
+      await subscribe(bus, { groupId: unique('large-batch'), topics: [topic], fromBeginning: true, handler: rec.handler });
+      await waitFor(() => rec.received.length >= count, `${count} messages of ${size} bytes`);
+      assert.deepEqual(
+        rec.values().map((v) => v.slice(0, 4)),
+        messages.map((m) => m.value.slice(0, 4)),
+      );
+      assert.ok(rec.values().every((v) => v.length === size + 5));
     });
 
     it('ensureTopics is idempotent, also across clients', TEST_TIMEOUT, async () => {

@@ -97,3 +97,29 @@ describe('abandoned reservations', () => {
     assert.deepEqual(await store.find(CREDIT_HOLDS, { where: { org_id: ctx.org_id } }), before);
   });
 });
+
+describe('the ledger', () => {
+  it('chains under concurrent reservations: each entry is the one before plus its amount', async () => {
+    const ctx = ctxOf(randomUUID());
+    await credits.grant(ctx, 100, 'test');
+    // Three requests in flight at once, settled in another order than reserved, one released, a charge among them.
+    const a = (await credits.reserve(ctx, 'generation', 1))!; // 5
+    const b = (await credits.reserve(ctx, 'query', 2))!; // 2
+    const c = (await credits.reserve(ctx, 'ingest', 1))!; // 2
+    await credits.settle(b);
+    await store.transaction((tx) =>
+      credits.chargeWithin(tx, { org_id: ctx.org_id, charge_id: randomUUID(), operation: 'ingest', amount: 3, reason: 'characters' }),
+    );
+    await credits.release(c);
+    await credits.settle(a, 4);
+    const { items } = await credits.usage(ctx, { limit: 10, offset: 0 });
+    const ledger = items.reverse().map((e) => [e.operation, e.amount, e.balance_after]);
+    assert.deepEqual(ledger, [
+      ['grant', 100, 100],
+      ['query', -2, 98],
+      ['ingest', -3, 95],
+      ['generation', -4, 91],
+    ]);
+    assert.equal((await credits.balance(ctx)).balance, 91, 'nothing held any more: the live balance is the last entry');
+  });
+});

@@ -19,7 +19,7 @@ import { createValidatorCompiler } from './validation.js';
 import { boundJsonDepth, checkWindow, hardenRouteSchema, hasWindow } from './hardening.js';
 import { registerRoutes } from './routes/index.js';
 import { registerRequestLog, type RequestLogMode } from './request-log.js';
-import { drainOversizedBodies } from './oversized-body.js';
+import { settleUnreadBodies } from './early-answer.js';
 import { registerConsole } from './console.js';
 import { createHostedCache, registerHostedSite } from './hosted.js';
 import type { ServiceClients } from '../clients.js';
@@ -166,7 +166,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
     if (request.caller && traceparent) request.caller = { ...request.caller, trace: traceparent };
   });
   // Before the shutdown hook below, which closes connections whatever this keeps.
-  drainOversizedBodies(app as unknown as FastifyInstance);
+  settleUnreadBodies(app as unknown as FastifyInstance);
   // Graceful shutdown: requests in flight when close() starts are answered, and
   // their keep-alive connections end with them. Otherwise a client that honours
   // the server's keep-alive timeout (72 s) would hold the process open that long.

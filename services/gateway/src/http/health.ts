@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { checkHealth } from '@kb/rpc';
+import { checkHealthWithReason } from '@kb/rpc';
 import { checkDependencies, type DependencyCheck } from '@kb/runtime';
 
 /** Where the probes live (outside the API; no traces). */
@@ -17,14 +17,15 @@ export interface HealthDeps {
 
 /**
  * The standard grpc.health.v1 answer of the service at `address`, as a check: fails unless
- * SERVING, and (with the token) when the service refuses this gateway's internal token.
- * The service decides within most of the deadline, so a NOT_SERVING arrives as such.
+ * SERVING (with the token, saying which of the service's checks fail and why), and when
+ * the service refuses this gateway's internal token. The service decides within most of
+ * the deadline, so a NOT_SERVING arrives as such.
  */
 export const grpcServing =
   (address: string, internalToken?: string, deadlineMs = 2000): DependencyCheck =>
   async () => {
-    const status = await checkHealth(address, deadlineMs, internalToken);
-    if (status !== 'SERVING') throw new Error(status);
+    const { status, reason } = await checkHealthWithReason(address, deadlineMs, internalToken);
+    if (status !== 'SERVING') throw new Error(reason ? `${status} (${reason})` : status);
   };
 
 /** Compared as SHA-256 digests: equal lengths whatever bytes were presented, and no timing on the secret's length. */

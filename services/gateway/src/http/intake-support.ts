@@ -181,9 +181,6 @@ export function createUploadBudget(options: { maxRequestBytes: number; inflightB
   return { maxRequestBytes: options.maxRequestBytes, capacity: Math.max(options.inflightBytes, options.maxRequestBytes), inUse: 0 };
 }
 
-/** How long the rest of a refused upload's body may take to arrive before its connection is dropped. */
-const DRAIN_MS = 60_000;
-
 /** Seconds a client is asked to wait when the in-flight budget is spent. */
 export const UPLOAD_RETRY_AFTER_SECONDS = 1;
 
@@ -199,8 +196,6 @@ declare module 'fastify' {
     upload?: MultipartBody;
     /** Bytes this request holds of the upload budget (released once, when it ends). */
     uploadHeld?: number;
-    /** Refused while its body streamed: answer, then close the connection (its rest is not read again). */
-    closeAfterReply?: boolean;
   }
 }
 
@@ -269,23 +264,10 @@ export async function registerMultipart(
     budget.inUse += declared;
     request.uploadHeld = declared;
   });
-  // A request refused before its body was read (413 or 503 at admission) has its
-  // body drained, so the client finishes sending, reads the answer and reuses
-  // the connection. One refused while its parts streamed (413 past the budget)
-  // is answered with Connection: close: the multipart parser has stopped
-  // reading it, and the connection would otherwise carry no next request. A
-  // client that never ends its body loses the connection after DRAIN_MS.
-  app.addHook('onSend', async (request, reply, payload) => {
-    const raw = request.raw;
-    if (raw.readableEnded || !request.headers['content-type']?.toLowerCase().startsWith('multipart/')) return payload;
-    raw.resume();
-    const timer = setTimeout(() => raw.socket?.destroy(), DRAIN_MS);
-    timer.unref();
-    raw.once('end', () => clearTimeout(timer));
-    raw.once('close', () => clearTimeout(timer));
-    if (request.closeAfterReply) void reply.header('connection', 'close');
-    return payload;
-  });
+  // A request answered before its body was read (413 or 503 at admission, ingest
+  // unavailable while a file streamed) has the rest of its body discarded by
+  // settleUnreadBodies (early-answer.ts); one refused past the request budget is
+  // answered with Connection: close (closeAfterReply).
   app.addHook('onResponse', async (request, reply) => {
     release(request);
     if (reply.statusCode < 200 || reply.statusCode >= 300) discard(request);

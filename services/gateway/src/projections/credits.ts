@@ -38,6 +38,12 @@ export interface CreditLedgerDoc {
   operation: 'grant' | 'ingest' | 'query' | 'generation';
   /** Positive for grants, negative for spending. */
   amount: number;
+  /**
+   * The organization's credits once this entry is booked: what was granted less
+   * what was spent, up to and including it. Credits held for requests still in
+   * flight are not spent yet and so not taken off (the live balance shows them
+   * taken off): each entry's balance_after is the previous entry's plus its amount.
+   */
   balance_after: number;
   reason: string | null;
   at: string;
@@ -75,7 +81,7 @@ export const creditsProjection: Projection = {
           seq: event.position,
           operation: 'grant',
           amount: d.amount,
-          balance_after: next.balance,
+          balance_after: next.balance + next.reserved,
           reason: d.reason,
           at: d.at,
         };
@@ -118,7 +124,8 @@ export const creditsProjection: Projection = {
           seq: event.position,
           operation: d.operation,
           amount: -d.amount,
-          balance_after: b.balance + refunded,
+          // Other reservations still open are not spent: they do not count against this entry.
+          balance_after: b.balance + b.reserved - d.amount,
           reason: null,
           at: d.at,
         };
@@ -155,7 +162,7 @@ export const creditsProjection: Projection = {
           seq: event.position,
           operation: d.operation,
           amount: -d.amount,
-          balance_after: next.balance,
+          balance_after: next.balance + next.reserved,
           reason: d.amount < d.requested ? `${d.reason}; ${d.requested - d.amount} not charged: the balance ran out` : d.reason,
           at: d.at,
         };

@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
 import { contextFromTraceparent, endSpan, SpanKind, startSpan, type Clock } from '@kb/platform';
 import type { Store } from '@kb/store';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '@kb/bus';
 import type { BlobStore } from '@kb/blob';
 import type { CommandBus, CommandSession } from '@kb/eventsourcing';
 import { startHeartbeat } from '@kb/coordination';
-import { contentDecider, contentStream } from '../domain/content.js';
+import { batchChunks, contentDecider, contentStream } from '../domain/content.js';
 import { chunkBlocks, type ChunkingOptions } from '../domain/chunking.js';
 import type { ExtractionPool } from '../extract/pool.js';
 import { ExtractionError, FORMAT_NAMES } from '../extract/types.js';
@@ -39,8 +40,8 @@ export interface ProcessorOptions {
   chunking: ChunkingOptions;
   /** Most chunks one item may be stored as; more fails the item. */
   maxChunks?: number;
-  /** Most characters of chunk text per content.chunks_added event (200k stays under 1 MB even at 4 bytes a character). */
-  batchChars?: number;
+  /** Most bytes of one content.chunks_added event on the bus (the bus's message limit; default 1,000,000). */
+  maxEventBytes?: number;
 }
 
 const SCAN = 200;
@@ -183,7 +184,7 @@ export function createProcessor(options: ProcessorOptions) {
         chunks: outcome.chunks,
         characters: outcome.characters,
         format: outcome.format,
-        batch_chars: options.batchChars ?? 200_000,
+        max_event_bytes: options.maxEventBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
         at: at.toISOString(),
       });
       await session.tx.delete(JOBS, job.id);
@@ -292,6 +293,12 @@ export function createProcessor(options: ProcessorOptions) {
           `The file would be stored as ${chunks.length.toLocaleString('en-US')} chunks, over the limit of ${options.maxChunks.toLocaleString('en-US')} per file; split it into smaller files`,
           true,
         );
+      }
+      // Cut into events here, so a chunk no event can carry fails the item instead of its recording.
+      try {
+        batchChunks(chunks, options.maxEventBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
+      } catch (err) {
+        throw new ExtractionError((err as Error).message, true);
       }
       const characters = result.blocks.reduce((n, b) => n + b.text.length, 0);
       outcome = { chunks, characters, format: result.format };

@@ -54,7 +54,7 @@ export type ContentCommand =
     }
   | { type: 'add_version'; org_id: string; version_id: string; title?: string; summary?: string; source: Source; at: string }
   | { type: 'start_processing'; version_id: string; attempt: number; at: string }
-  | { type: 'complete'; version_id: string; chunks: ChunkData[]; characters: number; batch_chars: number; format?: string; at: string }
+  | { type: 'complete'; version_id: string; chunks: ChunkData[]; characters: number; max_event_bytes: number; format?: string; at: string }
   | { type: 'fail'; version_id: string; reason: string; attempts: number; at: string }
   | {
       type: 'update';
@@ -160,19 +160,41 @@ export function checkTitle(title: string): string {
   return clean;
 }
 
-/** Splits chunks into events that each stay well under Kafka's 1 MB message limit. */
-export function batchChunks(chunks: ChunkData[], maxChars: number): ChunkData[][] {
+/**
+ * What a content.chunks_added event carries besides its chunks, with room to
+ * spare: its envelope (ids, type, schema, positions, time), its metadata (org,
+ * actor, trace context), the other data fields, and the bus's record framing.
+ */
+export const CHUNK_EVENT_OVERHEAD_BYTES = 8192;
+
+/** What one chunk adds to a content.chunks_added event on the bus: its JSON in UTF-8 and a comma. */
+export const chunkBytes = (chunk: ChunkData): number => Buffer.byteLength(JSON.stringify(chunk)) + 1;
+
+/**
+ * Splits chunks, in order, into content.chunks_added events that each fit in
+ * `maxEventBytes` on the bus (the bus's message limit, BUS_MAX_MESSAGE_BYTES): sized
+ * by their JSON in UTF-8, so multi-byte characters and escapes count as they travel.
+ * A chunk that cannot fit in an event on its own is refused: no event the bus
+ * cannot carry is ever appended.
+ */
+export function batchChunks(chunks: ChunkData[], maxEventBytes: number): ChunkData[][] {
+  const room = maxEventBytes - CHUNK_EVENT_OVERHEAD_BYTES;
   const batches: ChunkData[][] = [];
   let current: ChunkData[] = [];
   let size = 0;
   for (const chunk of chunks) {
-    if (current.length > 0 && size + chunk.text.length > maxChars) {
+    const bytes = chunkBytes(chunk);
+    if (bytes > room)
+      throw errors.validation(
+        `Chunk ${chunk.chunk_index} is ${bytes.toLocaleString('en-US')} bytes, more than an event carries (${room.toLocaleString('en-US')}); lower CHUNK_TARGET_CHARS`,
+      );
+    if (current.length > 0 && size + bytes > room) {
       batches.push(current);
       current = [];
       size = 0;
     }
     current.push(chunk);
-    size += chunk.text.length;
+    size += bytes;
   }
   if (current.length > 0) batches.push(current);
   return batches;
@@ -242,7 +264,7 @@ function decide(command: ContentCommand, state: ContentState): DecidedEvent[] {
       if (version.status === 'completed' || version.status === 'failed') return [];
       const ids = { content_id: state.content_id, version_id: version.version_id, org_id: state.org_id };
       return [
-        ...batchChunks(command.chunks, command.batch_chars).map((chunks) => ({
+        ...batchChunks(command.chunks, command.max_event_bytes).map((chunks) => ({
           type: 'content.chunks_added',
           data: { ...ids, chunks, at: command.at },
         })),

@@ -1,8 +1,9 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import type { StoredEvent } from '@kb/store';
-import { evolveFrom } from '@kb/eventsourcing';
-import { batchChunks, contentDecider, type ContentCommand, type ContentState } from './content.js';
+import { evolveFrom, toEnvelope } from '@kb/eventsourcing';
+import { messageBytes } from '@kb/bus';
+import { batchChunks, CHUNK_EVENT_OVERHEAD_BYTES, chunkBytes, contentDecider, type ContentCommand, type ContentState } from './content.js';
 
 const ORG = '11111111-1111-4111-8111-111111111111';
 const OTHER = '22222222-2222-4222-8222-222222222222';
@@ -14,8 +15,14 @@ const source = { kind: 'file' as const, filename: 'a.pdf', format: 'pdf', size_b
 
 let position = 0;
 function run(commands: ContentCommand[]): { state: ContentState; types: string[] } {
+  const { state, types } = runWithEvents(commands);
+  return { state, types };
+}
+
+function runWithEvents(commands: ContentCommand[]): { state: ContentState; types: string[]; events: StoredEvent[] } {
   let state = contentDecider.initialState();
   const types: string[] = [];
+  const events: StoredEvent[] = [];
   for (const command of commands) {
     for (const e of contentDecider.decide(command, state)) {
       position++;
@@ -31,9 +38,10 @@ function run(commands: ContentCommand[]): { state: ContentState; types: string[]
       };
       state = evolveFrom(contentDecider, state, [stored]);
       types.push(e.type);
+      events.push(stored);
     }
   }
-  return { state, types };
+  return { state, types, events };
 }
 
 const create: ContentCommand = {
@@ -53,7 +61,7 @@ describe('content decider', () => {
     const { state, types } = run([
       create,
       { type: 'start_processing', version_id: V1, attempt: 1, at: AT },
-      { type: 'complete', version_id: V1, chunks: [{ chunk_index: 0, text: 'x' }], characters: 1, batch_chars: 1000, at: AT },
+      { type: 'complete', version_id: V1, chunks: [{ chunk_index: 0, text: 'x' }], characters: 1, max_event_bytes: 100_000, at: AT },
     ]);
     assert.deepEqual(types, ['content.created', 'content.processing_started', 'content.chunks_added', 'content.extracted']);
     assert.equal(state.title, 'Guide');
@@ -79,7 +87,7 @@ describe('content decider', () => {
     const { types } = run([
       create,
       { type: 'fail', version_id: V1, reason: 'bad', attempts: 1, at: AT },
-      { type: 'complete', version_id: V1, chunks: [], characters: 0, batch_chars: 1000, at: AT },
+      { type: 'complete', version_id: V1, chunks: [], characters: 0, max_event_bytes: 100_000, at: AT },
       { type: 'start_processing', version_id: V1, attempt: 2, at: AT },
       { type: 'delete', org_id: ORG, at: AT },
       { type: 'fail', version_id: V1, reason: 'again', attempts: 2, at: AT },
@@ -109,13 +117,68 @@ describe('content decider', () => {
     assert.deepEqual(gone.types, ['content.created', 'content.deleted']);
   });
 
-  it('batches chunk text so no event grows past the limit', () => {
-    const chunks = Array.from({ length: 10 }, (_, i) => ({ chunk_index: i, text: 'x'.repeat(100) }));
-    const batches = batchChunks(chunks, 250);
-    assert.deepEqual(
-      batches.map((b) => b.length),
-      [2, 2, 2, 2, 2],
+  it('cuts chunk events at the bus limit, counting bytes as they travel (multi-byte characters, escapes)', () => {
+    const limit = 1_000_000;
+    // 1,200-character chunks of 4-byte characters, quotes, newlines and control characters (6 bytes as JSON): 3 to 7 MB.
+    const pieces = ['𝔘𝔫𝔦𝔠𝔬𝔡𝔢 ', '"quoted"\n', 'line\nbreak ', '\u0001\u0002', 'ascii text '];
+    const chunks = Array.from({ length: 3000 }, (_, i) => ({
+      chunk_index: i,
+      text: pieces[i % pieces.length]!.repeat(200).slice(0, 1200),
+      heading_path: ['Guide', `Part ${i}`],
+    }));
+    const { types, events } = runWithEvents([
+      create,
+      { type: 'start_processing', version_id: V1, attempt: 1, at: AT },
+      { type: 'complete', version_id: V1, chunks, characters: 3_600_000, max_event_bytes: limit, at: AT },
+    ]);
+    const added = events.filter((e) => e.type === 'content.chunks_added');
+    assert.ok(added.length >= 4, `${added.length} events`);
+    assert.equal(types.at(-1), 'content.extracted');
+    // As the outbox relay publishes it: the stored envelope with metadata as a traced request leaves it.
+    const wire = added.map((e) =>
+      messageBytes({
+        key: ORG,
+        value: JSON.stringify(
+          toEnvelope({
+            ...e,
+            metadata: {
+              org_id: ORG,
+              actor: `user:${OTHER}`,
+              correlation_id: V1,
+              causation_id: V2,
+              request_id: C,
+              trace: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`,
+            },
+          }),
+        ),
+        headers: { type: e.type },
+      }),
     );
-    assert.deepEqual(batchChunks([], 250), []);
+    assert.ok(
+      wire.every((bytes) => bytes <= limit),
+      `every event at most ${limit} bytes: ${wire.join(', ')}`,
+    );
+    assert.ok(
+      wire.slice(0, -1).every((bytes) => bytes > limit - CHUNK_EVENT_OVERHEAD_BYTES - 10_000),
+      `each full event close to the limit: ${wire.join(', ')}`,
+    );
+    assert.deepEqual(
+      added.flatMap((e) => (e.data.chunks as { chunk_index: number }[]).map((c) => c.chunk_index)),
+      chunks.map((c) => c.chunk_index),
+      'every chunk once, in order',
+    );
+  });
+
+  it('puts a chunk that fills an event exactly on its own, and refuses one a byte larger', () => {
+    const limit = 100_000;
+    const room = limit - CHUNK_EVENT_OVERHEAD_BYTES;
+    const exact = { chunk_index: 1, text: 'y'.repeat(room - chunkBytes({ chunk_index: 1, text: '' })) };
+    assert.equal(chunkBytes(exact), room);
+    assert.deepEqual(
+      batchChunks([{ chunk_index: 0, text: 'x' }, exact, { chunk_index: 2, text: 'z' }], limit).map((b) => b.map((c) => c.chunk_index)),
+      [[0], [1], [2]],
+    );
+    assert.throws(() => batchChunks([{ ...exact, text: `${exact.text}y` }], limit), /more than an event carries/);
+    assert.deepEqual(batchChunks([], limit), []);
   });
 });

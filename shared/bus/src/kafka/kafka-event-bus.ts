@@ -1,7 +1,7 @@
-import { Kafka, Partitioners, type Admin, type Producer } from 'kafkajs';
+import { CompressionTypes, Kafka, Partitioners, type Admin, type Producer } from 'kafkajs';
 import { metrics, type Meter } from '@opentelemetry/api';
 import { createOutageLog, errors, silentLogger, type Logger } from '@kb/platform';
-import type { EventBus, Subscription } from '../port.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, splitByBytes, type EventBus, type OutgoingMessage, type Subscription } from '../port.js';
 import { consumerGroupLag, registerLagGauge, type GroupLag } from './kafka-lag.js';
 import { kafkaLogCreator, kafkaLogLevel } from './kafka-logger.js';
 import { startKafkaSubscription, type KafkaSubscription } from './kafka-subscription.js';
@@ -29,6 +29,15 @@ export interface KafkaEventBusOptions {
    * while its consumers join, and its readiness (`checkConsumers`) says when they have.
    */
   waitUntilConsuming?: boolean;
+  /**
+   * The most bytes one send puts in a partition's record batch (default 1,000,000):
+   * at most the broker's `message.max.bytes` (or the topic's `max.message.bytes`).
+   * A longer publish goes out in several sends; a send the broker still refuses as
+   * too large is halved and sent again, down to single messages.
+   */
+  maxMessageBytes?: number;
+  /** Record batch compression (default gzip, built into kafkajs; the broker checks its limit after compression). */
+  compression?: 'gzip' | 'none';
   logger?: Logger;
   /** Where the consumer lag gauge is registered (default: the global OpenTelemetry meter provider). */
   meter?: Meter;
@@ -42,6 +51,16 @@ export interface KafkaEventBus extends EventBus {
 }
 
 const TOPIC_READY_TIMEOUT_MS = 30_000;
+/** What a broker answers to a record batch over its limit: never retriable as it was sent. */
+const TOO_LARGE = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE']);
+
+/** Whether kafkajs reports that the broker refused a send as too large (as such, or as the cause of a retry that gave up). */
+export const refusedAsTooLarge = (err: unknown, depth = 0): boolean => {
+  if (!err || typeof err !== 'object' || depth > 5) return false;
+  const e = err as { type?: string; cause?: unknown; errors?: unknown[] };
+  if (TOO_LARGE.has(e.type ?? '')) return true;
+  return refusedAsTooLarge(e.cause, depth + 1) || (e.errors ?? []).some((inner) => refusedAsTooLarge(inner, depth + 1));
+};
 /** What a broker answers about a topic created a moment ago (by this client or another). */
 const NOT_YET = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
 
@@ -67,8 +86,9 @@ export async function waitForLeaders(admin: Admin, topics: string[], timeoutMs: 
 /** The distributed EventBus on Kafka via kafkajs (DESIGN section 4). */
 export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBus {
   const logger = (options.logger ?? silentLogger()).child({ component: 'kafka-bus' });
-  // Every client of this bus reports to one outage log: one warn when the broker goes away, one info when it is back.
-  const outage = createOutageLog(logger, 'kafka');
+  // Every client of this bus reports to one outage log: one warn when the broker goes away, one info when it is back
+  // (for 5 s: the admin client reconnects before the consumers, which is still the same outage).
+  const outage = createOutageLog(logger, 'kafka', Date.now, 5_000);
   const kafka = new Kafka({
     clientId: options.clientId,
     brokers: options.brokers,
@@ -79,6 +99,8 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
   const subscriptions = new Set<Subscription>();
   const consumers = new Set<KafkaSubscription>();
   const sessionTimeoutMs = options.sessionTimeoutMs ?? 10_000;
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const compression = options.compression === 'none' ? CompressionTypes.None : CompressionTypes.GZIP;
   /** Topics per consumer group of this bus, for the lag gauge. */
   const groups = new Map<string, { topics: Set<string>; count: number }>();
   let admin: Promise<Admin> | undefined;
@@ -147,8 +169,35 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
     }),
   );
 
+  /**
+   * One send; refused as too large (the broker's limit is below ours, or the
+   * estimate missed), it is halved and each half sent in order, down to one message.
+   */
+  const send = async (client: Producer, topic: string, messages: OutgoingMessage[]): Promise<void> => {
+    try {
+      await client.send({
+        topic,
+        acks: -1,
+        compression,
+        messages: messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers ?? {} })),
+      });
+    } catch (err) {
+      if (!refusedAsTooLarge(err)) throw err;
+      if (messages.length === 1)
+        throw errors.validation(
+          `A message of ${Buffer.byteLength(messages[0]!.value)} bytes is over the broker's message size limit (topic ${topic}); it cannot be published`,
+          { cause: err },
+        );
+      const half = Math.ceil(messages.length / 2);
+      logger.debug({ topic, messages: messages.length }, 'the broker refused a send as too large; sending it in halves');
+      await send(client, topic, messages.slice(0, half));
+      await send(client, topic, messages.slice(half));
+    }
+  };
+
   return {
     consumerLag,
+    maxMessageBytes,
 
     async ensureTopics(topics) {
       assertOpen();
@@ -171,11 +220,7 @@ export function createKafkaEventBus(options: KafkaEventBusOptions): KafkaEventBu
       if (messages.length === 0) return;
       await ensureTopics([topic]);
       const client = await getProducer();
-      await client.send({
-        topic,
-        acks: -1,
-        messages: messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers ?? {} })),
-      });
+      for (const run of splitByBytes(messages, maxMessageBytes)) await send(client, topic, run);
       outage.recovered();
     },
 

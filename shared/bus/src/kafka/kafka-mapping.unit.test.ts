@@ -95,4 +95,48 @@ describe('kafkajs logging', () => {
       ],
     );
   });
+
+  it('says at debug what the bus handles itself: a topic another client just created, a batch over the limit', () => {
+    const { lines, logger } = fakeLogger('info');
+    const write = kafkaLogCreator(logger, createOutageLog(logger, 'kafka'))(logLevel.INFO);
+    const response = (error: string) =>
+      write({
+        namespace: 'Connection',
+        level: logLevel.ERROR,
+        label: 'ERROR',
+        log: { timestamp: 'ts', message: 'Response CreateTopics(key: 19, version: 3)', error },
+      });
+    response('Topic creation errors');
+    // After a crash whose own line said why (here: the coordinator loading, at info).
+    write({
+      namespace: 'Consumer',
+      level: logLevel.WARN,
+      label: 'WARN',
+      log: { timestamp: 'ts', message: 'Restarting the consumer in 300ms' },
+    });
+    response('The request included a message larger than the max message size the server will accept');
+    assert.deepEqual(
+      lines.filter(([level]) => level !== 'debug'),
+      [],
+    );
+  });
+
+  it('writes a repeated error line once a minute, with how often it came meanwhile', () => {
+    const { lines, logger } = fakeLogger('info');
+    let now = 0;
+    const write = kafkaLogCreator(logger, createOutageLog(logger, 'kafka'), () => now)(logLevel.INFO);
+    const invalid = () =>
+      write({
+        namespace: 'Connection',
+        level: logLevel.ERROR,
+        label: 'ERROR',
+        log: { timestamp: 'ts', message: 'Response Produce(key: 0, version: 7)', error: 'Invalid record batch' },
+      });
+    // Eight a second for a minute and a half.
+    for (; now < 90_000; now += 125) invalid();
+    const errors = lines.filter(([level]) => level === 'error');
+    assert.equal(errors.length, 2);
+    assert.equal((errors[0]![1] as { repeated?: number }).repeated, undefined);
+    assert.equal((errors[1]![1] as { repeated?: number }).repeated, 479);
+  });
 });

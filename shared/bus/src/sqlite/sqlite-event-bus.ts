@@ -1,11 +1,13 @@
 import { errors, randomIds, silentLogger, systemClock, type Clock, type IdGenerator, type Logger } from '@kb/platform';
-import type { EventBus, OutgoingMessage, SubscribeOptions, Subscription } from '../port.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, type EventBus, type OutgoingMessage, type SubscribeOptions, type Subscription } from '../port.js';
 import { acquireBusConnection } from './connection.js';
 import { startGroupConsumer } from './group-consumer.js';
 
 export interface SqliteEventBusOptions {
   /** The bus file; every process that opens the same path shares topics, offsets and groups. */
   path: string;
+  /** What `maxMessageBytes` says (default 1,000,000); the embedded log carries any size. */
+  maxMessageBytes?: number;
   /** Partitions of topics this bus creates (default 4). */
   partitions?: number;
   /** How often an idle consumer looks for new messages and membership changes (default 25). */
@@ -46,6 +48,8 @@ export function createSqliteEventBus(options: SqliteEventBusOptions): EventBus {
   };
 
   return {
+    maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+
     async ensureTopics(topics) {
       assertOpen();
       validateTopics(topics);

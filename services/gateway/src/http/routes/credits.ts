@@ -12,7 +12,10 @@ const LedgerEntry = Type.Object({
   entry_id: Type.String(),
   operation: Type.Union([Type.Literal('grant'), Type.Literal('ingest'), Type.Literal('query'), Type.Literal('generation')]),
   amount: Type.Integer({ description: 'positive for grants, negative for spending' }),
-  balance_after: Type.Integer(),
+  balance_after: Type.Integer({
+    description:
+      'credits granted less credits spent, up to and including this entry (credits held for requests still in flight are not spent yet): the previous entry plus this amount',
+  }),
   reason: Type.Union([Type.String(), Type.Null()]),
   at: Timestamp,
 });
