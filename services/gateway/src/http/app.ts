@@ -31,6 +31,7 @@ import { registerMcpHttp } from '../mcp/http.js';
 import { buildTools } from '../mcp/tools.js';
 import type { OAuthService } from '../mcp/oauth.js';
 import { oauthRoutes } from '../mcp/oauth-routes.js';
+import { SERVICE_VERSION } from '../version.js';
 
 export interface HttpDeps {
   /** Dependency checks behind GET /health/ready. */
@@ -195,7 +196,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
       openapi: '3.1.0',
       info: {
         title: 'Knowledge Base and Content Generation Service',
-        version: '0.2.0',
+        version: SERVICE_VERSION,
         description:
           'Organization API (/api/v1/org/...) and category/topic API (/api/v1/search, /content, /categories, /prompts). ' +
           'Every operation names the permission it needs in x-permission.',
