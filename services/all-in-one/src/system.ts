@@ -57,7 +57,12 @@ export function checkSettings(env: Record<string, string | undefined>): void {
   loadConfig(analyticsConfigSpec, { ...env, ...grpc });
   loadConfig(generationConfigSpec, { ...env, ...grpc, KNOWLEDGE_BASE_GRPC: PENDING_ADDRESS });
   const publicBaseUrl = defaultPublicBaseUrl(env);
-  loadConfig(publishingConfigSpec, { ...env, ...grpc, ...(publicBaseUrl && { PUBLIC_BASE_URL: publicBaseUrl }), ANALYTICS_GRPC: PENDING_ADDRESS });
+  loadConfig(publishingConfigSpec, {
+    ...env,
+    ...grpc,
+    ...(publicBaseUrl && { PUBLIC_BASE_URL: publicBaseUrl }),
+    ANALYTICS_GRPC: PENDING_ADDRESS,
+  });
   loadConfig(gatewayConfigSpec, {
     ...env,
     KNOWLEDGE_BASE_GRPC: PENDING_ADDRESS,

@@ -479,7 +479,14 @@ export async function uploadFiles(
   if (outcomes.every((o) => o.status === 'skipped')) {
     throw errors.unprocessable('Every uploaded file is a duplicate of existing content', {
       code: 'all_duplicates',
-      details: { files: outcomes.map((o) => ({ filename: o.filename, status: o.status, content_id: o.content_id })) },
+      details: {
+        files: outcomes.map((o) => ({
+          filename: o.filename,
+          status: o.status,
+          content_id: o.content_id,
+          ...(o.reason && { reason: o.reason }),
+        })),
+      },
     });
   }
   return outcomes;
