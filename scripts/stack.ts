@@ -97,6 +97,8 @@ async function start(): Promise<void> {
   const running = SERVICES.filter((s) => pidOf(s.name));
   if (running.length > 0) throw new Error(`already running: ${running.map((s) => s.name).join(', ')} (npm run stack -- stop)`);
   for (const sub of ['pids', 'logs', 'data']) mkdirSync(join(dir, sub), { recursive: true });
+  // From the sources, the console is built here when missing or stale, as `npm start` does (`npm run build` builds it otherwise).
+  if (from === 'source') spawnSync(process.execPath, [join(root, 'scripts/build-console.mjs')], { stdio: 'inherit' });
 
   let brokers = process.env.KAFKA_BROKERS;
   if (!brokers) {

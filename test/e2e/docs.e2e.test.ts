@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
@@ -16,6 +16,7 @@ import {
   REPO_ROOT,
   runnableKind,
 } from '../docs/markdown.js';
+import { FIRST_RUN, SECOND_RUN, freePort, missingTools, runShell } from './docs-runner.js';
 
 /**
  * The documentation cannot drift from the code: every example marked runnable in README.md and
@@ -56,42 +57,6 @@ describe('links between the documents', () => {
   });
 });
 
-function missingTools(): string | undefined {
-  const missing = ['bash', 'curl', 'jq'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
-  return missing.length > 0 ? `the examples need ${missing.join(', ')} on PATH` : undefined;
-}
-
-/**
- * Shell prelude: stop at the first failing command, and make curl fail on an HTTP error
- * status (keeping the body for the log) unless the example asks for -f itself. The statuses
- * in KB_DOCS_ACCEPT pass: on the second run the answers that mean "already there" (409 a
- * name taken, 422 a duplicate upload, both naming the existing item) are the documented result.
- */
-const preludeAccepting = (statuses: number[]) => `set -euo pipefail
-KB_DOCS_ACCEPT=' ${statuses.join(' ')} '
-curl() {
-  local arg err rc status
-  for arg in "$@"; do
-    case "$arg" in --fail|--fail-with-body|-[!-]*f*) command curl "$@"; return;; esac
-  done
-  err=$(mktemp)
-  rc=0
-  command curl -w '%{stderr}kb-docs-status:%{http_code}\n' "$@" 2>"$err" || rc=$?
-  status=$(sed -n 's/^kb-docs-status://p' "$err" | tail -n 1)
-  grep -v '^kb-docs-status:' "$err" >&2 || true
-  rm -f "$err"
-  [ "$rc" -eq 0 ] || return "$rc"
-  if [ "\${status:-0}" -ge 400 ] && [[ "$KB_DOCS_ACCEPT" != *" $status "* ]]; then
-    echo "curl: the server answered HTTP $status" >&2
-    return 22
-  fi
-}
-`;
-/** The first run: every HTTP error fails. */
-const FIRST_RUN = preludeAccepting([]);
-/** Again on the same data: a name taken (409) or a duplicate upload (422) is what a re-run gets. */
-const SECOND_RUN = preludeAccepting([409, 422]);
-
 interface Server {
   child: ChildProcess;
   url: string;
@@ -99,12 +64,13 @@ interface Server {
 }
 
 async function startServer(dataDir: string): Promise<Server> {
+  const port = await freePort();
   const child = spawn(
     process.execPath,
     ['--conditions=source', '--max-semi-space-size=32', '--import', 'tsx', join(REPO_ROOT, 'services/all-in-one/src/main.ts')],
     {
       cwd: REPO_ROOT,
-      env: { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' },
+      env: { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -120,25 +86,6 @@ async function startServer(dataDir: string): Promise<Server> {
     if (code !== 'running') throw new Error(`npm start's entry point exited (${String(code)}):\n${out}`);
     if (Date.now() - started > 120_000) throw new Error(`no ready line:\n${out}`);
   }
-}
-
-/** Runs a script in bash in its own process group; kills the group when it takes too long. */
-function runShell(script: string, timeoutMs: number): Promise<{ code: number | null; output: string; timedOut: boolean }> {
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', script], { cwd: REPO_ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      process.kill(-child.pid!, 'SIGKILL');
-    }, timeoutMs);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output, timedOut });
-    });
-  });
 }
 
 const tail = (text: string, chars = 6000) => (text.length > chars ? `…${text.slice(-chars)}` : text);

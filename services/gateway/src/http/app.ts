@@ -21,6 +21,7 @@ import { registerRoutes } from './routes/index.js';
 import { registerRequestLog, type RequestLogMode } from './request-log.js';
 import { drainOversizedBodies } from './oversized-body.js';
 import { registerConsole } from './console.js';
+import { API_REFERENCE_PATH, registerApiReference } from './api-reference.js';
 import { createHostedCache, registerHostedSite } from './hosted.js';
 import type { ServiceClients } from '../clients.js';
 import type { RouteAuth } from './route-auth.js';
@@ -113,7 +114,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
 
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', function (route) {
-    if (route.url.startsWith('/api/v1') && route.method !== 'HEAD') {
+    // The API reference's pages are public documents beside the API, not operations of it.
+    if (route.url.startsWith('/api/v1') && !route.url.startsWith(API_REFERENCE_PATH) && route.method !== 'HEAD') {
       const auth = route.config?.auth;
       if (!auth) throw new Error(`Route ${String(route.method)} ${route.url} declares no auth requirement`);
       const requestSchema = requestSchemaOf(route.schema, this.getSchemas());
@@ -212,6 +214,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   app.addSchema(ErrorBody);
+  await registerApiReference(app as unknown as FastifyInstance);
 
   await app.register(
     async (api) => {
