@@ -33,7 +33,10 @@ child.stderr.on('data', (d: Buffer) => (out += d.toString()));
 const rssMb = (field: 'VmRSS' | 'VmHWM') =>
   Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 const sizeOf = (dir: string): number =>
-  readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? sizeOf(join(dir, e.name)) : statSync(join(dir, e.name)).size), 0);
+  readdirSync(dir, { withFileTypes: true }).reduce(
+    (n, e) => n + (e.isDirectory() ? sizeOf(join(dir, e.name)) : statSync(join(dir, e.name)).size),
+    0,
+  );
 
 const WORDS =
   'panel inverter battery warranty installer roof cable meter grid tariff export storage charge cycle season shade angle tilt frame mount bracket fuse breaker isolator monitor app report yield output input voltage current'.split(
@@ -75,11 +78,16 @@ try {
       if (item.processing_status === 'failed') throw new Error(`${id} failed`);
       await new Promise((r) => setTimeout(r, 200));
     }
-    chunks += ((await (await fetch(`${api}/org/kb/content/${id}/chunks?limit=1`, { headers })).json()) as { total_count: number }).total_count;
+    chunks += ((await (await fetch(`${api}/org/kb/content/${id}/chunks?limit=1`, { headers })).json()) as { total_count: number })
+      .total_count;
   }
   // Indexing follows ingest through the bus: wait until a search finds the last item.
   for (;;) {
-    const res = await fetch(`${api}/org/search`, { method: 'POST', headers, body: JSON.stringify({ query: `${ITEMS - 1}.${PARAGRAPHS - 1}` }) });
+    const res = await fetch(`${api}/org/search`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ query: `${ITEMS - 1}.${PARAGRAPHS - 1}` }),
+    });
     const body = (await res.json()) as { context?: { content_id: string }[] };
     if (body.context?.some((c) => c.content_id === ids.at(-1))) break;
     await new Promise((r) => setTimeout(r, 500));
@@ -87,7 +95,7 @@ try {
   const seconds = (Date.now() - started) / 1000;
   const disk = sizeOf(dataDir) / 1024 / 1024;
   const peak = rssMb('VmHWM');
-  const perMillion = (mb: number) => `${((mb / chunks) * 1e6 / 1024).toFixed(1)} GB`;
+  const perMillion = (mb: number) => `${(((mb / chunks) * 1e6) / 1024).toFixed(1)} GB`;
   console.log(
     JSON.stringify(
       {

@@ -51,7 +51,8 @@ async function startFakeEmbeddings(): Promise<{ url: string; inputs: () => numbe
       inputs += texts.length;
       const embed = (text: string) => {
         const v = new Array<number>(64).fill(0);
-        for (const w of text.toLowerCase().split(/\W+/).filter(Boolean)) v[[...w].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 64, 0)]! += 1;
+        for (const w of text.toLowerCase().split(/\W+/).filter(Boolean))
+          v[[...w].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 64, 0)]! += 1;
         return v;
       };
       res
@@ -101,7 +102,9 @@ describe(`${PAGE}: every provider's settings, against local stand-ins`, () => {
         const source = await addSource(t, 'Panel care', 'Clean the solar panels every 3 months with soft water.');
         await waitIndexed(t, 'cleaning solar panels', source.id);
         assert.ok(embeddings.inputs() > 0, 'the knowledge base asked the embeddings endpoint for vectors');
-        const type = await t.api('POST', '/org/content-types', { body: { name: 'Care note', config: { sections: [{ title: 'Cleaning' }] } } });
+        const type = await t.api('POST', '/org/content-types', {
+          body: { name: 'Care note', config: { sections: [{ title: 'Cleaning' }] } },
+        });
         assert.equal(type.status, 201, type.text);
         const before = chat.requests.length;
         const run = await t.api('POST', '/org/generation/runs', {
@@ -116,7 +119,8 @@ describe(`${PAGE}: every provider's settings, against local stand-ins`, () => {
         );
         const draft = (await t.api('GET', `/org/generation/drafts/${done.draft_id}`)).body;
         assert.ok(draft.sections[0].sentences.length > 0);
-        for (const s of draft.sections[0].sentences) assert.ok(['supported', 'unsupported', 'contradicted', 'not_factual'].includes(s.verdict));
+        for (const s of draft.sections[0].sentences)
+          assert.ok(['supported', 'unsupported', 'contradicted', 'not_factual'].includes(s.verdict));
       });
     });
   }
