@@ -12,6 +12,8 @@ import {
   FormFile,
   checkFiling,
   createRawContent,
+  DuplicateRaw,
+  duplicateRawBody,
   checkFolder,
   field,
   multipartRouteValidation,
@@ -54,20 +56,11 @@ const FileOutcome = Type.Object({
 });
 
 /**
- * A raw text answer: the item, and its id again as content_id, the field every intake route
- * (and a duplicate's 422) names the content by; `id` stays for clients that read it.
- */
-const RawAnswer = Type.Intersect([ContentItem, Type.Object({ content_id: Uuid })]);
-
-/**
  * A duplicate's 422 carries the existing item's id where the first answer had it (`files[n].content_id`
  * for an upload, `content_id` for raw text), so a re-run script reads the same field either time.
  */
 const DuplicateUpload = Type.Intersect([ErrorBody, Type.Object({ files: Type.Array(FileOutcome) })], {
   description: 'Every file is a duplicate: the error, and each file skipped with the content_id it duplicates',
-});
-const DuplicateRaw = Type.Intersect([ErrorBody, Type.Object({ content_id: Type.Optional(Uuid), id: Type.Optional(Uuid) })], {
-  description: 'The text is a duplicate: the error, and content_id (and id) of the existing item',
 });
 
 const UploadForm = Type.Object({
@@ -123,17 +116,16 @@ export function intakeRoutes(clients: ServiceClients, maxUploadBytes: number, bu
             "duplicate: 422 with the existing item's content_id (and id), and no credits are charged, as for an upload " +
             'whose every file is a duplicate. The answer names the item as content_id, as an upload does; id is the same value.',
           body: RawText,
-          response: { 202: RawAnswer, ...errorResponses(400, 401, 402, 403, 404), 422: DuplicateRaw },
+          response: { 202: ContentItem, ...errorResponses(400, 401, 402, 403, 404), 422: DuplicateRaw },
         },
       },
       async (req, reply) => {
         try {
-          const item = itemJson(await createRawContent(clients, callerOf(req), req.body));
-          return await reply.status(202).send({ ...item, content_id: item.id });
+          return await reply.status(202).send(itemJson(await createRawContent(clients, callerOf(req), req.body)));
         } catch (err) {
-          const existing = isAppError(err) && err.code === 'duplicate' ? err.details?.content_id : undefined;
-          if (typeof existing !== 'string') throw err;
-          return reply.status(422).send({ ...toErrorBody(err as never), content_id: existing, id: existing });
+          const duplicate = duplicateRawBody(err);
+          if (!duplicate) throw err;
+          return reply.status(422).send(duplicate);
         }
       },
     );
