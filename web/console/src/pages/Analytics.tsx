@@ -165,6 +165,10 @@ export function Analytics({ api, now = new Date() }: { api: Api; now?: Date }) {
   const set = (key: keyof Filters) => (e: Event) => setFilters({ ...filters, [key]: (e.target as HTMLInputElement).value });
   const t: Totals | undefined = overview.data?.totals;
   const m = overview.data?.metrics;
+  // Prompts the window's answers name that no tracked prompt is (imported answers may carry any prompt id).
+  const untracked = [...new Set((latest.data?.answers ?? []).map((a) => a.prompt_id))].filter(
+    (id) => !prompts.data?.items.some((p) => p.prompt_id === id),
+  );
   const nameOf = (id: string) => prompts.data?.items.find((p) => p.prompt_id === id)?.name ?? id.slice(0, 8);
 
   return (
@@ -313,7 +317,13 @@ export function Analytics({ api, now = new Date() }: { api: Api; now?: Date }) {
       </div>
       {won.data && (
         <Section title={`Prompts won and lost (${won.data.prompts_won} won, ${won.data.prompts_lost} lost)`}>
-          {won.data.prompts.length === 0 && <p class="muted">No tracked prompt has answers in this window.</p>}
+          {won.data.prompts.length === 0 && (
+            <p class="muted">
+              No tracked prompt has answers in this window.
+              {untracked.length > 0 &&
+                ` The answers here name ${untracked.length === 1 ? 'a prompt' : 'prompts'} not tracked: ${untracked.map(nameOf).join(', ')}.`}
+            </p>
+          )}
           <table class="list">
             <thead>
               <tr>
