@@ -9,17 +9,21 @@
  *   npm run stack -- stop     SIGTERM every service (the gateway first), then the broker it started
  *
  * Environment: STACK_DIR (data, logs, pids; default .data/stack), STACK_FROM (dist or
- * source; default dist), PORT (gateway, default 3000), STACK_GRPC_PORT (first gRPC
- * port, default 50051; one per service after it), KAFKA_BROKERS (an existing broker
- * instead of starting one), INTERNAL_TOKEN (default: made once and kept in STACK_DIR),
+ * source; default dist), PORT (gateway, default 8080, as `npm start`), STACK_GRPC_PORT
+ * (first gRPC port, default 50051; one per service after it), KAFKA_BROKERS (an existing
+ * broker instead of starting one), INTERNAL_TOKEN (default: made once and kept in
+ * STACK_DIR), PUBLIC_URL (the address hosted pages link to; default the gateway's),
  * LOG_LEVEL, OTEL_EXPORTER_OTLP_ENDPOINT, and any variable of a service (passed on).
+ *
+ * The gateway serves what `npm start` serves at the same address: the API, the web console
+ * at / (web/console/dist, built by `npm run build`), /mcp and the hosted pages.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SERVICES, entryOf, nodeArgsOf, serviceEnv, type ServiceSpec } from './stack/services.js';
+import { SERVICES, entryOf, gatewayPort, nodeArgsOf, publicSettings, serviceEnv, type ServiceSpec } from './stack/services.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = resolve(root, process.env.STACK_DIR ?? '.data/stack');
@@ -93,6 +97,8 @@ async function start(): Promise<void> {
   const running = SERVICES.filter((s) => pidOf(s.name));
   if (running.length > 0) throw new Error(`already running: ${running.map((s) => s.name).join(', ')} (npm run stack -- stop)`);
   for (const sub of ['pids', 'logs', 'data']) mkdirSync(join(dir, sub), { recursive: true });
+  // From the sources, the console is built here when missing or stale, as `npm start` does (`npm run build` builds it otherwise).
+  if (from === 'source') spawnSync(process.execPath, [join(root, 'scripts/build-console.mjs')], { stdio: 'inherit' });
 
   let brokers = process.env.KAFKA_BROKERS;
   if (!brokers) {
@@ -101,7 +107,8 @@ async function start(): Promise<void> {
     writeFileSync(join(dir, 'kafka-started'), brokers);
   }
   const grpcBase = Number(process.env.STACK_GRPC_PORT ?? 50051);
-  const ports = new Map(SERVICES.map((s, i) => [s.name, s.kind === 'grpc' ? grpcBase + i : Number(process.env.PORT ?? 3000)]));
+  const port = gatewayPort(process.env);
+  const ports = new Map(SERVICES.map((s, i) => [s.name, s.kind === 'grpc' ? grpcBase + i : port]));
   const addresses = new Map(SERVICES.filter((s) => s.kind === 'grpc').map((s) => [s.name, `${HOST}:${ports.get(s.name)}`]));
   // Every process gets what the caller's environment says (a service's own variables included), then the stack's.
   const shared: Record<string, string> = {
@@ -109,6 +116,7 @@ async function start(): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     KAFKA_BROKERS: brokers,
     INTERNAL_TOKEN: secret('INTERNAL_TOKEN'),
+    ...publicSettings(process.env, { host: HOST, port, consoleDir: join(root, 'web/console/dist') }),
   };
 
   const launch = (spec: ServiceSpec) => {
@@ -144,7 +152,11 @@ async function start(): Promise<void> {
       logFile('gateway'),
     );
     const gateway = SERVICES.find((s) => s.name === 'gateway')!;
-    say(`ready at ${url} (API key ${{ ...gateway.env, ...ownOverrides(gateway) }.BOOTSTRAP_API_KEY}; logs in ${join(dir, 'logs')})`);
+    if (!existsSync(join(root, 'web/console/dist/index.html')))
+      say('no web console (web/console/dist is missing: `npm run build` builds it); the API, /mcp and the hosted pages are served');
+    say(
+      `ready at ${url}/api/v1, the console at ${url}/ and MCP at ${url}/mcp (API key ${{ ...gateway.env, ...ownOverrides(gateway) }.BOOTSTRAP_API_KEY}; logs in ${join(dir, 'logs')})`,
+    );
     if (!process.env.INTERNAL_TOKEN)
       say(`readiness with reasons: curl -H "x-internal-token: $(cat ${join(dir, 'internal_token')})" ${url}/health/ready`);
   } catch (err) {
@@ -189,7 +201,7 @@ function isAlive(pid: number): boolean {
 
 async function status(): Promise<void> {
   for (const spec of SERVICES) say(`${spec.name}: ${pidOf(spec.name) ? `running (pid ${pidOf(spec.name)})` : 'stopped'}`);
-  const res = await fetch(`http://${HOST}:${process.env.PORT ?? 3000}/health/ready`).catch(() => undefined);
+  const res = await fetch(`http://${HOST}:${gatewayPort(process.env)}/health/ready`).catch(() => undefined);
   say(`gateway readiness: ${res ? `${res.status} ${await res.text()}` : 'no answer'}`);
 }
 

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { developmentDefaults } from '@kb/all-in-one';
 
 /**
@@ -39,6 +41,30 @@ export const STATELESS_FRONTS = ['mcp'];
 
 /** What every process shares: the bus on Kafka, stores and index embedded (one data folder per service). */
 export const SHARED_SETTINGS = { STORE: 'sqlite', BUS: 'kafka' } as const;
+
+/** The gateway's port: PORT, else 8080, the address of `npm start` and of every example in the docs. */
+export function gatewayPort(env: Record<string, string | undefined>): number {
+  const given = env.PORT?.trim();
+  if (!given) return 8080;
+  if (!/^\d+$/.test(given) || Number(given) > 65535) throw new Error(`PORT=${JSON.stringify(env.PORT)} is invalid: expected a port number`);
+  return Number(given);
+}
+
+/**
+ * What makes the stack's gateway serve what `npm start` serves: the built console at /
+ * (when it is there), and hosted pages that link to the public URL (PUBLIC_BASE_URL, else
+ * PUBLIC_URL, else the gateway's own address).
+ */
+export function publicSettings(
+  env: Record<string, string | undefined>,
+  gateway: { host: string; port: number; consoleDir: string },
+): Record<string, string> {
+  const publicUrl = (env.PUBLIC_BASE_URL || env.PUBLIC_URL || `http://${gateway.host}:${gateway.port}`).replace(/\/+$/, '');
+  return {
+    PUBLIC_BASE_URL: publicUrl,
+    ...(!env.CONSOLE_DIR && existsSync(join(gateway.consoleDir, 'index.html')) && { CONSOLE_DIR: gateway.consoleDir }),
+  };
+}
 
 /** The variable through which the others find a gRPC service. */
 export const grpcVariable = (service: string) => `${service.toUpperCase().replace(/-/g, '_')}_GRPC`;

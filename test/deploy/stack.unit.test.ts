@@ -1,9 +1,10 @@
 import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SERVICES as SUITE } from '../e2e/multiprocess-harness.js';
-import { SERVICES, entryOf, grpcVariable, serviceEnv } from '../../scripts/stack/services.js';
+import { SERVICES, entryOf, gatewayPort, grpcVariable, publicSettings, serviceEnv } from '../../scripts/stack/services.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -33,5 +34,35 @@ describe('the one-machine stack', () => {
     }
     assert.ok(SERVICES.find((s) => s.name === 'publishing')!.env!.PUBLISHING_SECRET_KEY, 'publishing gets the secret it requires');
     assert.ok(SERVICES.find((s) => s.name === 'gateway')!.env!.BOOTSTRAP_API_KEY, 'the gateway bootstraps an organization and key');
+  });
+
+  it('listens where npm start does: PORT, else 8080; a PORT that is not a port stops the start', () => {
+    assert.equal(gatewayPort({}), 8080);
+    assert.equal(gatewayPort({ PORT: ' 3000 ' }), 3000);
+    assert.throws(() => gatewayPort({ PORT: 'eighty' }), /PORT="eighty" is invalid/);
+    assert.throws(() => gatewayPort({ PORT: '70000' }), /PORT="70000" is invalid/);
+  });
+
+  it('links hosted pages to the public URL and serves the console when it is built', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kb-stack-'));
+    try {
+      const gateway = { host: '127.0.0.1', port: 8080, consoleDir: join(dir, 'dist') };
+      assert.deepEqual(publicSettings({}, gateway), { PUBLIC_BASE_URL: 'http://127.0.0.1:8080' });
+      assert.equal(publicSettings({ PUBLIC_URL: 'https://kb.example.com/' }, gateway).PUBLIC_BASE_URL, 'https://kb.example.com');
+      assert.equal(
+        publicSettings({ PUBLIC_URL: 'https://kb.example.com', PUBLIC_BASE_URL: 'https://pages.example.com' }, gateway).PUBLIC_BASE_URL,
+        'https://pages.example.com',
+      );
+      mkdirSync(gateway.consoleDir);
+      writeFileSync(join(gateway.consoleDir, 'index.html'), '<!doctype html>');
+      assert.equal(publicSettings({}, gateway).CONSOLE_DIR, gateway.consoleDir);
+      assert.equal(
+        publicSettings({ CONSOLE_DIR: '/elsewhere' }, gateway).CONSOLE_DIR,
+        undefined,
+        'a CONSOLE_DIR given is passed on as it is',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

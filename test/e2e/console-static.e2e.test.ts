@@ -44,7 +44,53 @@ describe('the web console’s files, served by the gateway', () => {
     assert.equal((await t.api('GET', '/org/me', { key: null })).status, 401);
   });
 
+  it('serves /favicon.ico', async () => {
+    const res = await fetch(`${t.url}/favicon.ico`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /image\//);
+    assert.ok((await res.arrayBuffer()).byteLength > 0);
+  });
+
   it('serves nothing at / without CONSOLE_DIR', async () => {
     assert.equal((await fetch(`${bare.url}/`)).status, 404);
+  });
+});
+
+describe('the API reference at /api/v1/docs', () => {
+  let t: TestSystem;
+  beforeAll(async () => {
+    t = await startTestSystem();
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('renders the OpenAPI document with scripts served here, without a credential (no CDN)', async () => {
+    const res = await fetch(`${t.url}/api/v1/docs/`, { redirect: 'follow' });
+    assert.equal(res.status, 200);
+    const html = await res.text();
+    assert.match(html, /swagger-ui/i);
+    const sources = [...html.matchAll(/<(?:script|link)[^>]+(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    assert.ok(sources.length > 0);
+    assert.deepEqual(
+      sources.filter((s) => /^(https?:)?\/\//.test(s)),
+      [],
+      'every script and style comes from this service',
+    );
+    for (const source of sources.filter((s) => s.endsWith('.js'))) {
+      const asset = await fetch(new URL(source, res.url));
+      assert.equal(asset.status, 200, source);
+    }
+    const initializer = await fetch(`${t.url}/api/v1/docs/static/swagger-initializer.js`);
+    assert.equal(initializer.status, 200);
+    // It loads ./json beside the page: /api/v1/docs/json, the document below.
+    assert.match(await initializer.text(), /resolveUrl\('\.\/json'\)/);
+  });
+
+  it('serves the same document as /api/v1/openapi.json, and is not itself an operation of it', async () => {
+    const reference = (await (await fetch(`${t.url}/api/v1/docs/json`)).json()) as { paths: Record<string, unknown> };
+    const openapi = (await t.api('GET', '/openapi.json', { key: null })).body;
+    assert.deepEqual(Object.keys(reference.paths).sort(), Object.keys(openapi.paths).sort());
+    assert.ok(!Object.keys(openapi.paths).some((p) => p.startsWith('/api/v1/docs')));
   });
 });

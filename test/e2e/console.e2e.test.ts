@@ -36,6 +36,24 @@ async function axe(page: Page, screen: string) {
   assert.deepEqual(serious, [], `${screen}: accessibility violations ${JSON.stringify(serious)}`);
 }
 
+/** How many pixels the page is wider than the window (0: no sideways scrolling). */
+const overflowOf = (page: Page) =>
+  page.evaluate(() => {
+    const g = globalThis as unknown as { document: { documentElement: { scrollWidth: number } }; innerWidth: number };
+    return g.document.documentElement.scrollWidth - g.innerWidth;
+  });
+
+/** Every section of the console, as its navigation names it, with a region each shows once loaded. */
+const SECTIONS: [link: string, region: string][] = [
+  ['Knowledge base', 'All content'],
+  ['Search', 'Ask the knowledge base'],
+  ['Categories', 'Categories and topics'],
+  ['Generation', 'Content types'],
+  ['Review', 'Review queue'],
+  ['Analytics', 'Overview'],
+  ['Organization', 'Destinations'],
+];
+
 const shot = (page: Page, name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 
 describeOrSkip('web console in Chromium', skip, () => {
@@ -183,6 +201,8 @@ describeOrSkip('web console in Chromium', skip, () => {
     await page.getByText('Brand kit saved.').waitFor();
     assert.equal((await t.api('GET', '/org/brand-kit')).body.guidelines.voice, 'Plain and warm');
 
+    // Runs come first on the page; a content type is made in the form below them.
+    await page.getByRole('button', { name: 'New content type' }).click();
     await page.locator('#ct-name').fill('Warranty note');
     await page.locator('select[name="c.kind"]').selectOption('article');
     await page.getByRole('button', { name: 'Create content type' }).click();
@@ -225,15 +245,71 @@ describeOrSkip('web console in Chromium', skip, () => {
     await shot(page, '09-review');
   });
 
-  it('works on a narrow screen without sideways scrolling', async () => {
-    await page.setViewportSize({ width: 375, height: 800 });
-    await page.getByRole('link', { name: 'Knowledge base' }).click();
-    await page.getByRole('region', { name: 'All content' }).waitFor();
-    const overflow = await page.evaluate(() => {
-      const g = globalThis as unknown as { document: { documentElement: { scrollWidth: number } }; innerWidth: number };
-      return g.document.documentElement.scrollWidth - g.innerWidth;
-    });
-    assert.ok(overflow <= 0, `page is ${overflow}px wider than the screen`);
-    await shot(page, '07-narrow');
+  it('edits a content type in the form: sections added and removed, the JSON view alongside', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.getByRole('link', { name: 'Generation' }).click();
+    const types = page.getByRole('region', { name: 'Content types' });
+    await types.getByRole('button', { name: 'Edit Warranty note' }).click();
+    await types.getByRole('button', { name: 'Add section' }).click();
+    await types.getByRole('button', { name: 'Add section' }).click();
+    const titles = types.getByLabel('Title', { exact: true });
+    await titles.nth(0).fill('Warranty length');
+    await titles.nth(1).fill('To be removed');
+    await titles.nth(2).fill('Making a claim');
+    await types.getByRole('button', { name: 'Remove section 2' }).click();
+    await types.getByRole('button', { name: 'JSON' }).click();
+    const json = JSON.parse(await types.getByLabel('Configuration (JSON)').inputValue());
+    assert.deepEqual(json.sections, [{ title: 'Warranty length' }, { title: 'Making a claim' }]);
+    await types.getByRole('button', { name: 'Form' }).click();
+    await types.getByRole('button', { name: 'Save content type' }).click();
+    await types.getByText('Sections: Warranty length, Making a claim').waitFor();
+    const saved = (await t.api('GET', '/org/content-types?limit=100')).body.find((c: { name: string }) => c.name === 'Warranty note');
+    assert.deepEqual(saved.config.sections, [{ title: 'Warranty length' }, { title: 'Making a claim' }]);
+    // Preferred terms of the brand kit: a term and what it replaces, as fields.
+    const kit = page.getByRole('region', { name: 'Brand kit' });
+    assert.equal(await kit.getByText('Dont rules').count(), 0);
+    await kit.getByText("Don't rules").waitFor();
+    await kit.getByRole('button', { name: 'Add preferred term' }).click();
+    await kit.getByLabel('Term', { exact: true }).fill('solar panel');
+    await kit.getByLabel('Instead of').fill('PV module\nsolar module');
+    await kit.getByRole('button', { name: 'Save brand kit' }).click();
+    await kit.getByText('Brand kit saved.').waitFor();
+    assert.deepEqual((await t.api('GET', '/org/brand-kit')).body.guidelines.preferred_terms, [
+      { term: 'solar panel', instead_of: ['PV module', 'solar module'] },
+    ]);
+    await axe(page, 'generation forms');
+    await shot(page, '10-generation-forms');
   });
+
+  for (const width of [1280, 375]) {
+    it(`shows every page without sideways scrolling at ${width} px`, async () => {
+      await page.setViewportSize({ width, height: 800 });
+      const wide: string[] = [];
+      for (const [link, region] of SECTIONS) {
+        await page.getByRole('link', { name: link, exact: true }).click();
+        await page.getByRole('region', { name: region }).first().waitFor();
+        const overflow = await overflowOf(page);
+        if (overflow > 0) wide.push(`${link}: ${overflow}px wider than the window`);
+      }
+      // An item's detail, opened from the list, comes into view.
+      await page.getByRole('link', { name: 'Knowledge base', exact: true }).click();
+      await page
+        .getByRole('row', { name: /sample\.pdf/ })
+        .getByRole('link', { name: 'sample.pdf' })
+        .click();
+      const detail = page.locator('.content-detail');
+      await detail.waitFor();
+      await page.waitForFunction(() => {
+        const el = (
+          globalThis as unknown as { document: { querySelector(s: string): { getBoundingClientRect(): { top: number } } | null } }
+        ).document.querySelector('.content-detail');
+        const g = globalThis as unknown as { innerHeight: number };
+        return el !== null && el.getBoundingClientRect().top < g.innerHeight && el.getBoundingClientRect().top > -50;
+      });
+      const overflow = await overflowOf(page);
+      if (overflow > 0) wide.push(`content detail: ${overflow}px wider than the window`);
+      assert.deepEqual(wide, []);
+      await shot(page, width === 375 ? '11-narrow' : '12-content-detail-in-view');
+    });
+  }
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
@@ -16,11 +16,13 @@ import {
   REPO_ROOT,
   runnableKind,
 } from '../docs/markdown.js';
+import { FIRST_RUN, SECOND_RUN, freePort, missingTools, runShell } from './docs-runner.js';
 
 /**
  * The documentation cannot drift from the code: every example marked runnable in README.md and
  * docs/*.md runs against `npm start`'s entry point on a random port and a fresh data directory,
- * in the order of its page, and every relative link and anchor between the pages resolves.
+ * in the order of its page, then once more on the same data (a reader runs an example again),
+ * and every relative link and anchor between the pages resolves.
  */
 
 const files = documentationFiles();
@@ -55,25 +57,6 @@ describe('links between the documents', () => {
   });
 });
 
-function missingTools(): string | undefined {
-  const missing = ['bash', 'curl', 'jq'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
-  return missing.length > 0 ? `the examples need ${missing.join(', ')} on PATH` : undefined;
-}
-
-/**
- * Shell prelude: stop at the first failing command, and make curl fail on an HTTP error
- * status (keeping the body for the log) unless the example asks for -f itself.
- */
-const PRELUDE = `set -euo pipefail
-curl() {
-  local arg
-  for arg in "$@"; do
-    case "$arg" in --fail|--fail-with-body|-[!-]*f*) command curl "$@"; return;; esac
-  done
-  command curl --fail-with-body "$@"
-}
-`;
-
 interface Server {
   child: ChildProcess;
   url: string;
@@ -81,12 +64,13 @@ interface Server {
 }
 
 async function startServer(dataDir: string): Promise<Server> {
+  const port = await freePort();
   const child = spawn(
     process.execPath,
     ['--conditions=source', '--max-semi-space-size=32', '--import', 'tsx', join(REPO_ROOT, 'services/all-in-one/src/main.ts')],
     {
       cwd: REPO_ROOT,
-      env: { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' },
+      env: { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -102,25 +86,6 @@ async function startServer(dataDir: string): Promise<Server> {
     if (code !== 'running') throw new Error(`npm start's entry point exited (${String(code)}):\n${out}`);
     if (Date.now() - started > 120_000) throw new Error(`no ready line:\n${out}`);
   }
-}
-
-/** Runs a script in bash in its own process group; kills the group when it takes too long. */
-function runShell(script: string, timeoutMs: number): Promise<{ code: number | null; output: string; timedOut: boolean }> {
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', script], { cwd: REPO_ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      process.kill(-child.pid!, 'SIGKILL');
-    }, timeoutMs);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output, timedOut });
-    });
-  });
 }
 
 const tail = (text: string, chars = 6000) => (text.length > chars ? `…${text.slice(-chars)}` : text);
@@ -154,42 +119,47 @@ describeOrSkip('runnable examples of the documentation, against npm start', miss
     const blocks = fencedBlocks(readDoc(file)).filter((b) => runnableKind(b));
     if (blocks.length === 0) continue;
 
-    it(
-      `${file}: its examples succeed`,
-      async () => {
-        const here = (code: string) => code.replace(DOCUMENTED_URL, server.url);
-        let script = PRELUDE;
-        for (const block of blocks) {
-          if (runnableKind(block) === 'shell') {
-            script += `echo ${JSON.stringify(`--- ${file}:${block.line}`)} >&2\n${here(block.code)}\n`;
-            continue;
+    for (const [run, prelude] of [
+      ['succeed', FIRST_RUN],
+      ['succeed again on the same data', SECOND_RUN],
+    ] as const) {
+      it(
+        `${file}: its examples ${run}`,
+        async () => {
+          const here = (code: string) => code.replace(DOCUMENTED_URL, server.url);
+          let script = prelude;
+          for (const block of blocks) {
+            if (runnableKind(block) === 'shell') {
+              script += `echo ${JSON.stringify(`--- ${file}:${block.line}`)} >&2\n${here(block.code)}\n`;
+              continue;
+            }
+            // An http example runs between the shell blocks around it, so run what came before it first.
+            if (script !== prelude) {
+              const before = await runShell(script, PAGE_TIMEOUT_MS);
+              assert.ok(
+                before.code === 0,
+                `${file} up to line ${block.line} failed:\n${tail(before.output)}\n--- server log:\n${tail(server.log(), 3000)}`,
+              );
+              script = prelude;
+            }
+            const request = parseHttpExample(here(block.code));
+            const res = await fetch(`${server.url}${request.path}`, {
+              method: request.method,
+              headers: request.headers,
+              ...(request.body !== undefined && { body: request.body }),
+            });
+            const text = await res.text();
+            assert.ok(res.ok, `${file}:${block.line}: ${request.method} ${request.path} answered ${res.status}: ${text}`);
           }
-          // An http example runs between the shell blocks around it, so run what came before it first.
-          if (script !== PRELUDE) {
-            const before = await runShell(script, PAGE_TIMEOUT_MS);
-            assert.ok(
-              before.code === 0,
-              `${file} up to line ${block.line} failed:\n${tail(before.output)}\n--- server log:\n${tail(server.log(), 3000)}`,
-            );
-            script = PRELUDE;
-          }
-          const request = parseHttpExample(here(block.code));
-          const res = await fetch(`${server.url}${request.path}`, {
-            method: request.method,
-            headers: request.headers,
-            ...(request.body !== undefined && { body: request.body }),
-          });
-          const text = await res.text();
-          assert.ok(res.ok, `${file}:${block.line}: ${request.method} ${request.path} answered ${res.status}: ${text}`);
-        }
-        if (script === PRELUDE) return;
-        const result = await runShell(script, PAGE_TIMEOUT_MS);
-        assert.ok(
-          result.code === 0,
-          `${file}: ${result.timedOut ? `not done within ${PAGE_TIMEOUT_MS} ms` : `exit code ${result.code}`}\n${tail(result.output)}\n--- server log:\n${tail(server.log(), 3000)}`,
-        );
-      },
-      PAGE_TIMEOUT_MS + 30_000,
-    );
+          if (script === prelude) return;
+          const result = await runShell(script, PAGE_TIMEOUT_MS);
+          assert.ok(
+            result.code === 0,
+            `${file}: ${result.timedOut ? `not done within ${PAGE_TIMEOUT_MS} ms` : `exit code ${result.code}`}\n${tail(result.output)}\n--- server log:\n${tail(server.log(), 3000)}`,
+          );
+        },
+        PAGE_TIMEOUT_MS + 30_000,
+      );
+    }
   }
 });

@@ -21,6 +21,7 @@ describe('POST /org/kb/raw', () => {
     assert.equal(res.body.version_num, 1);
     assert.equal(res.body.parent_id, null);
     assert.deepEqual(res.body.tags, ['energy']);
+    assert.equal(res.body.content_id, res.body.id, 'named content_id as an upload names it; id stays as an alias');
     const done = await waitForOutcome(t, res.body.id);
     assert.equal(done.processing_status, 'completed', done.failure_reason);
     assert.equal(done.attempts, 1);
@@ -31,6 +32,13 @@ describe('POST /org/kb/raw', () => {
       [['Heat pumps'], ['Heat pumps', 'Noise'], ['Heat pumps', 'Cost']],
     );
     assert.match(chunks[1].text, /Outdoor units hum quietly/);
+
+    // Sent again, the same text is a duplicate: 422 naming the existing item in the same field.
+    const again = await t.api('POST', '/org/kb/raw', { body: { title: 'Heat pump notes', text } });
+    assert.equal(again.status, 422, again.text);
+    assert.equal(again.body.error.code, 'duplicate');
+    assert.equal(again.body.content_id, res.body.content_id);
+    assert.equal(again.body.id, res.body.id);
   });
 
   it('files content under a category and topic', async () => {
@@ -171,6 +179,11 @@ describe('POST /org/kb/upload', () => {
     // The same bytes again are duplicates of the items just created: every file skipped is 422.
     const again = await postForm(t, 'POST', '/org/kb/upload', files('sample.pdf', 'sample.docx'));
     assert.equal(again.status, 422, again.text);
+    // ...and the answer lists them as the first did, each with the content_id of the item it duplicates.
+    assert.deepEqual(
+      again.body.files.map((o: any) => [o.filename, o.status, o.reason, o.content_id]),
+      ['sample.pdf', 'sample.docx'].map((name) => [name, 'skipped', 'duplicate', byName.get(name).id]),
+    );
   });
 
   it('skips a duplicate next to a new file and says which content it duplicates', async () => {

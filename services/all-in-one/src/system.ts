@@ -19,13 +19,15 @@ export const developmentDefaults = {
 } as const;
 
 /**
- * Where hosted pages say they live when PUBLIC_BASE_URL is not set: on this machine at the
- * gateway's port (`PORT=3000 npm start` links to :3000, not to publishing's default :8080).
- * Unknown for PORT=0 (the port is picked when the gateway listens, after publishing starts):
- * publishing's default then holds.
+ * Where hosted pages say they live when PUBLIC_BASE_URL is not set: the gateway's PUBLIC_URL
+ * when that is set (one public address for OAuth, MCP and the hosted pages' links), else on
+ * this machine at the gateway's port (`PORT=3000 npm start` links to :3000, not to
+ * publishing's default :8080). Unknown for PORT=0 (the port is picked when the gateway
+ * listens, after publishing starts): publishing's default then holds.
  */
 export function defaultPublicBaseUrl(env: Record<string, string | undefined>): string | undefined {
   if (env.PUBLIC_BASE_URL) return env.PUBLIC_BASE_URL;
+  if (env.PUBLIC_URL) return env.PUBLIC_URL.replace(/\/+$/, '');
   const port = env.PORT?.trim();
   return port && /^\d+$/.test(port) && Number(port) > 0 ? `http://localhost:${Number(port)}` : undefined;
 }
@@ -38,6 +40,37 @@ export function defaultPublicBaseUrl(env: Record<string, string | undefined>): s
  */
 export function embeddedListenHost(env: Record<string, string | undefined>): string {
   return env.HOST?.trim() || '127.0.0.1';
+}
+
+/** Stands in for the gRPC addresses known only once each service listens. */
+const PENDING_ADDRESS = '127.0.0.1:1';
+
+/**
+ * Every service's settings, checked before any service starts: a bad value (PORT=eighty)
+ * stops the start with one message instead of after five services came up. Throws the
+ * first ConfigError.
+ */
+export function checkSettings(env: Record<string, string | undefined>): void {
+  const grpc = { GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' };
+  loadConfig(knowledgeBaseConfigSpec, { ...env, ...grpc });
+  loadConfig(ingestConfigSpec, { ...env, ...grpc });
+  loadConfig(analyticsConfigSpec, { ...env, ...grpc });
+  loadConfig(generationConfigSpec, { ...env, ...grpc, KNOWLEDGE_BASE_GRPC: PENDING_ADDRESS });
+  const publicBaseUrl = defaultPublicBaseUrl(env);
+  loadConfig(publishingConfigSpec, {
+    ...env,
+    ...grpc,
+    ...(publicBaseUrl && { PUBLIC_BASE_URL: publicBaseUrl }),
+    ANALYTICS_GRPC: PENDING_ADDRESS,
+  });
+  loadConfig(gatewayConfigSpec, {
+    ...env,
+    KNOWLEDGE_BASE_GRPC: PENDING_ADDRESS,
+    INGEST_GRPC: PENDING_ADDRESS,
+    ANALYTICS_GRPC: PENDING_ADDRESS,
+    GENERATION_GRPC: PENDING_ADDRESS,
+    PUBLISHING_GRPC: PENDING_ADDRESS,
+  });
 }
 
 export interface RunningSystem {
@@ -71,6 +104,8 @@ export async function startSystem(options: {
   if (env.RPC_IN_PROCESS !== undefined && !['true', 'false'].includes(env.RPC_IN_PROCESS))
     throw new Error(`RPC_IN_PROCESS must be true or false, not ${env.RPC_IN_PROCESS}`);
   setInProcessCalls(env.RPC_IN_PROCESS !== 'false');
+
+  checkSettings(env);
 
   const extra = { ...(options.clock && { clock: options.clock }), ...(options.ids && { ids: options.ids }) };
   const kbConfig = loadConfig(knowledgeBaseConfigSpec, { ...env, GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' });

@@ -18,7 +18,10 @@ export const gatewayConfigSpec = defineConfig(
     OUTBOX_LAG_ALERT_MS: configFields.OUTBOX_LAG_ALERT_MS,
     INTERNAL_TOKEN: configFields.INTERNAL_TOKEN,
     OTEL_EXPORTER_OTLP_ENDPOINT: configFields.OTEL_EXPORTER_OTLP_ENDPOINT,
-    HOST: Type.String({ default: '0.0.0.0', description: 'interface the HTTP server binds' }),
+    HOST: Type.String({
+      default: '0.0.0.0',
+      description: 'interface the HTTP server binds (`npm start`: 127.0.0.1 unless HOST is set; `npm run stack`: 127.0.0.1)',
+    }),
     PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080, description: 'HTTP port (0 picks a free one)' }),
     BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1048576, description: 'largest JSON request body' }),
     KNOWLEDGE_BASE_GRPC: GrpcAddress('knowledge-base'),

@@ -49,7 +49,7 @@ export function loadConfig<T extends TProperties>(
     problems.push(
       given === undefined || given === ''
         ? `${name} is required: ${describe(spec.schema.properties[name])}`
-        : `${name}=${JSON.stringify(given)} is invalid: ${error.message}${describeSuffix(spec.schema.properties[name])}`,
+        : `${name}=${JSON.stringify(given)} is invalid: ${acceptedValues(spec.schema.properties[name]) ?? error.message}${describeSuffix(spec.schema.properties[name])}`,
     );
   }
   if (problems.length > 0) throw new ConfigError(dedupe(problems));
@@ -57,6 +57,13 @@ export function loadConfig<T extends TProperties>(
   const crossField = spec.check?.(config) ?? [];
   if (crossField.length > 0) throw new ConfigError(crossField);
   return config;
+}
+
+/** "expected one of a, b, c" for a setting that takes one of a few literal values (TypeBox's own message lists none). */
+function acceptedValues(schema: unknown): string | undefined {
+  const options = (schema as { anyOf?: { const?: unknown }[] } | undefined)?.anyOf;
+  if (!options || options.length === 0 || !options.every((o) => o.const !== undefined)) return undefined;
+  return `expected one of ${options.map((o) => String(o.const)).join(', ')}`;
 }
 
 function describe(schema: unknown): string {

@@ -42,6 +42,14 @@ describe('loadConfig', () => {
     assert.ok(problems.some((p) => p.startsWith('INTERNAL_TOKEN is required')));
   });
 
+  it('lists the accepted values of a setting that takes one of a few', () => {
+    const problems = problemsOf({ INTERNAL_TOKEN: 'x'.repeat(16), STORE: 'postgres' });
+    assert.ok(
+      problems.some((p) => p.startsWith('STORE="postgres" is invalid: expected one of sqlite, mongodb')),
+      problems.join('\n'),
+    );
+  });
+
   it('treats an empty value as unset', () => {
     assert.equal(loadConfig(spec, { INTERNAL_TOKEN: 'x'.repeat(16), PORT: '' }).PORT, 8080);
   });

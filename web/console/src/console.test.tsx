@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
 import { RatioView, StatusBadge } from './components/common';
-import { answerParts, Search } from './pages/Search';
-import { queryOf } from './pages/Analytics';
+import { answerParts, highlightParts, Search } from './pages/Search';
+import { queryOf, windowWithData } from './pages/Analytics';
+import { kindOfContent } from './pages/KnowledgeBase';
 import { SignIn } from './pages/SignIn';
 import { ApiError, type Api } from './api';
 
@@ -31,6 +32,46 @@ describe('answerParts', () => {
       '.',
     ]);
     expect(answerParts('No sources.')).toEqual(['No sources.']);
+  });
+});
+
+describe('highlightParts', () => {
+  const answer = 'Clean the panels every three months with soft water. [1]';
+  it('marks a quoted sentence after a heading at the start of the chunk', () => {
+    const parts = highlightParts('# Solar panel care\n\nClean the panels every three months with soft water. Check the inverter.', answer);
+    expect(parts.filter((p) => p.quoted).map((p) => p.text)).toEqual(['Clean the panels every three months with soft water.']);
+    expect(parts.map((p) => p.text).join('')).toBe(
+      '# Solar panel care\n\nClean the panels every three months with soft water. Check the inverter.',
+    );
+  });
+  it('finds a sentence whose whitespace runs differently, and marks nothing the answer does not say', () => {
+    expect(highlightParts('Clean the panels every\nthree months  with soft water.', answer).some((p) => p.quoted)).toBe(true);
+    expect(highlightParts('Check the inverter display once a month.', answer).some((p) => p.quoted)).toBe(false);
+  });
+});
+
+describe('kindOfContent', () => {
+  it('names raw text Text and a file by its format', () => {
+    expect(kindOfContent({ type: 'raw' })).toBe('Text');
+    expect(kindOfContent({ type: 'file', format: 'pdf' })).toBe('PDF');
+    expect(kindOfContent({ type: 'file' })).toBe('File');
+  });
+});
+
+describe('windowWithData', () => {
+  it('moves to the 30 days up to the latest answer of the last two years', async () => {
+    const request = vi.fn(async () => ({ answers: [{ run_at: '2026-03-02T10:00:00Z' }] }));
+    const api = fakeApi({ request: request as Api['request'] });
+    expect(await windowWithData(api, new Date('2026-11-28T02:00:00Z'))).toEqual({
+      from: '2026-02-01',
+      to: '2026-03-02',
+      latest: '2026-03-02',
+    });
+    expect(request).toHaveBeenCalledWith('GET', '/org/analytics/answers/latest?from=2024-11-28&to=2026-11-28&limit=1');
+  });
+  it('says there is none when no answer is found', async () => {
+    const api = fakeApi({ request: vi.fn(async () => ({ answers: [] })) as Api['request'] });
+    expect(await windowWithData(api, new Date('2026-11-28T02:00:00Z'))).toBeUndefined();
   });
 });
 

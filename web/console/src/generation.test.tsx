@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
-import { SchemaFields, readSchemaForm, type JsonSchema } from './components/SchemaForm';
+import { SchemaEditor, SchemaFields, readSchemaForm, type JsonSchema } from './components/SchemaForm';
 import { DraftView } from './pages/Generation';
 import { Review } from './pages/Review';
 import { ApiError, type Api } from './api';
@@ -28,8 +28,10 @@ const config: JsonSchema = {
     },
     auto_publish: { type: 'boolean' },
     target_length: { type: 'object', properties: { max_words: { type: 'integer', minimum: 10 } } },
-    sections: { type: 'array', items: { type: 'object', properties: { title: { type: 'string' } } } },
+    sections: { type: 'array', minItems: 1, items: { type: 'object', properties: { title: { type: 'string' } } } },
     do_rules: { type: 'array', items: { type: 'string' } },
+    dont_rules: { type: 'array', items: { type: 'string' } },
+    weights: { type: 'array', items: { type: 'integer' } },
     tone: { $ref: '#/components/schemas/Tone' },
   },
 };
@@ -52,8 +54,10 @@ describe('SchemaFields', () => {
     fireEvent.change(screen.getByLabelText('Kind'), { target: { value: 'qa' } });
     fireEvent.change(screen.getByLabelText('Auto publish'), { target: { value: 'true' } });
     fireEvent.input(screen.getByLabelText('Max words'), { target: { value: '300' } });
-    fireEvent.input(screen.getByLabelText('Sections'), { target: { value: '[{"title":"Answer"}]' } });
+    // Sections are a form per entry (one to start with, as the schema needs one), not JSON.
+    fireEvent.input(screen.getByLabelText('Title'), { target: { value: 'Answer' } });
     fireEvent.input(screen.getByLabelText('Do rules'), { target: { value: 'Cite\n\n Be brief ' } });
+    expect(screen.getByLabelText("Don't rules")).toBeTruthy();
     const form = screen.getByTestId('f') as HTMLFormElement;
     expect(readSchemaForm(form, 'c.')).toEqual({
       kind: 'qa',
@@ -62,8 +66,48 @@ describe('SchemaFields', () => {
       sections: [{ title: 'Answer' }],
       do_rules: ['Cite', 'Be brief'],
     });
-    fireEvent.input(screen.getByLabelText('Sections'), { target: { value: '[{' } });
-    expect(() => readSchemaForm(form, 'c.')).toThrow(/c.sections is not valid JSON/);
+    fireEvent.input(screen.getByLabelText('Weights'), { target: { value: '[1,' } });
+    expect(() => readSchemaForm(form, 'c.')).toThrow(/c.weights is not valid JSON/);
+  });
+
+  it('adds and removes entries of a list of objects, keeping what was typed in the others', async () => {
+    render(
+      <form data-testid="f">
+        <SchemaFields schema={config} components={{}} value={{ sections: [{ title: 'Intro' }, { title: 'Costs' }] }} prefix="c." />
+      </form>,
+    );
+    const form = screen.getByTestId('f') as HTMLFormElement;
+    expect(readSchemaForm(form, 'c.').sections).toEqual([{ title: 'Intro' }, { title: 'Costs' }]);
+    fireEvent.click(screen.getByRole('button', { name: 'Add section' }));
+    const titles = await screen.findAllByLabelText('Title');
+    expect(titles).toHaveLength(3);
+    fireEvent.input(titles[2]!, { target: { value: 'Warranty' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Remove section 1' }));
+    await waitFor(() => expect(screen.getAllByLabelText('Title')).toHaveLength(2));
+    expect(readSchemaForm(form, 'c.').sections).toEqual([{ title: 'Costs' }, { title: 'Warranty' }]);
+  });
+
+  it('offers the whole object as JSON, and reads the JSON view when it is open', async () => {
+    render(
+      <form data-testid="f">
+        <SchemaEditor
+          schema={config}
+          components={{}}
+          value={{ kind: 'qa', sections: [{ title: 'Intro' }] }}
+          prefix="c."
+          label="Configuration"
+        />
+      </form>,
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'JSON' }));
+    const json = (await screen.findByLabelText('Configuration (JSON)')) as HTMLTextAreaElement;
+    expect(JSON.parse(json.value)).toEqual({ kind: 'qa', sections: [{ title: 'Intro' }] });
+    fireEvent.input(json, { target: { value: '{"kind":"summary","sections":[{"title":"Short"}]}' } });
+    const form = screen.getByTestId('f') as HTMLFormElement;
+    expect(readSchemaForm(form, 'c.')).toEqual({ kind: 'summary', sections: [{ title: 'Short' }] });
+    // Back to the form, with what the JSON said.
+    fireEvent.click(screen.getByRole('button', { name: 'Form' }));
+    expect(((await screen.findByLabelText('Title')) as HTMLInputElement).value).toBe('Short');
   });
 });
 

@@ -21,6 +21,7 @@ import { registerRoutes } from './routes/index.js';
 import { registerRequestLog, type RequestLogMode } from './request-log.js';
 import { settleUnreadBodies } from './early-answer.js';
 import { registerConsole } from './console.js';
+import { API_REFERENCE_PATH, registerApiReference } from './api-reference.js';
 import { createHostedCache, registerHostedSite } from './hosted.js';
 import type { ServiceClients } from '../clients.js';
 import type { RouteAuth } from './route-auth.js';
@@ -31,6 +32,7 @@ import { registerMcpHttp } from '../mcp/http.js';
 import { buildTools } from '../mcp/tools.js';
 import type { OAuthService } from '../mcp/oauth.js';
 import { oauthRoutes } from '../mcp/oauth-routes.js';
+import { SERVICE_VERSION } from '../version.js';
 
 export interface HttpDeps {
   /** Dependency checks behind GET /health/ready. */
@@ -119,7 +121,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
 
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', function (route) {
-    if (route.url.startsWith('/api/v1') && route.method !== 'HEAD') {
+    // The API reference's pages are public documents beside the API, not operations of it.
+    if (route.url.startsWith('/api/v1') && !route.url.startsWith(API_REFERENCE_PATH) && route.method !== 'HEAD') {
       const auth = route.config?.auth;
       if (!auth) throw new Error(`Route ${String(route.method)} ${route.url} declares no auth requirement`);
       const requestSchema = requestSchemaOf(route.schema, this.getSchemas());
@@ -203,7 +206,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
       openapi: '3.1.0',
       info: {
         title: 'Knowledge Base and Content Generation Service',
-        version: '0.2.0',
+        version: SERVICE_VERSION,
         description:
           'Organization API (/api/v1/org/...) and category/topic API (/api/v1/search, /content, /categories, /prompts). ' +
           'Every operation names the permission it needs in x-permission.',
@@ -219,6 +222,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<{ app: FastifyInstan
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   app.addSchema(ErrorBody);
+  await registerApiReference(app as unknown as FastifyInstance);
 
   await app.register(
     async (api) => {

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import multipart, { type MultipartFile, type MultipartValue } from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest, FastifySchema, FastifySchemaCompiler } from 'fastify';
-import { errors } from '@kb/platform';
+import { errors, isAppError, toErrorBody } from '@kb/platform';
 import type { CallContext, RpcClient } from '@kb/rpc';
 import type { ServiceClients } from '../clients.js';
-import { Timestamp, Uuid } from './schemas.js';
+import { ErrorBody, Timestamp, Uuid } from './schemas.js';
 import { isBadName, stripControlChars } from './hardening.js';
 import { buildValidatorFactory } from './validation.js';
 
@@ -21,6 +21,12 @@ const Status = Type.Union([Type.Literal('queued'), Type.Literal('processing'), T
 /** The content item (spec 2.1) and the facts people need to follow its processing. */
 export const ContentItem = Type.Object({
   id: Uuid,
+  content_id: Type.Optional(
+    Type.String({
+      format: 'uuid',
+      description: "The same as id: every intake answer (raw text, uploads, a duplicate's 422) names the item content_id",
+    }),
+  ),
   org_id: Uuid,
   type: Type.Union([Type.Literal('raw'), Type.Literal('document'), Type.Literal('web')]),
   title: Type.String(),
@@ -70,7 +76,25 @@ export interface ItemMessage {
 
 /** gRPC leaves unset optionals out and sends int64 as text; the JSON API says null and numbers. */
 export const itemJson = (m: ItemMessage): Static<typeof ContentItem> =>
-  ({ ...m, parent_id: m.parent_id ?? null, size_bytes: Number(m.size_bytes), tags: m.tags ?? [] }) as unknown as Static<typeof ContentItem>;
+  ({
+    ...m,
+    content_id: m.id,
+    parent_id: m.parent_id ?? null,
+    size_bytes: Number(m.size_bytes),
+    tags: m.tags ?? [],
+  }) as unknown as Static<typeof ContentItem>;
+
+/** A raw text duplicate's 422: the error, and the existing item as content_id (and id), where a first answer names it. */
+export const DuplicateRaw = Type.Intersect([ErrorBody, Type.Object({ content_id: Type.Optional(Uuid), id: Type.Optional(Uuid) })], {
+  description: 'The text is a duplicate: the error, and content_id (and id) of the existing item',
+});
+
+/** The body of DuplicateRaw for a duplicate text's error, or undefined for any other failure. */
+export function duplicateRawBody(err: unknown): Static<typeof DuplicateRaw> | undefined {
+  if (!isAppError(err) || err.code !== 'duplicate' || typeof err.details?.content_id !== 'string') return undefined;
+  const existing = err.details.content_id;
+  return { ...toErrorBody(err), content_id: existing, id: existing };
+}
 export const versionJson = (v: { size_bytes: string | number }): Static<typeof ContentVersion> =>
   ({ ...v, size_bytes: Number(v.size_bytes) }) as unknown as Static<typeof ContentVersion>;
 
@@ -461,7 +485,14 @@ export async function uploadFiles(
   if (outcomes.every((o) => o.status === 'skipped')) {
     throw errors.unprocessable('Every uploaded file is a duplicate of existing content', {
       code: 'all_duplicates',
-      details: { files: outcomes.map((o) => ({ filename: o.filename, status: o.status, content_id: o.content_id })) },
+      details: {
+        files: outcomes.map((o) => ({
+          filename: o.filename,
+          status: o.status,
+          content_id: o.content_id,
+          ...(o.reason && { reason: o.reason }),
+        })),
+      },
     });
   }
   return outcomes;

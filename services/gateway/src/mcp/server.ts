@@ -16,9 +16,10 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Dispatcher, DispatchResponse } from './dispatcher.js';
 import type { Tool } from './tools.js';
 import { RESULT_CAP, shapeResult } from './shape.js';
+import { SERVICE_VERSION } from '../version.js';
 
 export const MCP_SERVER_NAME = 'kb-content-service';
-export const MCP_SERVER_VERSION = '0.2.0';
+export const MCP_SERVER_VERSION = SERVICE_VERSION;
 
 /** The caller's credential as the dispatcher forwards it; set on the AuthInfo of every MCP request. */
 export const requestCredential = (auth: AuthInfo | undefined): Record<string, string> => {

@@ -17,12 +17,14 @@ export function LineChart({ days, series, title }: { days: string[]; series: Ser
     if (!el || days.length === 0) return;
     const xs = days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
     const width = Math.max(280, el.clientWidth || 600);
+    // One day has no line to draw: it is a point, centred in a day either side of it.
+    const single = xs.length === 1;
     const plot = new uPlot(
       {
         title,
         width,
         height: 240,
-        scales: { y: { range: [0, 1] } },
+        scales: { y: { range: [0, 1] }, ...(single && { x: { time: true, range: [xs[0]! - 86_400, xs[0]! + 86_400] } }) },
         axes: [{}, { values: (_u, ticks) => ticks.map((t) => `${Math.round(t * 100)}%`) }],
         series: [
           {},
@@ -31,6 +33,7 @@ export function LineChart({ days, series, title }: { days: string[]; series: Ser
             stroke: s.color,
             width: 2,
             spanGaps: false,
+            points: { show: single || undefined, size: single ? 10 : 5 },
             value: (_u: uPlot, v: number | null) => (v === null ? 'n/a' : `${(v * 100).toFixed(1)}%`),
           })),
         ],

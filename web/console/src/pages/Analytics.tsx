@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { Api } from '../api';
 import { useLoad } from '../hooks';
 import { ErrorNote, formatDate, RatioView, Section } from '../components/common';
@@ -61,6 +61,25 @@ export interface Filters {
   location: string;
 }
 
+/** The longest window the API reports on (days). */
+const MAX_WINDOW_DAYS = 731;
+
+/**
+ * Where the data is when the last 30 days hold none: the 30 days up to the latest answer of
+ * the last two years (the longest window the API takes), or nothing when there is none.
+ */
+export async function windowWithData(api: Api, now: Date): Promise<{ from: string; to: string; latest: string } | undefined> {
+  const from = iso(new Date(now.getTime() - (MAX_WINDOW_DAYS - 1) * 86_400_000));
+  const found = await api.request<{ answers: { run_at: string }[] }>(
+    'GET',
+    `/org/analytics/answers/latest?${queryOf({ from, to: iso(now), prompt_id: '', tag_id: '', model: '', location: '' }, { limit: '1' })}`,
+  );
+  const latest = found.answers[0]?.run_at;
+  if (!latest) return undefined;
+  const day = new Date(`${latest.slice(0, 10)}T00:00:00Z`);
+  return { from: iso(new Date(day.getTime() - 29 * 86_400_000)), to: iso(day), latest: latest.slice(0, 10) };
+}
+
 export function queryOf(f: Filters, extra: Record<string, string> = {}): string {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries({ ...f, ...extra })) if (v) q.set(k, v);
@@ -78,6 +97,8 @@ export function Analytics({ api, now = new Date() }: { api: Api; now?: Date }) {
     location: '',
   });
   const q = queryOf(filters);
+  // Opened on the last 30 days; when they hold no answer, the window moves to where the data is, and says so.
+  const [moved, setMoved] = useState<{ latest?: string; checked: boolean }>({ checked: false });
   const prompts = useLoad(() => api.list<{ prompt_id: string; name: string }>('/org/prompts?limit=100'), []);
   const tags = useLoad(() => api.list<{ tag_id: string; name: string }>('/org/tags?limit=100'), []);
   const overview = useLoad(() => api.request<Overview>('GET', `/org/analytics/overview?${q}`), [q]);
@@ -116,6 +137,19 @@ export function Analytics({ api, now = new Date() }: { api: Api; now?: Date }) {
     [q],
   );
 
+  useEffect(() => {
+    if (moved.checked || !overview.data) return;
+    setMoved({ checked: true });
+    if (overview.data.totals.answer_count > 0) return;
+    void windowWithData(api, now).then(
+      (found) => {
+        setMoved({ checked: true, ...(found && { latest: found.latest }) });
+        if (found) setFilters((f) => ({ ...f, from: found.from, to: found.to }));
+      },
+      () => undefined,
+    );
+  }, [overview.data]);
+
   const chart = useMemo(() => {
     const days = series.data?.days ?? [];
     return {
@@ -131,6 +165,10 @@ export function Analytics({ api, now = new Date() }: { api: Api; now?: Date }) {
   const set = (key: keyof Filters) => (e: Event) => setFilters({ ...filters, [key]: (e.target as HTMLInputElement).value });
   const t: Totals | undefined = overview.data?.totals;
   const m = overview.data?.metrics;
+  // Prompts the window's answers name that no tracked prompt is (imported answers may carry any prompt id).
+  const untracked = [...new Set((latest.data?.answers ?? []).map((a) => a.prompt_id))].filter(
+    (id) => !prompts.data?.items.some((p) => p.prompt_id === id),
+  );
   const nameOf = (id: string) => prompts.data?.items.find((p) => p.prompt_id === id)?.name ?? id.slice(0, 8);
 
   return (
@@ -177,6 +215,17 @@ export function Analytics({ api, now = new Date() }: { api: Api; now?: Date }) {
           </label>
         </form>
         <ErrorNote error={overview.error} />
+        {moved.latest && (
+          <p class="muted" role="status">
+            The last 30 days hold no answers: showing the 30 days up to the latest answer ({moved.latest}).
+          </p>
+        )}
+        {moved.checked && !moved.latest && t?.answer_count === 0 && (
+          <p class="muted" role="status">
+            No answers in this window. Answers come from imports (POST /api/v1/org/analytics/answers/import) and tracked prompt runs; pick
+            the window they fall in.
+          </p>
+        )}
       </Section>
       {t && m && (
         <Section title="Overview">
@@ -268,6 +317,13 @@ export function Analytics({ api, now = new Date() }: { api: Api; now?: Date }) {
       </div>
       {won.data && (
         <Section title={`Prompts won and lost (${won.data.prompts_won} won, ${won.data.prompts_lost} lost)`}>
+          {won.data.prompts.length === 0 && (
+            <p class="muted">
+              No tracked prompt has answers in this window.
+              {untracked.length > 0 &&
+                ` The answers here name ${untracked.length === 1 ? 'a prompt' : 'prompts'} not tracked: ${untracked.map(nameOf).join(', ')}.`}
+            </p>
+          )}
           <table class="list">
             <thead>
               <tr>

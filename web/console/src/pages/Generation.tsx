@@ -1,8 +1,8 @@
 import { useId, useState } from 'preact/hooks';
 import { ApiError, type Api } from '../api';
-import { useInterval, useLoad } from '../hooks';
+import { useInterval, useLoad, type Loaded } from '../hooks';
 import { ErrorNote, Section, formatDate } from '../components/common';
-import { SchemaFields, readSchemaForm, type Components, type JsonSchema } from '../components/SchemaForm';
+import { SchemaEditor, readSchemaForm, type Components, type JsonSchema } from '../components/SchemaForm';
 import type { ContentItem } from '../types';
 
 interface OpenApi {
@@ -12,7 +12,15 @@ interface OpenApi {
 interface ContentType {
   content_type_id: string;
   name: string;
-  config: Record<string, unknown>;
+  description?: string;
+  config: {
+    kind?: string;
+    format?: string;
+    sections?: { title: string; instructions?: string }[];
+    target_length?: { min_words?: number; max_words?: number };
+    auto_publish?: boolean;
+    [key: string]: unknown;
+  };
 }
 interface Run {
   run_id: string;
@@ -62,16 +70,23 @@ const verdictText: Record<Sentence['verdict'], string> = {
 
 const ACTIVE = new Set(['queued', 'retrieving', 'drafting', 'verifying']);
 
-/** Brand kit and content types (forms from the API's closed key sets), runs with live progress, and verified drafts. */
+/**
+ * Runs first (start one, follow its progress, open its draft), then content types and the
+ * brand kit as forms from the API's closed key sets (each with a JSON view), then verified drafts.
+ */
 export function Generation({ api, draftId }: { api: Api; draftId?: string | undefined }) {
   const doc = useLoad(() => api.request<OpenApi>('GET', '/openapi.json'), []);
+  const types = useLoad(() => api.request<ContentType[]>('GET', '/org/content-types?limit=100'), []);
   if (draftId) return <DraftView api={api} id={draftId} />;
   const components = doc.data?.components.schemas ?? {};
   return (
     <div class="stack">
       <ErrorNote error={doc.error} />
+      <Runs api={api} types={types.data ?? []} />
+      {doc.data && (
+        <ContentTypes api={api} types={types} components={components} schema={bodySchema(doc.data, '/org/content-types', 'post')} />
+      )}
       {doc.data && <BrandKit api={api} components={components} />}
-      {doc.data && <ContentTypes api={api} components={components} schema={bodySchema(doc.data, '/org/content-types', 'post')} />}
     </div>
   );
 }
@@ -110,7 +125,13 @@ function BrandKit({ api, components }: { api: Api; components: Components }) {
             <label for={nameId}>Name</label>
             <input id={nameId} name="name" maxLength={200} value={kit.data?.name ?? ''} />
           </div>
-          <SchemaFields schema={{ $ref: 'BrandKitGuidelines' }} components={components} value={kit.data?.guidelines} prefix="g." />
+          <SchemaEditor
+            schema={{ $ref: 'BrandKitGuidelines' }}
+            components={components}
+            value={kit.data?.guidelines}
+            prefix="g."
+            label="Guidelines"
+          />
           <button type="submit">Save brand kit</button>
           {note && <p role="status">{note}</p>}
         </form>
@@ -119,26 +140,113 @@ function BrandKit({ api, components }: { api: Api; components: Components }) {
   );
 }
 
-function ContentTypes({ api, components, schema }: { api: Api; components: Components; schema: JsonSchema | undefined }) {
-  const types = useLoad(() => api.request<ContentType[]>('GET', '/org/content-types?limit=100'), []);
-  const runs = useLoad(() => api.request<Run[]>('GET', '/org/generation/runs?limit=10'), []);
+/** A content type in a line: its sections, kind, format, length and whether it publishes itself. */
+export function describeContentType(config: ContentType['config']): string {
+  const parts = [
+    config.sections && config.sections.length > 0
+      ? `Sections: ${config.sections.map((x) => x.title).join(', ')}`
+      : 'One "Overview" section',
+    config.kind ?? 'article',
+    config.format ?? 'markdown',
+    config.target_length ? `${config.target_length.min_words ?? 0} to ${config.target_length.max_words ?? 600} words` : undefined,
+    config.auto_publish ? 'publishes when verified' : 'goes to review',
+  ];
+  return parts.filter(Boolean).join(' · ');
+}
+
+function ContentTypes({
+  api,
+  types,
+  components,
+  schema,
+}: {
+  api: Api;
+  types: Loaded<ContentType[]>;
+  components: Components;
+  schema: JsonSchema | undefined;
+}) {
   const [error, setError] = useState<Error>();
-  const active = (runs.data ?? []).some((r) => ACTIVE.has(r.state));
-  useInterval(() => runs.reload(), 1500, active);
+  const [editing, setEditing] = useState<ContentType | 'new'>();
   const configSchema = schema?.properties?.config;
-  const create = async (e: Event) => {
+  const save = async (e: Event) => {
     e.preventDefault();
     setError(undefined);
     const form = e.currentTarget as HTMLFormElement;
     try {
       const config = readSchemaForm(form, 'c.');
-      await api.request('POST', '/org/content-types', { name: String(new FormData(form).get('name')).trim(), config });
-      form.reset();
+      const body = { name: String(new FormData(form).get('name')).trim(), config };
+      if (editing && editing !== 'new') await api.request('PUT', `/org/content-types/${editing.content_type_id}`, body);
+      else await api.request('POST', '/org/content-types', body);
+      setEditing(undefined);
       types.reload();
     } catch (err) {
       setError(err as Error);
     }
   };
+  return (
+    <Section
+      title="Content types"
+      actions={
+        configSchema && editing === undefined ? (
+          <button type="button" onClick={() => setEditing('new')}>
+            New content type
+          </button>
+        ) : undefined
+      }
+    >
+      <ErrorNote error={types.error ?? error} />
+      {(types.data ?? []).length === 0 && !types.loading && <p class="muted">No content type yet: create one to start a run.</p>}
+      <ul class="content-types">
+        {(types.data ?? []).map((t) => (
+          <li key={t.content_type_id} class="content-type">
+            <div class="card-head">
+              <strong>{t.name}</strong>
+              {editing === undefined && (
+                <button type="button" class="secondary" onClick={() => setEditing(t)} aria-label={`Edit ${t.name}`}>
+                  Edit
+                </button>
+              )}
+            </div>
+            <p class="muted">{describeContentType(t.config)}</p>
+            <details>
+              <summary>JSON</summary>
+              <pre class="json">{JSON.stringify(t.config, null, 2)}</pre>
+            </details>
+          </li>
+        ))}
+      </ul>
+      {configSchema && editing !== undefined && (
+        <form onSubmit={(e) => void save(e)} key={editing === 'new' ? 'new' : editing.content_type_id}>
+          <h3>{editing === 'new' ? 'New content type' : `Edit ${editing.name}`}</h3>
+          <div class="field">
+            <label for="ct-name">Name</label>
+            <input id="ct-name" name="name" required minLength={1} maxLength={200} value={editing === 'new' ? '' : editing.name} />
+          </div>
+          <SchemaEditor
+            schema={configSchema}
+            components={components}
+            value={editing === 'new' ? undefined : editing.config}
+            prefix="c."
+            label="Configuration"
+          />
+          <div class="actions">
+            <button type="submit">{editing === 'new' ? 'Create content type' : 'Save content type'}</button>
+            <button type="button" class="secondary" onClick={() => setEditing(undefined)}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      )}
+    </Section>
+  );
+}
+
+/** Start a run of a content type and follow the recent runs live; each finished run opens its draft. */
+function Runs({ api, types }: { api: Api; types: ContentType[] }) {
+  const runs = useLoad(() => api.request<Run[]>('GET', '/org/generation/runs?limit=10'), []);
+  const [error, setError] = useState<Error>();
+  const active = (runs.data ?? []).some((r) => ACTIVE.has(r.state));
+  useInterval(() => runs.reload(), 1500, active);
   const start = async (e: Event) => {
     e.preventDefault();
     setError(undefined);
@@ -154,51 +262,32 @@ function ContentTypes({ api, components, schema }: { api: Api; components: Compo
       setError(err as Error);
     }
   };
-  const nameOf = (id: string) => types.data?.find((t) => t.content_type_id === id)?.name ?? id.slice(0, 8);
+  const nameOf = (id: string) => types.find((t) => t.content_type_id === id)?.name ?? id.slice(0, 8);
   return (
-    <>
-      <Section title="Content types">
-        <ErrorNote error={types.error ?? error} />
-        <ul class="plain">
-          {(types.data ?? []).map((t) => (
-            <li key={t.content_type_id}>
-              <strong>{t.name}</strong> <code>{JSON.stringify(t.config)}</code>
-            </li>
-          ))}
-        </ul>
-        {configSchema && (
-          <form onSubmit={(e) => void create(e)}>
-            <h3>New content type</h3>
-            <div class="field">
-              <label for="ct-name">Name</label>
-              <input id="ct-name" name="name" required minLength={1} maxLength={200} />
-            </div>
-            <SchemaFields schema={configSchema} components={components} value={undefined} prefix="c." />
-            <button type="submit">Create content type</button>
-          </form>
-        )}
-      </Section>
-      <Section title="Generation runs">
-        <ErrorNote error={runs.error} />
-        {(types.data ?? []).length > 0 && (
-          <form class="inline" onSubmit={(e) => void start(e)}>
-            <label>
-              Content type
-              <select name="content_type_id" required>
-                {(types.data ?? []).map((t) => (
-                  <option key={t.content_type_id} value={t.content_type_id}>
-                    {t.name}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label class="grow">
-              Instructions
-              <input name="instructions" maxLength={4000} />
-            </label>
-            <button type="submit">Start run</button>
-          </form>
-        )}
+    <Section title="Generation runs">
+      <ErrorNote error={runs.error ?? error} />
+      {types.length > 0 ? (
+        <form class="inline" onSubmit={(e) => void start(e)}>
+          <label>
+            Content type
+            <select name="content_type_id" required>
+              {types.map((t) => (
+                <option key={t.content_type_id} value={t.content_type_id}>
+                  {t.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label class="grow">
+            Instructions
+            <input name="instructions" maxLength={4000} />
+          </label>
+          <button type="submit">Start run</button>
+        </form>
+      ) : (
+        <p class="muted">Create a content type (below) to start a run.</p>
+      )}
+      <div class="table-scroll">
         <table>
           <caption class="visually-hidden">Recent runs</caption>
           <thead>
@@ -227,8 +316,8 @@ function ContentTypes({ api, components, schema }: { api: Api; components: Compo
             ))}
           </tbody>
         </table>
-      </Section>
-    </>
+      </div>
+    </Section>
   );
 }
 

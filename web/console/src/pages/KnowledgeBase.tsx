@@ -1,5 +1,5 @@
-import { useState } from 'preact/hooks';
-import type { Api } from '../api';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, type Api } from '../api';
 import { useInterval, useLoad } from '../hooks';
 import { FolderTree } from '../components/Tree';
 import { ErrorNote, formatDate, Section, StatusBadge } from '../components/common';
@@ -31,6 +31,10 @@ export function KnowledgeBase({ api, contentId }: { api: Api; contentId?: string
     [folderId, version],
   );
   const busy = (listing.data?.children ?? []).some((c) => c.processing_status === 'queued' || c.processing_status === 'processing');
+  const kinds = useContentKinds(
+    api,
+    (listing.data?.children ?? []).flatMap((c) => (c.content_id ? [c.content_id] : [])),
+  );
   useInterval(listing.reload, 1500, busy);
 
   const update = (key: string, patch: Partial<UploadRow>) =>
@@ -60,7 +64,10 @@ export function KnowledgeBase({ api, contentId }: { api: Api; contentId?: string
             ...(f?.status === 'skipped' && { message: f.reason ?? 'Already in the knowledge base' }),
           });
         } catch (err) {
-          update(row.key, { state: 'error', message: (err as Error).message });
+          // A file already in the knowledge base (same bytes) is a 422: it is there, not failed.
+          if (err instanceof ApiError && err.code === 'all_duplicates')
+            update(row.key, { state: 'skipped', message: 'already in the knowledge base' });
+          else update(row.key, { state: 'error', message: (err as Error).message });
         }
       }),
     );
@@ -164,7 +171,7 @@ export function KnowledgeBase({ api, contentId }: { api: Api; contentId?: string
                       </button>
                     )}
                   </td>
-                  <td>{n.type === 'folder' ? 'Folder' : 'Document'}</td>
+                  <td>{n.type === 'folder' ? 'Folder' : n.content_id ? (kinds.get(n.content_id) ?? 'Content') : 'Content'}</td>
                   <td>{n.processing_status ? <StatusBadge status={n.processing_status} /> : ''}</td>
                 </tr>
               ))}
@@ -178,9 +185,39 @@ export function KnowledgeBase({ api, contentId }: { api: Api; contentId?: string
   );
 }
 
-/** One content item: its versions (newest first), why it failed, and its chunks. */
+/** What a content item is, in a word: "Text" for raw text, else its file format ("PDF", "DOCX"). */
+export const kindOfContent = (item: Pick<ContentItem, 'type' | 'format'>): string =>
+  item.type === 'raw' ? 'Text' : item.format ? item.format.toUpperCase() : 'File';
+
+/** The kind of each content item listed, asked once per item (the tree does not carry it). */
+function useContentKinds(api: Api, ids: string[]): Map<string, string> {
+  const [kinds, setKinds] = useState(new Map<string, string>());
+  const asked = useRef(new Set<string>());
+  useEffect(() => {
+    const missing = ids.filter((id) => !asked.current.has(id));
+    if (missing.length === 0) return;
+    for (const id of missing) asked.current.add(id);
+    void Promise.all(
+      missing.map((id) =>
+        api.request<ContentItem>('GET', `/org/kb/content/${id}`).then(
+          (item) => [id, kindOfContent(item)] as const,
+          () => undefined,
+        ),
+      ),
+    ).then((found) => setKinds((prev) => new Map([...prev, ...found.filter((f) => f !== undefined)])));
+  }, [ids.join(',')]);
+  return kinds;
+}
+
+/** One content item: its versions (newest first), why it failed, and its chunks; opening one brings it into view. */
 export function ContentDetail({ api, contentId, onChanged }: { api: Api; contentId: string; onChanged: () => void }) {
   const item = useLoad(() => api.request<ContentItem>('GET', `/org/kb/content/${contentId}`), [contentId]);
+  const top = useRef<HTMLDivElement>(null);
+  const loaded = item.data !== undefined;
+  useEffect(() => {
+    if (!loaded || !top.current) return;
+    top.current.scrollIntoView?.({ block: 'start' });
+  }, [contentId, loaded]);
   const [versionId, setVersionId] = useState<string>();
   const shown = versionId ?? item.data?.version_id;
   const chunks = useLoad(
@@ -213,66 +250,68 @@ export function ContentDetail({ api, contentId, onChanged }: { api: Api; content
   if (!item.data) return <p aria-busy="true">Loading…</p>;
   const c = item.data;
   return (
-    <Section title={c.title} actions={<a href="#/kb">Close</a>}>
-      <p>
-        <StatusBadge status={c.processing_status} /> version {c.version_num} · {c.format ?? c.type} · tried {c.attempts} time
-        {c.attempts === 1 ? '' : 's'}
-      </p>
-      {c.processing_status === 'failed' && (
-        <div class="failure" role="status">
-          <p>
-            <strong>Why it failed:</strong> {c.failure_reason ?? 'unknown'}
-          </p>
-          <label class="button">
-            Upload a corrected file
-            <input type="file" class="visually-hidden" onChange={(e) => void retry(e)} />
-          </label>
-        </div>
-      )}
-      <h3>Versions</h3>
-      <table class="list">
-        <thead>
-          <tr>
-            <th scope="col">Version</th>
-            <th scope="col">State</th>
-            <th scope="col">Chunks</th>
-            <th scope="col">Added</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(c.versions ?? []).map((v) => (
-            <tr key={v.version_id} class={v.version_id === shown ? 'current' : ''}>
-              <td>
-                <button type="button" class="link" onClick={() => setVersionId(v.version_id)} aria-pressed={v.version_id === shown}>
-                  v{v.version_num} {v.filename ?? v.title}
-                </button>
-              </td>
-              <td>
-                <StatusBadge status={v.processing_status} />
-                {v.failure_reason ? ` ${v.failure_reason}` : ''}
-              </td>
-              <td>{v.chunk_count ?? '—'}</td>
-              <td>{formatDate(v.created_at)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <h3>Chunks</h3>
-      <ErrorNote error={chunks.error} />
-      <ol class="chunks">
-        {(chunks.data?.chunks ?? []).map((ch) => (
-          <li key={ch.chunk_index} id={`chunk-${ch.chunk_index}`}>
-            <p class="where">
-              #{ch.chunk_index}
-              {ch.page ? ` · page ${ch.page}` : ''}
-              {ch.sheet ? ` · sheet ${ch.sheet}` : ''}
-              {ch.slide ? ` · slide ${ch.slide}` : ''}
-              {ch.heading_path?.length ? ` · ${ch.heading_path.join(' › ')}` : ''}
+    <div ref={top} class="content-detail">
+      <Section title={c.title} actions={<a href="#/kb">Close</a>}>
+        <p>
+          <StatusBadge status={c.processing_status} /> version {c.version_num} · {kindOfContent(c)} · tried {c.attempts} time
+          {c.attempts === 1 ? '' : 's'}
+        </p>
+        {c.processing_status === 'failed' && (
+          <div class="failure" role="status">
+            <p>
+              <strong>Why it failed:</strong> {c.failure_reason ?? 'unknown'}
             </p>
-            <p>{ch.text}</p>
-          </li>
-        ))}
-      </ol>
-    </Section>
+            <label class="button">
+              Upload a corrected file
+              <input type="file" class="visually-hidden" onChange={(e) => void retry(e)} />
+            </label>
+          </div>
+        )}
+        <h3>Versions</h3>
+        <table class="list">
+          <thead>
+            <tr>
+              <th scope="col">Version</th>
+              <th scope="col">State</th>
+              <th scope="col">Chunks</th>
+              <th scope="col">Added</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(c.versions ?? []).map((v) => (
+              <tr key={v.version_id} class={v.version_id === shown ? 'current' : ''}>
+                <td>
+                  <button type="button" class="link" onClick={() => setVersionId(v.version_id)} aria-pressed={v.version_id === shown}>
+                    v{v.version_num} {v.filename ?? v.title}
+                  </button>
+                </td>
+                <td>
+                  <StatusBadge status={v.processing_status} />
+                  {v.failure_reason ? ` ${v.failure_reason}` : ''}
+                </td>
+                <td>{v.chunk_count ?? '—'}</td>
+                <td>{formatDate(v.created_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <h3>Chunks</h3>
+        <ErrorNote error={chunks.error} />
+        <ol class="chunks">
+          {(chunks.data?.chunks ?? []).map((ch) => (
+            <li key={ch.chunk_index} id={`chunk-${ch.chunk_index}`}>
+              <p class="where">
+                #{ch.chunk_index}
+                {ch.page ? ` · page ${ch.page}` : ''}
+                {ch.sheet ? ` · sheet ${ch.sheet}` : ''}
+                {ch.slide ? ` · slide ${ch.slide}` : ''}
+                {ch.heading_path?.length ? ` · ${ch.heading_path.join(' › ')}` : ''}
+              </p>
+              <p>{ch.text}</p>
+            </li>
+          ))}
+        </ol>
+      </Section>
+    </div>
   );
 }

@@ -96,14 +96,46 @@ export function Search({ api }: { api: Api }) {
   );
 }
 
+/** The sentences of an answer long enough to be worth finding in a source (citation markers left out). */
+function quotedSentences(answer: string): string[] {
+  return answer
+    .replace(/\[\d+\]/g, '')
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 20);
+}
+
+/**
+ * The parts of a chunk, each marked when the answer quotes it. A quoted sentence is found
+ * wherever it is in the chunk, whatever comes before it (a heading, a list marker) and
+ * however the whitespace runs.
+ */
+export function highlightParts(text: string, answer: string): { text: string; quoted: boolean }[] {
+  const ranges: [number, number][] = [];
+  for (const sentence of quotedSentences(answer)) {
+    const pattern = new RegExp(
+      sentence
+        .split(/\s+/)
+        .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('\\s+'),
+      'g',
+    );
+    for (const m of text.matchAll(pattern)) ranges.push([m.index, m.index + m[0].length]);
+  }
+  ranges.sort((a, b) => a[0] - b[0]);
+  const parts: { text: string; quoted: boolean }[] = [];
+  let at = 0;
+  for (const [start, end] of ranges) {
+    if (end <= at) continue;
+    if (start > at) parts.push({ text: text.slice(at, start), quoted: false });
+    parts.push({ text: text.slice(Math.max(start, at), end), quoted: true });
+    at = end;
+  }
+  if (at < text.length) parts.push({ text: text.slice(at), quoted: false });
+  return parts;
+}
+
 /** Marks the sentences of a chunk that the answer quotes. */
 function highlight(text: string, answer: string) {
-  const quoted = new Set(
-    answer
-      .replace(/\[\d+\]/g, '')
-      .split(/(?<=[.!?])\s+/)
-      .map((s) => s.trim())
-      .filter((s) => s.length > 20),
-  );
-  return text.split(/(?<=[.!?])\s+/).map((s, i) => (quoted.has(s.trim()) ? <mark key={i}>{s} </mark> : <span key={i}>{s} </span>));
+  return highlightParts(text, answer).map((p, i) => (p.quoted ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>));
 }

@@ -20,7 +20,10 @@ export function SignIn({ api, onSignedIn }: { api: Api; onSignedIn: () => void }
   };
   return (
     <main class="signin">
-      <h1>Sign in</h1>
+      <p class="product">
+        <img src="/favicon.ico" alt="" width={24} height={24} /> Knowledge Base and Content Generation Service
+      </p>
+      <h1>Sign in to the console</h1>
       <form onSubmit={submit} aria-describedby={error ? 'signin-error' : undefined}>
         <label>
           Email

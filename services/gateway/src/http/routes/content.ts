@@ -11,6 +11,8 @@ import {
   FormFile,
   checkFiling,
   createRawContent,
+  DuplicateRaw,
+  duplicateRawBody,
   checkFolder,
   field,
   multipartRouteValidation,
@@ -132,13 +134,20 @@ export function contentRoutes(clients: ServiceClients, maxUploadBytes: number, b
           summary: 'Upload raw text',
           description:
             'Plain text or Markdown as a content item of type raw; processed asynchronously (202, processing_status queued). ' +
-            'Text whose bytes are already live content of the organization is skipped as a duplicate (422, naming the existing content_id).',
+            'Text whose bytes are already live content of the organization is skipped as a duplicate (422 with the existing ' +
+            "item's content_id, the field this answer names a new item by).",
           body: RawContent,
-          response: { 202: ContentItem, ...errorResponses(400, 401, 402, 403, 404, 422) },
+          response: { 202: ContentItem, ...errorResponses(400, 401, 402, 403, 404), 422: DuplicateRaw },
         },
       },
       async (req, reply) => {
-        return reply.status(202).send(itemJson(await createRawContent(clients, callerOf(req), req.body)));
+        try {
+          return await reply.status(202).send(itemJson(await createRawContent(clients, callerOf(req), req.body)));
+        } catch (err) {
+          const duplicate = duplicateRawBody(err);
+          if (!duplicate) throw err;
+          return reply.status(422).send(duplicate);
+        }
       },
     );
 

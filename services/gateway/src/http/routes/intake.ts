@@ -1,9 +1,9 @@
-import { Type } from '@sinclair/typebox';
-import { errors } from '@kb/platform';
+import { Type, type Static } from '@sinclair/typebox';
+import { errors, isAppError, toErrorBody } from '@kb/platform';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ServiceClients } from '../../clients.js';
-import { Uuid, errorResponses } from '../schemas.js';
+import { ErrorBody, Uuid, errorResponses } from '../schemas.js';
 import { callerOf } from '../auth-hook.js';
 import { TagRefs } from './kb-tree.js';
 import {
@@ -12,6 +12,8 @@ import {
   FormFile,
   checkFiling,
   createRawContent,
+  DuplicateRaw,
+  duplicateRawBody,
   checkFolder,
   field,
   multipartRouteValidation,
@@ -51,6 +53,14 @@ const FileOutcome = Type.Object({
   version_id: Type.Optional(Uuid),
   reason: Type.Optional(Type.String({ description: 'Why a file was skipped: duplicate (same bytes as content_id)' })),
   item: Type.Optional(ContentItem),
+});
+
+/**
+ * A duplicate's 422 carries the existing item's id where the first answer had it (`files[n].content_id`
+ * for an upload, `content_id` for raw text), so a re-run script reads the same field either time.
+ */
+const DuplicateUpload = Type.Intersect([ErrorBody, Type.Object({ files: Type.Array(FileOutcome) })], {
+  description: 'Every file is a duplicate: the error, and each file skipped with the content_id it duplicates',
 });
 
 const UploadForm = Type.Object({
@@ -103,14 +113,20 @@ export function intakeRoutes(clients: ServiceClients, maxUploadBytes: number, bu
             'folder). Processing (chunking) is asynchronous: the answer is 202 with processing_status queued; follow it with ' +
             'GET /org/kb/content/{content_id}. Tags are applied on creation. A folder-scoped key gets 403 outside its folders. ' +
             'Text whose bytes are already live content of the organization (raw text or an uploaded file) is skipped as a ' +
-            'duplicate: 422, naming the existing content_id in the error details, and no credits are charged, as for an upload ' +
-            'whose every file is a duplicate.',
+            "duplicate: 422 with the existing item's content_id (and id), and no credits are charged, as for an upload " +
+            'whose every file is a duplicate. The answer names the item as content_id, as an upload does; id is the same value.',
           body: RawText,
-          response: { 202: ContentItem, ...errorResponses(400, 401, 402, 403, 404, 422) },
+          response: { 202: ContentItem, ...errorResponses(400, 401, 402, 403, 404), 422: DuplicateRaw },
         },
       },
       async (req, reply) => {
-        return reply.status(202).send(itemJson(await createRawContent(clients, callerOf(req), req.body)));
+        try {
+          return await reply.status(202).send(itemJson(await createRawContent(clients, callerOf(req), req.body)));
+        } catch (err) {
+          const duplicate = duplicateRawBody(err);
+          if (!duplicate) throw err;
+          return reply.status(422).send(duplicate);
+        }
       },
     );
 
@@ -126,12 +142,17 @@ export function intakeRoutes(clients: ServiceClients, maxUploadBytes: number, bu
             'multipart/form-data with up to 10 files in the field `files` (an 11th is 400) and optional parent_id, tags, category_id ' +
             'and topic_id. Accepted: PDF, TXT, CSV, DOC, DOCX, XLS, XLSX, PPT, PPTX, HTML, JSON, XML (Markdown goes through ' +
             'POST /org/kb/raw). Each file is accepted as a new content item (processing_status queued) or skipped as a duplicate ' +
-            'of existing content with the same bytes; when every file is skipped the answer is 422. The type is checked from the ' +
+            "of existing content with the same bytes (its content_id is the existing item's); when every file is skipped the answer " +
+            'is 422 with the same `files` list. The type is checked from the ' +
             'bytes during processing: a file that is corrupt, encrypted, without text, not what its name says, over the size ' +
             'limit or a decompression bomb ends failed with a failure_reason. Costs one ingest unit per accepted file (a skipped duplicate costs nothing), and one more per started 100,000 characters (CREDIT_INGEST_CHARS) a file stores beyond the first.',
           consumes: ['multipart/form-data'],
           body: UploadForm,
-          response: { 202: Type.Object({ files: Type.Array(FileOutcome) }), ...errorResponses(400, 401, 402, 403, 404, 422) },
+          response: {
+            202: Type.Object({ files: Type.Array(FileOutcome) }),
+            ...errorResponses(400, 401, 402, 403, 404),
+            422: DuplicateUpload,
+          },
         },
       },
       async (req, reply) => {
@@ -150,7 +171,13 @@ export function intakeRoutes(clients: ServiceClients, maxUploadBytes: number, bu
           ...(topicId && { topic_id: topicId }),
           tags: tagsField(upload),
         };
-        const outcomes = await uploadFiles(clients.ingest, ctx, upload.files, { filing });
+        let outcomes;
+        try {
+          outcomes = await uploadFiles(clients.ingest, ctx, upload.files, { filing });
+        } catch (err) {
+          if (!isAppError(err) || err.code !== 'all_duplicates') throw err;
+          return reply.status(422).send({ ...toErrorBody(err), files: (err.details as { files: Static<typeof FileOutcome>[] }).files });
+        }
         // Files skipped as duplicates cost nothing (a re-sent import is charged once).
         req.meteredUnits = outcomes.filter((o) => o.status === 'accepted').length;
         return reply.status(202).send({ files: outcomes.map(({ item, ...o }) => ({ ...o, ...(item && { item: itemJson(item) }) })) });
