@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { startTestSystem, type TestSystem } from './harness.js';
 import { SOURCES, addSource, waitForRun, waitIndexed } from './generation-helpers.js';
 import { callTool, mcpClient } from './mcp-fixtures.js';
+import { authorizeParams, form, registerClient, tokenRequest } from './oauth-fixtures.js';
 
 /**
- * Folder-scoped keys read drafts, pieces, runs and history only when what they
+ * Folder-scoped keys and OAuth grants read drafts, pieces, runs and history only when what they
  * drew on lies inside the key's folders: outside is 403 by id and left out of
  * lists (and their totals), on REST and through MCP alike.
  */
@@ -13,6 +14,7 @@ import { callTool, mcpClient } from './mcp-fixtures.js';
 const ADMIN = { email: 'admin@example.com', password: 'development-password' };
 
 let t: TestSystem;
+let session: string;
 let scopedKey: string;
 let f1: string;
 let f2: string;
@@ -37,7 +39,7 @@ async function run(folderIds: string[] | undefined, contentTypeId: string, key?:
 
 beforeAll(async () => {
   t = await startTestSystem();
-  const session = (await t.api('POST', '/auth/login', { key: null, body: ADMIN })).body.token as string;
+  session = (await t.api('POST', '/auth/login', { key: null, body: ADMIN })).body.token as string;
   const folder = async (name: string) => (await t.api('POST', '/org/kb/folders', { body: { name } })).body.kb_node_id as string;
   f1 = await folder('Scope reads F1');
   f2 = await folder('Scope reads F2');
@@ -133,6 +135,73 @@ describe('folder scope on reads of drafts, pieces, runs and history', () => {
         assert.doesNotMatch(JSON.stringify(res), /lithium|battery/i, tool);
       }
       assert.equal((await callTool(client, 'get_draft', { draft_id: inside.draft_id })).isError ?? false, false);
+      const listed = await callTool(client, 'list_drafts', { limit: 100 });
+      const text = JSON.stringify(listed.structuredContent ?? listed.content);
+      assert.ok(text.includes(inside.draft_id));
+      assert.ok(!text.includes(outside.draft_id));
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('folder scope on reads through an OAuth grant', () => {
+  const REDIRECT = 'http://127.0.0.1:33498/callback';
+  let accessToken: string;
+
+  beforeAll(async () => {
+    // The admin consents for the F1 folder only, as an assistant's user would on the consent page.
+    const clientId = await registerClient(t.url, REDIRECT);
+    const { params, verifier } = authorizeParams(clientId, REDIRECT);
+    const orgId = (await t.api('GET', '/org/me')).body.org_id as string;
+    const consent = await fetch(
+      `${t.url}/oauth/authorize`,
+      form({ ...params, org_id: orgId, folder_ids: [f1], decision: 'allow' }, { authorization: `Bearer ${session}` }),
+    );
+    assert.equal(consent.status, 302, await consent.text());
+    const code = new URL(consent.headers.get('location')!).searchParams.get('code');
+    assert.ok(code, consent.headers.get('location')!);
+    const tokens = await tokenRequest(t.url, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+    });
+    assert.ok(tokens.body.access_token, JSON.stringify(tokens.body));
+    accessToken = tokens.body.access_token;
+  });
+
+  it('REST does not take the access token, so nothing outside F1 is read there either', async () => {
+    for (const path of [
+      `/org/generation/drafts/${outside.draft_id}`,
+      `/org/content/pieces/${outside.draft_id}`,
+      '/org/generation/drafts?limit=100',
+      '/org/content/pieces?limit=100',
+    ]) {
+      const res = await t.api('GET', path, { key: null, headers: { authorization: `Bearer ${accessToken}` } });
+      assert.equal(res.status, 401, `${path}: ${res.text}`);
+      assert.doesNotMatch(res.text, /lithium|battery/i, `${path} leaks nothing`);
+    }
+  });
+
+  it('MCP get_draft, get_piece and list_drafts hide what was drawn from outside the grant’s folders', async () => {
+    const client = await mcpClient(t.url, { authorization: `Bearer ${accessToken}` });
+    try {
+      for (const [tool, args] of [
+        ['get_draft', { draft_id: outside.draft_id }],
+        ['get_piece', { piece_id: outside.draft_id }],
+      ] as const) {
+        const res = await callTool(client, tool, args);
+        assert.equal(res.isError, true, `${tool}: ${JSON.stringify(res)}`);
+        assert.match(JSON.stringify(res), /folder_scope/, `${tool} says why`);
+        assert.doesNotMatch(JSON.stringify(res), /lithium|battery/i, tool);
+      }
+      for (const [tool, args] of [
+        ['get_draft', { draft_id: inside.draft_id }],
+        ['get_piece', { piece_id: inside.draft_id }],
+      ] as const)
+        assert.equal((await callTool(client, tool, args)).isError ?? false, false, `${tool} inside F1`);
       const listed = await callTool(client, 'list_drafts', { limit: 100 });
       const text = JSON.stringify(listed.structuredContent ?? listed.content);
       assert.ok(text.includes(inside.draft_id));

@@ -504,6 +504,43 @@ describe('webhook destination and lifecycle webhooks', () => {
     assert.equal((await t.api('DELETE', `/org/webhooks/${clock.body.subscription_id}`)).status, 204);
   });
 
+  it('removing a webhook destination cancels its pending deliveries: no attempt after the removal, the publish recorded as failed', async () => {
+    const doomed = await t.api('POST', '/org/destinations', {
+      body: { type: 'webhook', name: 'Doomed hook', config: { url: `${receiver.url}/dest-always-failing` }, secret: SECRET },
+    });
+    assert.equal(doomed.status, 201, doomed.text);
+    const clock = await t.api('POST', '/org/webhooks', {
+      body: { url: `${receiver.url}/dest-clock`, event_kinds: ['content.approved'], secret: SECRET },
+    });
+    receiver.failFirst.set('/dest-always-failing', 1000);
+    receiver.failFirst.set('/dest-clock', 4);
+    const d = await approved();
+    const res = await t.api('POST', `/org/content/pieces/${d.draft_id}/publish`, {
+      body: { destination_ids: [doomed.body.destination_id] },
+    });
+    assert.equal(res.status, 502, res.text);
+    assert.equal(res.body.error.details.results[0].result, 'pending');
+    const log = await t.api('GET', `/org/destinations/${doomed.body.destination_id}/deliveries`);
+    const id = log.body[0].delivery_id as string;
+    await eventually(async () => (receiver.attempts.get(id) ?? 0) >= 1, 'a first failed attempt');
+    assert.equal((await t.api('DELETE', `/org/destinations/${doomed.body.destination_id}?on_live_content=leave`)).status, 204);
+    const atRemoval = receiver.attempts.get(id)!;
+    // The subscription's delivery fails four times before it is accepted: long enough for several retries of the first.
+    const tick = await t.api('POST', `/org/webhooks/${clock.body.subscription_id}/test`, { body: {} });
+    await eventually(async () => receiver.received.some((r) => r.id === tick.body.delivery_id), 'the clock delivery');
+    assert.ok(
+      receiver.attempts.get(id)! <= atRemoval + 1,
+      `attempts went on after the removal: ${atRemoval} -> ${receiver.attempts.get(id)}`,
+    );
+    assert.equal((await t.api('POST', `/org/webhook-deliveries/${id}/redeliver`)).status, 404);
+    const failed = await eventually(async () => {
+      const p = await piece(d.draft_id);
+      return p.body.publications.some((x: { status: string }) => x.status === 'failed') ? p.body : undefined;
+    }, 'the pending publish recorded as failed');
+    assert.notEqual(failed.status, 'published');
+    assert.equal((await t.api('DELETE', `/org/webhooks/${clock.body.subscription_id}`)).status, 204);
+  });
+
   it('removing the destination with unpublish takes every live piece off it (content.unpublished delivered)', async () => {
     assert.equal((await t.api('DELETE', `/org/destinations/${destination.destination_id}`)).status, 400, 'on_live_content is required');
     const res = await t.api('DELETE', `/org/destinations/${destination.destination_id}?on_live_content=unpublish`);

@@ -139,7 +139,9 @@ export async function startPublishing(options: {
               : await store.find<PublicationDoc>(PUBLICATIONS, { where: { org_id: ctx.org_id, destination_id: id, status: 'live' } });
           if (live.length === 0) await core.commands.transaction(metadataOf(ctx), (s) => destinations.removeIn(s, ctx, d, onLive));
           else
-            await pieces.takeDown(ctx, ctx.org_id, live, onLive as 'unpublish' | 'delete', (s) => destinations.removeIn(s, ctx, d, onLive));
+            await pieces.takeDown(ctx, ctx.org_id, live, onLive as 'unpublish' | 'delete', (s, queued) =>
+              destinations.removeIn(s, ctx, d, onLive, queued),
+            );
         }
 
         // The auto-publisher: verified drafts that asked for it, published outside the consumer's transaction.

@@ -5,6 +5,7 @@ import { answerParts, highlightParts, Search } from './pages/Search';
 import { queryOf, windowWithData } from './pages/Analytics';
 import { kindOfContent } from './pages/KnowledgeBase';
 import { SignIn } from './pages/SignIn';
+import { Webhooks } from './pages/Destinations';
 import { ApiError, type Api } from './api';
 
 afterEach(cleanup);
@@ -149,5 +150,25 @@ describe('Search', () => {
     const passage = screen.getByLabelText('Cited passage 1');
     expect(passage.querySelector('mark')?.textContent?.trim()).toBe('The panels carry a twenty five year warranty.');
     expect(passage.querySelector('a')?.getAttribute('href')).toBe('#/kb/content/c1');
+  });
+});
+
+describe('Webhooks', () => {
+  it('names a cancelled delivery and offers no redelivery for it', async () => {
+    const deliveries = [
+      { delivery_id: 'd1', event_type: 'content.approved', status: 'cancelled', attempts: 2, created_at: '2026-11-28T03:00:00Z' },
+      { delivery_id: 'd2', event_type: 'content.approved', status: 'failed', attempts: 8, created_at: '2026-11-28T03:00:00Z' },
+    ];
+    const request = vi.fn(async (_method: string, path: string) => {
+      if (path === '/org/webhooks') return [{ subscription_id: 's1', url: 'https://hooks.example/x', event_kinds: ['content.approved'] }];
+      if (path === '/org/webhooks/s1/deliveries') return deliveries;
+      return { paths: {} };
+    }) as Api['request'];
+    render(<Webhooks api={fakeApi({ request })} />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Deliveries' }));
+    const cancelled = (await screen.findByText(/^Cancelled/)).closest('tr')!;
+    expect(cancelled.querySelector('button')!.disabled).toBe(true);
+    const failed = screen.getByText('Failed').closest('tr')!;
+    expect(failed.querySelector('button')!.disabled).toBe(false);
   });
 });

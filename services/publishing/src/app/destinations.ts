@@ -1,7 +1,7 @@
 import { errors } from '@kb/platform';
 import type { CallContext } from '@kb/rpc';
 import type { StoreTransaction } from '@kb/store';
-import { destinationDecider, destinationStream, toggleDecider, toggleStream } from '../domain/aggregates.js';
+import { destinationDecider, destinationStream, pieceDecider, pieceStream, toggleDecider, toggleStream } from '../domain/aggregates.js';
 import type { DestinationAdapter, ResolvedDestination } from '../destinations/port.js';
 import {
   DELIVERIES,
@@ -150,13 +150,38 @@ export function createDestinationsService(deps: AppDeps & { adapters: Record<str
         );
       return view(ctx.org_id, d);
     },
-    /** Removal in the transaction of the take-downs: an own destination is removed, a shared one switched off. */
+    /**
+     * Removal in the transaction of the take-downs: an own destination is
+     * removed, a shared one switched off. Its pending deliveries are cancelled
+     * (they would otherwise retry to a destination nobody keeps), except those
+     * the take-downs just queued (`keep`): they carry the caller's choice.
+     */
     async removeIn(
       s: Parameters<Parameters<AppDeps['commands']['transaction']>[1]>[0],
       ctx: CallContext,
       d: DestinationDoc,
       onLive: 'leave' | 'unpublish' | 'delete',
+      keep: readonly string[] = [],
     ) {
+      const pending = await s.tx.find<DeliveryDoc>(DELIVERIES, { where: { org_id: ctx.org_id, target_id: d.id, status: 'pending' } });
+      for (const delivery of pending) {
+        if (keep.includes(delivery.id)) continue;
+        await s.tx.put<DeliveryDoc>(DELIVERIES, { ...delivery, status: 'cancelled' });
+        // A publish waiting for the receiver's acknowledgement will not get it: the piece records the failure.
+        const p = delivery.publication;
+        if (p)
+          await s.execute(pieceDecider, pieceStream(p.piece_id), {
+            type: 'record_failure',
+            delivery_id: delivery.id,
+            destination_id: p.destination_id,
+            error: 'the destination was removed before the receiver acknowledged the delivery',
+            piece_id: p.piece_id,
+            org_id: ctx.org_id,
+            revision: p.revision,
+            actor: actorOf(ctx),
+            at: now(),
+          });
+      }
       if (d.org_id === null)
         await s.execute(toggleDecider, toggleStream(ctx.org_id, d.id), {
           destination_id: d.id,

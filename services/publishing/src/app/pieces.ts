@@ -195,7 +195,7 @@ export function createPiecesService(
     return set;
   }
 
-  /** Writes the effect's delivery (webhook destinations) in the session's transaction. */
+  /** Writes the effect's delivery (webhook destinations) in the session's transaction; true when one was queued. */
   async function queueEffect(
     s: CommandSession,
     orgId: string,
@@ -204,7 +204,7 @@ export function createPiecesService(
     deliveryId: string,
     publication?: DeliveryPublication,
   ) {
-    if (!effect.delivery || !d.secret_ciphertext) return;
+    if (!effect.delivery || !d.secret_ciphertext) return false;
     const at = now();
     await enqueueDelivery(s.tx, {
       id: deliveryId,
@@ -220,6 +220,7 @@ export function createPiecesService(
       next_attempt_at: clock.now().getTime(),
     });
     deps.onDeliveriesQueued();
+    return true;
   }
 
   /**
@@ -471,7 +472,8 @@ export function createPiecesService(
     orgId: string,
     pubs: PublicationDoc[],
     mode: 'unpublish' | 'delete',
-    alsoIn?: (s: CommandSession) => Promise<void>,
+    /** More writes in the take-downs' transaction, given the ids of the deliveries the take-downs queued. */
+    alsoIn?: (s: CommandSession, queued: string[]) => Promise<void>,
   ) {
     const done: { pub: PublicationDoc; d: DestinationDoc; resolved: ResolvedDestination; effect: PublishEffect }[] = [];
     const failures: { pub: PublicationDoc; error: string }[] = [];
@@ -491,6 +493,7 @@ export function createPiecesService(
       }
     }
     await commands.transaction(metadataOf(ctx), async (s) => {
+      const queued: string[] = [];
       for (const { pub, d, effect } of done) {
         const { events } = await s.execute(pieceDecider, pieceStream(pub.piece_id), {
           type: 'unpublish',
@@ -502,7 +505,10 @@ export function createPiecesService(
           actor: actorOf(ctx),
           at: now(),
         });
-        if (events.length > 0) await queueEffect(s, orgId, d, effect, derivedUuid(`destination:${d.id}:${events[0]!.id}`));
+        if (events.length > 0) {
+          const deliveryId = derivedUuid(`destination:${d.id}:${events[0]!.id}`);
+          if (await queueEffect(s, orgId, d, effect, deliveryId)) queued.push(deliveryId);
+        }
       }
       for (const f of failures)
         await s.execute(pieceDecider, pieceStream(f.pub.piece_id), {
@@ -515,7 +521,7 @@ export function createPiecesService(
           actor: actorOf(ctx),
           at: now(),
         });
-      if (failures.length === 0 && alsoIn) await alsoIn(s);
+      if (failures.length === 0 && alsoIn) await alsoIn(s, queued);
     });
     if (failures.length > 0)
       throw errors.downstream(`Taking the piece down failed: ${failures.map((f) => f.error).join('; ')}`, { code: 'destination_failed' });

@@ -5,7 +5,15 @@ import type { EventEnvelope } from '@kb/events';
 import { subscriptionDecider, subscriptionStream } from '../domain/aggregates.js';
 import { refusedUrlReason, type OutboundPolicy } from '@kb/platform/outbound';
 import { enqueueDelivery, webhookBody } from '../deliveries/outbox.js';
-import { DELIVERIES, SUBSCRIPTIONS, derivedUuid, type DeliveryDoc, type SubscriptionDoc } from '../projections/collections.js';
+import {
+  DELIVERIES,
+  DESTINATIONS,
+  SUBSCRIPTIONS,
+  derivedUuid,
+  type DeliveryDoc,
+  type DestinationDoc,
+  type SubscriptionDoc,
+} from '../projections/collections.js';
 import { metadataOf, type AppDeps, type Page } from './context.js';
 import { deliveryView } from './destinations.js';
 
@@ -158,6 +166,9 @@ export function createSubscriptionsService(deps: AppDeps & { policy: OutboundPol
         if (d.source === 'subscription') {
           const sub = await tx.get<SubscriptionDoc>(SUBSCRIPTIONS, d.target_id);
           if (!sub || sub.deleted) throw errors.notFound('Delivery');
+        } else {
+          const destination = await tx.get<DestinationDoc>(DESTINATIONS, d.target_id);
+          if (!destination || destination.removed) throw errors.notFound('Delivery');
         }
         if (d.status === 'pending') throw errors.conflict('The delivery is still pending', { code: 'delivery_pending' });
         await tx.put<DeliveryDoc>(DELIVERIES, { ...d, status: 'pending', attempts: 0, next_attempt_at: clock.now().getTime() });

@@ -166,7 +166,7 @@ export interface DeliveryDoc {
   secret_ciphertext: string;
   event_type: string;
   payload: string;
-  /** cancelled: its webhook subscription was deleted while it was pending. */
+  /** cancelled: its webhook subscription or destination was removed while it was pending. */
   status: 'pending' | 'delivered' | 'failed' | 'cancelled';
   /**
    * A destination's publish: the publication this delivery makes live when the

@@ -22,10 +22,17 @@ interface Subscription {
 interface Delivery {
   delivery_id: string;
   event_type: string;
-  status: 'pending' | 'delivered' | 'failed';
+  status: 'pending' | 'delivered' | 'failed' | 'cancelled';
   attempts: number;
   created_at: string;
 }
+
+const deliveryStatusText: Record<Delivery['status'], string> = {
+  pending: 'Pending',
+  delivered: 'Delivered',
+  failed: 'Failed',
+  cancelled: 'Cancelled (its subscription or destination was removed)',
+};
 
 /** Destinations: switch shared ones on or off, add a webhook, remove one with a choice for its live content. Secrets are never shown. */
 export function Destinations({ api }: { api: Api }) {
@@ -221,12 +228,12 @@ export function Webhooks({ api }: { api: Api }) {
               <tr key={d.delivery_id}>
                 <td>{formatDate(d.created_at)}</td>
                 <td>{d.event_type}</td>
-                <td>{d.status}</td>
+                <td>{deliveryStatusText[d.status]}</td>
                 <td>{d.attempts}</td>
                 <td>
                   <button
                     type="button"
-                    disabled={d.status === 'pending'}
+                    disabled={d.status === 'pending' || d.status === 'cancelled'}
                     onClick={() =>
                       void run(() => api.request('POST', `/org/webhook-deliveries/${d.delivery_id}/redeliver`, {}), log.reload)
                     }
