@@ -1,4 +1,5 @@
-import { prefixNegationOf, type Analysis, type AnalyzedToken, type NumberMention } from './analysis.js';
+import { prefixNegationOf, sameQuantity, type Analysis, type AnalyzedToken, type IdentifierMention, type NumberMention } from './analysis.js';
+import { areAntonyms, areSynonyms } from './lexicon.js';
 
 /**
  * One claim against one span of a passage: the share of the claim's content
@@ -6,7 +7,7 @@ import { prefixNegationOf, type Analysis, type AnalyzedToken, type NumberMention
  * beyond missing words (a number, a unit, a direction, a negation, a name).
  */
 
-export type IssueKind = 'number' | 'unit' | 'direction' | 'negation' | 'entity';
+export type IssueKind = 'number' | 'unit' | 'direction' | 'negation' | 'entity' | 'identifier' | 'antonym' | 'quantifier' | 'substitution';
 
 export interface Issue {
   kind: IssueKind;
@@ -162,15 +163,15 @@ export function align(claim: Analysis, claimText: string, span: Analysis, spanTe
   // Numbers: every number of the claim must be in the span, with the same unit.
   const usedTimes = new Map<string, number>();
   for (const n of claim.numbers) {
-    const same = span.numbers.filter((m) => m.value === n.value);
+    const same = span.numbers.filter((m) => sameQuantity(n, m));
     const used = (usedTimes.get(n.value) ?? 0) + 1;
     usedTimes.set(n.value, used);
     // The same value, as often as the claim uses it, and not standing where the span has another number.
     const other = counterpart(claim, n, span);
     const displaced =
-      other !== undefined && other.value !== n.value && other.context > Math.max(0, ...same.map((m) => contextMatch(claim, n, span, m)));
+      other !== undefined && !sameQuantity(n, other) && other.context > Math.max(0, ...same.map((m) => contextMatch(claim, n, span, m)));
     if (same.length >= used && !displaced) {
-      if (n.unit && same.every((m) => m.unit && m.unit !== n.unit))
+      if (n.unit && same.every((m) => m.unit && m.unit !== n.unit && m.value === n.value))
         issues.push({
           kind: 'unit',
           contradiction: true,
@@ -183,7 +184,7 @@ export function align(claim: Analysis, claimText: string, span: Analysis, spanTe
       claim,
       n,
       span,
-      span.numbers.filter((m) => m.value !== n.value),
+      span.numbers.filter((m) => !sameQuantity(n, m)),
     );
     issues.push(
       differing
@@ -279,7 +280,133 @@ export function align(claim: Analysis, claimText: string, span: Analysis, spanTe
     });
   }
 
+  const have = covered(claim, span);
+  issues.push(...identifierIssues(claim, span, spanText));
+  issues.push(...wordIssues(claim, span, have));
   const excluded = new Set(issues.flatMap((i) => i.stems));
-  const coverage = order.filter((s) => span.stems.has(s)).length / order.length;
-  return { score, coverage, rest: backing(order, span.stems, excluded), issues };
+  const coverage = order.filter((s) => have.has(s)).length / order.length;
+  return { score: backing(order, have, new Set()), coverage, rest: backing(order, have, excluded), issues };
+}
+
+/**
+ * The claim's stems the span holds: the same stem, a number stating the same
+ * quantity in other units, or a word WordNet gives as a synonym (or another
+ * form of the same lemma) of one of the span's.
+ */
+function covered(claim: Analysis, span: Analysis): Set<string> {
+  const have = new Set<string>();
+  const spanWords = span.tokens.filter((t) => t.stem && !t.number && !t.identifier && !claim.stems.has(t.stem));
+  for (const t of claim.tokens) {
+    if (!t.stem || have.has(t.stem)) continue;
+    if (span.stems.has(t.stem)) have.add(t.stem);
+    else if (t.number) {
+      if (span.numbers.some((m) => sameQuantity(t.number!, m))) have.add(t.stem);
+    } else if (!t.identifier && !t.entity && spanWords.some((u) => !u.entity && areSynonyms(t.lower, u.lower))) have.add(t.stem);
+  }
+  return have;
+}
+
+/** Whether a code token of the claim is the span's: the same, or one a dotted path of the other ends with (addHook, fastify.addHook). */
+function sameIdentifier(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  return long.endsWith(`.${short}`);
+}
+
+/**
+ * Code tokens are compared exactly: every one the claim names must be in the
+ * span (in code or as a word of its prose); one the span lacks, where the span
+ * names another, is a contradiction (useHook where the source says addHook).
+ */
+function identifierIssues(claim: Analysis, span: Analysis, spanText: string): Issue[] {
+  const issues: Issue[] = [];
+  const matched = new Set<IdentifierMention>();
+  for (const id of claim.identifiers) {
+    const hit = span.identifiers.find((s) => sameIdentifier(id.text, s.text));
+    if (hit) {
+      matched.add(hit);
+      continue;
+    }
+    // A plain word or number in code (`true`, `GET`, `503`) may stand in the span's prose.
+    const escaped = id.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    if (new RegExp(`(?<![\\p{L}\\p{N}_.$])${escaped}(?![\\p{L}\\p{N}_$])`, 'u').test(spanText)) continue;
+    const stems = id.tokens.flatMap((i) => (claim.tokens[i]!.stem ? [claim.tokens[i]!.stem!] : []));
+    const other = span.identifiers.find((s) => !matched.has(s) && !claim.identifiers.some((c) => sameIdentifier(c.text, s.text)));
+    issues.push(
+      other
+        ? { kind: 'identifier', contradiction: true, reason: `names \`${id.text}\` where the source names \`${other.text}\``, stems }
+        : { kind: 'identifier', contradiction: false, reason: `names \`${id.text}\`, which the source does not`, stems },
+    );
+  }
+  return issues;
+}
+
+const isContent = (t: AnalyzedToken) => t.stem !== undefined && !t.number && !t.identifier;
+
+/**
+ * The claim's words against the span's: an antonym (WordNet's) of a word of
+ * the span, another quantifier or modal of the same kind (some where the span
+ * says all, may where it says must), a unit word of the same dimension
+ * (seconds where it says milliseconds), or, in one slot between words both
+ * share, a single word the span replaces with one that is not its synonym.
+ */
+function wordIssues(claim: Analysis, span: Analysis, have: Set<string>): Issue[] {
+  const issues: Issue[] = [];
+  const spanOnly = span.tokens.filter((t) => isContent(t) && !claim.stems.has(t.stem!));
+  const claimOnly = claim.tokens.filter((t) => isContent(t) && !have.has(t.stem!));
+  for (const t of claimOnly) {
+    const opposite = spanOnly.find((u) => areAntonyms(t.lower, u.lower));
+    if (opposite) {
+      issues.push({ kind: 'antonym', contradiction: true, reason: `says "${t.raw}" where the source says "${opposite.raw}"`, stems: [t.stem!] });
+      break;
+    }
+  }
+
+  for (const family of ['quantity', 'scope', 'modality'] as const) {
+    const mine = claim.quantifiers.filter((q) => q.family === family);
+    const theirs = span.quantifiers.filter((q) => q.family === family);
+    const other = theirs.find((q) => !mine.some((m) => m.cls === q.cls));
+    const differing = mine.find((q) => !theirs.some((m) => m.cls === q.cls));
+    if (differing && other)
+      issues.push({ kind: 'quantifier', contradiction: true, reason: `says "${differing.raw}" where the source says "${other.raw}"`, stems: [] });
+    else if (differing && family === 'scope' && differing.cls === 'only')
+      issues.push({ kind: 'quantifier', contradiction: false, reason: `says "${differing.raw}", which the source does not`, stems: [] });
+  }
+
+  for (const u of claim.unitWords) {
+    if (span.unitWords.some((v) => v.unit === u.unit) || span.numbers.some((n) => n.unit === u.unit)) continue;
+    const other = span.unitWords.find((v) => v.dimension === u.dimension && !claim.unitWords.some((w) => w.unit === v.unit));
+    if (other) {
+      const stem = claim.tokens[u.at]!.stem;
+      issues.push({ kind: 'unit', contradiction: true, reason: `says "${u.raw}" where the source says "${other.raw}"`, stems: stem ? [stem] : [] });
+    }
+  }
+
+  // One word replaced between shared neighbours ("append" where the span says "truncate").
+  if (claimOnly.length === 1 && !issues.some((i) => i.contradiction)) {
+    const t = claimOnly[0]!;
+    const at = claim.tokens.indexOf(t);
+    const content = (a: Analysis, from: number, step: 1 | -1) => {
+      for (let i = from + step; i >= 0 && i < a.tokens.length; i += step) if (a.tokens[i]!.stem) return i;
+      return -1;
+    };
+    const before = content(claim, at, -1);
+    const after = content(claim, at, 1);
+    const find = (i: number) => (i < 0 ? -1 : span.tokens.findIndex((u) => u.stem === claim.tokens[i]!.stem));
+    const [b, a] = [find(before), find(after)];
+    if ((before < 0 || b >= 0) && (after < 0 || a >= 0) && (before >= 0 || after >= 0)) {
+      const from = b >= 0 ? b + 1 : a >= 0 ? Math.max(0, a - 3) : 0;
+      const to = a >= 0 ? a : Math.min(span.tokens.length, b + 4);
+      const between = span.tokens.slice(from, to).filter((u) => u.stem);
+      const replaced = between.length === 1 ? between[0]! : undefined;
+      if (replaced && isContent(replaced) && !claim.stems.has(replaced.stem!) && !areSynonyms(t.lower, replaced.lower))
+        issues.push({
+          kind: 'substitution',
+          contradiction: true,
+          reason: `says "${t.raw}" where the source says "${replaced.raw}"`,
+          stems: [t.stem!],
+        });
+    }
+  }
+  return issues;
 }

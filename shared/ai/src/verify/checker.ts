@@ -1,17 +1,17 @@
 import type { Embeddings, Llm } from '../ports.js';
-import { analyze, joinAnalyses, type Analysis } from './analysis.js';
+import { analyze, type Analysis } from './analysis.js';
 import { align, type Alignment } from './align.js';
 import type { CheckedSentence, Equivalent, EvidencePassage, FactChecker, FactCheckRequest, SentenceSupport } from './port.js';
 import { sentenceSpans, type SentenceSpan } from './text.js';
 import { isCodeLike, proseRanges } from '../prose.js';
 import { secondOpinion, type JudgeItem } from './judge.js';
 import { contrastOf } from './contrast.js';
+import { stripLeadIns } from './lead-in.js';
 import {
   DEFAULT_SEMANTIC_WEIGHTS,
   dot,
   halvesOf,
   longestCommonRun,
-  meanDirection,
   semanticVerdict,
   type PassageFeatures,
   type SemanticVerdict,
@@ -56,8 +56,6 @@ interface Window {
   /** The text analysed: the quote, with equivalent words replaced when the request gives any. */
   text: string;
   analysis: Analysis;
-  /** For a window of two sentences: their texts (as analysed). */
-  double?: [string, string];
 }
 
 interface Scored extends Window {
@@ -69,8 +67,7 @@ const IMPERATIVE =
   /^(?:contact|call|click|visit|join|sign|subscribe|learn|discover|explore|read|see|try|get|let's|let us|find out|download|register|book|order|buy|follow|share|check out|stay tuned|imagine|welcome|thank|thanks|please)\b/i;
 
 /** Why a sentence has no checkable claim, or undefined when it has one. */
-function notFactual(span: SentenceSpan, a: Analysis): boolean {
-  const claim = span.claim;
+function notFactual(span: SentenceSpan, claim: string, a: Analysis): boolean {
   if (/\?\s*["'”’)]*$/.test(claim)) return true;
   if (/^\s*#/.test(span.text)) return true;
   if (IMPERATIVE.test(claim)) return true;
@@ -78,7 +75,7 @@ function notFactual(span: SentenceSpan, a: Analysis): boolean {
   return content < 2 || (content < 3 && a.numbers.length === 0 && !/[.!]$/.test(claim));
 }
 
-type Part = { quote: string; text: string; analysis: Analysis; double?: [string, string] };
+type Part = { quote: string; text: string; analysis: Analysis };
 
 /** Replaces every alternative of an equivalent term (whole words, any case) by the term. */
 function equate(text: string, equivalents: readonly Equivalent[]): string {
@@ -105,8 +102,9 @@ function proseSentences(text: string): SentenceSpan[] {
 }
 
 /**
- * Passage sentences and windows of two consecutive sentences, analysed once per
- * passage text (and set of equivalents). The quote is always the passage's own text.
+ * Passage sentences, analysed once per passage text (and set of equivalents).
+ * A sentence is backed by one sentence of a source: a word taken from the
+ * sentence before or after it backs nothing. The quote is the passage's own text.
  */
 function windowsOf(
   passage: EvidencePassage,
@@ -118,28 +116,10 @@ function windowsOf(
   const cacheKey = key ? `${key}\u0000${passage.text}` : passage.text;
   let parts = cache.get(cacheKey);
   if (!parts) {
-    const spans = proseSentences(passage.text);
-    if (equivalents.length === 0) {
-      const singles = spans.map((s) => ({ quote: s.text, text: s.text, analysis: analyze(s.text), start: s.start }));
-      parts = singles.map(({ quote, text, analysis }) => ({ quote, text, analysis }));
-      for (let i = 0; i + 1 < singles.length; i++) {
-        const quote = passage.text.slice(singles[i]!.start, spans[i + 1]!.end);
-        parts.push({
-          quote,
-          text: quote,
-          analysis: joinAnalyses([singles[i]!.analysis, singles[i + 1]!.analysis], [0, singles[i + 1]!.start - singles[i]!.start]),
-          double: [singles[i]!.text, singles[i + 1]!.text],
-        });
-      }
-    } else {
-      const part = (quote: string): Part => {
-        const text = equate(quote, equivalents);
-        return { quote, text, analysis: analyze(text) };
-      };
-      parts = spans.map((s) => part(s.text));
-      for (let i = 0; i + 1 < spans.length; i++)
-        parts.push({ ...part(passage.text.slice(spans[i]!.start, spans[i + 1]!.end)), double: [parts[i]!.text, parts[i + 1]!.text] });
-    }
+    parts = proseSentences(passage.text).map((s) => {
+      const text = equivalents.length > 0 ? equate(s.text, equivalents) : s.text;
+      return { quote: s.text, text, analysis: analyze(text) };
+    });
     if (cache.size > 20_000) cache.clear();
     cache.set(cacheKey, parts);
   }
@@ -246,6 +226,9 @@ interface Placed extends Window {
   vector: Float32Array;
 }
 
+/** Agreement checks that keep a span from backing a paraphrase even when they find no contradiction (a code token or a number the span lacks). */
+const VETOING = new Set(['identifier', 'number']);
+
 /** The reason of a contradiction the decision found without a failing agreement check. */
 const SAYS_OTHERWISE = 'the closest source says otherwise';
 
@@ -304,8 +287,7 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
         passages.push(w.passage);
       }
     const kept = candidates.filter((w) => ranks.has(w.passage.chunk_id));
-    // Windows of two sentences get the mean direction of their sentences' vectors.
-    const singles = kept.filter((w) => !w.double);
+    const singles = kept;
     const halves = halvesOf(claim);
     const [claimVector, contrastVector, ...rest] = await vectorsOf([
       claim,
@@ -316,12 +298,7 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
     const halfVectors = halves ? rest.slice(0, 2) : [];
     const singleVectors = rest.slice(halfVectors.length);
     const byText = new Map(singles.map((w, i) => [`${w.passage.chunk_id}\u0000${w.text}`, singleVectors[i]!]));
-    const placed: Placed[] = kept.map((w) => ({
-      ...w,
-      vector: w.double
-        ? meanDirection(w.double.map((t) => byText.get(`${w.passage.chunk_id}\u0000${t}`) ?? claimVector!))
-        : byText.get(`${w.passage.chunk_id}\u0000${w.text}`)!,
-    }));
+    const placed: Placed[] = kept.map((w) => ({ ...w, vector: byText.get(`${w.passage.chunk_id}\u0000${w.text}`)! }));
     const best = passages.map((p) => {
       let top: Placed | undefined;
       let topSimilarity = -Infinity;
@@ -391,12 +368,25 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
         score: round(score),
       };
     };
-    if (v.verdict === 'supported')
-      return {
-        verdict: 'supported',
-        support: v.passages.slice(0, maxSupport).map((i) => quoteOf(i, v.decisions[i]!.evidence)),
-        best: lexical.best,
-      };
+    if (v.verdict === 'supported') {
+      // The agreement checks veto a paraphrase: a span that disagrees on a code token, a number or unit, a negation,
+      // an antonym, a quantifier or a name backs nothing, whatever the model says; the first such span contradicts.
+      const vetoes = v.passages.map((i) => {
+        const w = s.best[i]!.window;
+        return align(a, claim, w.analysis, w.text).issues.find((x) => x.contradiction || VETOING.has(x.kind));
+      });
+      const backing = v.passages.filter((_, k) => !vetoes[k]);
+      if (backing.length > 0)
+        return {
+          verdict: 'supported',
+          support: backing.slice(0, maxSupport).map((i) => quoteOf(i, v.decisions[i]!.evidence)),
+          best: lexical.best,
+        };
+      const first = vetoes[0]!;
+      return first.contradiction
+        ? { verdict: 'contradicted', support: [quoteOf(v.passages[0]!, v.decisions[v.passages[0]!]!.evidence)], reason: first.reason, best: lexical.best }
+        : { ...lexical, reason: first.reason, upgradable: false };
+    }
     if (v.verdict === 'contradicted') {
       const w = s.best[v.passage]!.window;
       const issue = align(a, claim, w.analysis, w.text).issues.find((x) => x.contradiction);
@@ -418,11 +408,13 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
     const base = { index, text: span.text, start: span.start, end: span.end, ...(span.cited.length > 0 && { cited: span.cited }) };
     const equivalents = (request.equivalents ?? []).filter((e) => e.term.trim() && e.instead_of.length > 0);
     const key = equivalents.length > 0 ? JSON.stringify(equivalents) : '';
-    const claim = equivalents.length > 0 ? equate(span.claim, equivalents) : span.claim;
+    // Lead-ins and hedges ("Please note that ...") are no way out of the check: what follows them is judged.
+    const core = stripLeadIns(span.claim);
+    const claim = equivalents.length > 0 ? equate(core, equivalents) : core;
     const a = analyze(claim);
-    if (notFactual(span, a))
+    if (notFactual(span, claim, a))
       return {
-        claim: span.claim,
+        claim: core,
         upgradable: false,
         sentence: { ...base, verdict: 'not_factual', support: [], best_score: 0, lexical_verdict: 'not_factual' },
       };
@@ -433,7 +425,7 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
     let candidates: Window[] = citedHere.flatMap((p, i) => windowsOf(p, i, cache, equivalents, key));
     if (candidates.length > 0) outcome = judgeAgainst(claim, a, candidates, threshold, maxSupport);
     if ((!outcome || outcome.verdict !== 'supported') && request.retrieve) {
-      const found = await request.retrieve(span.claim, retrieveLimit);
+      const found = await request.retrieve(core, retrieveLimit);
       const have = new Set(citedHere.map((p) => p.chunk_id));
       const more = found.filter((p) => !have.has(p.chunk_id));
       candidates = [...candidates, ...more.flatMap((p, i) => windowsOf(p, citedHere.length + i, cache, equivalents, key))];
@@ -458,7 +450,7 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
         ? [outcome.reason, `cites [${badMarkers.join(', ')}], which is not among the ${cited.length} sources`].filter(Boolean).join('; ')
         : outcome.reason;
     return {
-      claim: span.claim,
+      claim: core,
       upgradable: outcome.upgradable === true,
       sentence: {
         ...base,
