@@ -16,6 +16,8 @@ export interface Issue {
   reason: string;
   /** Claim stems this issue is about (left out when judging how well the rest matches). */
   stems: string[];
+  /** The span's stems that stand where the claim's `stems` stand (the other identifier, the antonym, the other word). */
+  counterpart?: string[];
 }
 
 export interface Alignment {
@@ -31,9 +33,15 @@ export interface Alignment {
 const NEGATION_REACH = 5;
 
 /** Content stems governed by the negation cue at `at`: up to three content words in the next few tokens, within the clause. */
+/** Cues that exclude one thing ("other than Pino", "except onClose") rather than negate a phrase. */
+const EXCLUSIONS = new Set(['other', 'rather', 'except', 'excluding', 'unless']);
+/** Cues that are verbs or nouns ("validation fails", "lacks"): their argument may stand before or after them. */
+const VERBAL = /^(?:fail|fails|failed|failing|lack|lacks|lacked|lacking|absent|absence|unable|without)$/;
+
 function scopeOf(a: Analysis, at: number, text: Gap): string[] {
   const out: string[] = [];
-  for (let i = at + 1; i < a.tokens.length && i <= at + NEGATION_REACH && out.length < 3; i++) {
+  const most = EXCLUSIONS.has(a.tokens[at]!.lower) ? 1 : 3;
+  for (let i = at + 1; i < a.tokens.length && i <= at + NEGATION_REACH && out.length < most; i++) {
     if (CLAUSE.test(text(a.tokens[i - 1]!.end, a.tokens[i]!.start))) break;
     const s = a.tokens[i]!.stem;
     if (s && !a.tokens[i]!.number) out.push(s);
@@ -49,7 +57,13 @@ const CLAUSE = /[,;:()[\].!?]/;
 
 /** Whether a negation cue precedes position `i` closely, in the same clause. */
 const negatedAt = (a: Analysis, i: number, text: Gap): boolean =>
-  a.negations.some((n) => n < i && i - n <= NEGATION_REACH && !CLAUSE.test(text(a.tokens[n]!.end, a.tokens[i]!.start)));
+  a.negations.some(
+    (n) =>
+      n < i &&
+      i - n <= NEGATION_REACH &&
+      !CLAUSE.test(text(a.tokens[n]!.end, a.tokens[i]!.start)) &&
+      (!EXCLUSIONS.has(a.tokens[n]!.lower) || scopeOf(a, n, text).includes(a.tokens[i]!.stem ?? a.tokens[i]!.lower)),
+  );
 
 /**
  * A negation one side has over the other: for each cue of `from`, the words it
@@ -58,12 +72,17 @@ const negatedAt = (a: Analysis, i: number, text: Gap): boolean =>
  */
 function unmatchedNegation(from: Analysis, fromText: Gap, to: Analysis, toText: Gap): { cue: AnalyzedToken; scope: string[] } | undefined {
   for (const at of from.negations) {
+    // The same verbal cue on both sides ("fails schema validation", "schema validation fails") is the same negation.
+    if (VERBAL.test(from.tokens[at]!.lower) && to.negations.some((n) => to.tokens[n]!.stem === from.tokens[at]!.stem)) continue;
     const scope = scopeOf(from, at, fromText);
     if (scope.length === 0) continue;
     const need = Math.min(2, scope.length);
     // Occurrences in `to` of the governed phrase: its first scope word with the others close by.
     const key = (t: AnalyzedToken) => t.stem ?? t.lower;
-    const positions = to.tokens.flatMap((t, i) => (key(t) === scope[0] ? [i] : []));
+    // The phrase is found by the first of its words `to` has ("does not get passed a callback" against "are passed a callback").
+    const has = new Set(to.tokens.map(key));
+    const anchor = scope.find((s) => has.has(s));
+    const positions = to.tokens.flatMap((t, i) => (anchor !== undefined && key(t) === anchor ? [i] : []));
     const phrase = positions.filter((i) => {
       const near = new Set(to.tokens.slice(i, i + NEGATION_REACH + 2).map(key));
       return scope.filter((s) => near.has(s)).length >= need;
@@ -283,7 +302,8 @@ export function align(claim: Analysis, claimText: string, span: Analysis, spanTe
   const have = covered(claim, span);
   issues.push(...identifierIssues(claim, span, spanText));
   issues.push(...wordIssues(claim, span, have));
-  const excluded = new Set(issues.flatMap((i) => i.stems));
+  // "Everything else matches": the words a contradiction is about aside; a word the span merely lacks still counts against it.
+  const excluded = new Set(issues.flatMap((i) => (i.contradiction ? i.stems : [])));
   const coverage = order.filter((s) => have.has(s)).length / order.length;
   return { score: backing(order, have, new Set()), coverage, rest: backing(order, have, excluded), issues };
 }
@@ -334,7 +354,13 @@ function identifierIssues(claim: Analysis, span: Analysis, spanText: string): Is
     const other = span.identifiers.find((s) => !matched.has(s) && !claim.identifiers.some((c) => sameIdentifier(c.text, s.text)));
     issues.push(
       other
-        ? { kind: 'identifier', contradiction: true, reason: `names \`${id.text}\` where the source names \`${other.text}\``, stems }
+        ? {
+            kind: 'identifier',
+            contradiction: true,
+            reason: `names \`${id.text}\` where the source names \`${other.text}\``,
+            stems,
+            counterpart: other.tokens.flatMap((i) => (span.tokens[i]!.stem ? [span.tokens[i]!.stem!] : [])),
+          }
         : { kind: 'identifier', contradiction: false, reason: `names \`${id.text}\`, which the source does not`, stems },
     );
   }
@@ -357,7 +383,13 @@ function wordIssues(claim: Analysis, span: Analysis, have: Set<string>): Issue[]
   for (const t of claimOnly) {
     const opposite = spanOnly.find((u) => areAntonyms(t.lower, u.lower));
     if (opposite) {
-      issues.push({ kind: 'antonym', contradiction: true, reason: `says "${t.raw}" where the source says "${opposite.raw}"`, stems: [t.stem!] });
+      issues.push({
+        kind: 'antonym',
+        contradiction: true,
+        reason: `says "${t.raw}" where the source says "${opposite.raw}"`,
+        stems: [t.stem!],
+        counterpart: [opposite.stem!],
+      });
       break;
     }
   }
@@ -369,6 +401,12 @@ function wordIssues(claim: Analysis, span: Analysis, have: Set<string>): Issue[]
     const differing = mine.find((q) => !theirs.some((m) => m.cls === q.cls));
     if (differing && other)
       issues.push({ kind: 'quantifier', contradiction: true, reason: `says "${differing.raw}" where the source says "${other.raw}"`, stems: [] });
+    else if (family === 'quantity' && differing?.cls === 'all' && !claim.quantifiers.some((q) => q.cls === 'only')) {
+      // "for every plugin" where the source says "only for the plugin".
+      const only = span.quantifiers.find((q) => q.cls === 'only');
+      if (only)
+        issues.push({ kind: 'quantifier', contradiction: true, reason: `says "${differing.raw}" where the source says "${only.raw}"`, stems: [] });
+    }
     else if (differing && family === 'scope' && differing.cls === 'only')
       issues.push({ kind: 'quantifier', contradiction: false, reason: `says "${differing.raw}", which the source does not`, stems: [] });
   }
@@ -378,12 +416,19 @@ function wordIssues(claim: Analysis, span: Analysis, have: Set<string>): Issue[]
     const other = span.unitWords.find((v) => v.dimension === u.dimension && !claim.unitWords.some((w) => w.unit === v.unit));
     if (other) {
       const stem = claim.tokens[u.at]!.stem;
-      issues.push({ kind: 'unit', contradiction: true, reason: `says "${u.raw}" where the source says "${other.raw}"`, stems: stem ? [stem] : [] });
+      issues.push({
+        kind: 'unit',
+        contradiction: true,
+        reason: `says "${u.raw}" where the source says "${other.raw}"`,
+        stems: stem ? [stem] : [],
+        ...(span.tokens[other.at]!.stem && { counterpart: [span.tokens[other.at]!.stem!] }),
+      });
     }
   }
 
-  // One word replaced between shared neighbours ("append" where the span says "truncate").
-  if (claimOnly.length === 1 && !issues.some((i) => i.contradiction)) {
+  // One word replaced between shared neighbours ("append" where the span says "truncate"), in a claim of four
+  // content words or more (three of them in place).
+  if (claimOnly.length === 1 && claim.stems.size >= 4 && !issues.some((i) => i.contradiction)) {
     const t = claimOnly[0]!;
     const at = claim.tokens.indexOf(t);
     const content = (a: Analysis, from: number, step: 1 | -1) => {
@@ -394,9 +439,10 @@ function wordIssues(claim: Analysis, span: Analysis, have: Set<string>): Issue[]
     const after = content(claim, at, 1);
     const find = (i: number) => (i < 0 ? -1 : span.tokens.findIndex((u) => u.stem === claim.tokens[i]!.stem));
     const [b, a] = [find(before), find(after)];
+    // At the claim's start or end, the slot is the span's start or end.
     if ((before < 0 || b >= 0) && (after < 0 || a >= 0) && (before >= 0 || after >= 0)) {
-      const from = b >= 0 ? b + 1 : a >= 0 ? Math.max(0, a - 3) : 0;
-      const to = a >= 0 ? a : Math.min(span.tokens.length, b + 4);
+      const from = b >= 0 ? b + 1 : 0;
+      const to = a >= 0 ? a : span.tokens.length;
       const between = span.tokens.slice(from, to).filter((u) => u.stem);
       const replaced = between.length === 1 ? between[0]! : undefined;
       if (replaced && isContent(replaced) && !claim.stems.has(replaced.stem!) && !areSynonyms(t.lower, replaced.lower))
@@ -405,6 +451,7 @@ function wordIssues(claim: Analysis, span: Analysis, have: Set<string>): Issue[]
           contradiction: true,
           reason: `says "${t.raw}" where the source says "${replaced.raw}"`,
           stems: [t.stem!],
+          counterpart: [replaced.stem!],
         });
     }
   }

@@ -82,7 +82,7 @@ export interface Analysis {
 // Lexicons
 
 const NEGATION_WORDS = new Set(
-  'not no never none nor neither without cannot nothing nobody nowhere non lack lacks lacked lacking absent absence unable fail fails failed failing'.split(
+  'not no never none nor neither without cannot nothing nobody nowhere non lack lacks lacked lacking absent absence unable fail fails failed failing except excluding unless'.split(
     ' ',
   ),
 );
@@ -467,7 +467,9 @@ export function analyze(text: string): Analysis {
       t.stem = value;
       return;
     }
-    if (w.endsWith("n't") || NEGATION_WORDS.has(w)) {
+    // Exclusions negate what they govern as "not" does ("any logger other than Pino" = "any logger that is not Pino").
+    const exclusion = (w === 'other' || w === 'rather') && tokens[i + 1]?.lower === 'than';
+    if (w.endsWith("n't") || NEGATION_WORDS.has(w) || exclusion) {
       t.negation = true;
       negations.push(i);
     }
@@ -483,7 +485,8 @@ export function analyze(text: string): Analysis {
       const unit = UNIT_WORDS[w]!;
       unitWords.push({ dimension: UNIT_SIZES[unit]!.dimension, unit, raw: t.raw, at: i });
     }
-    if (isStopword(w) || t.negation) return;
+    // Quantifiers and modals are compared as such (all / some, must / may), never as shared words.
+    if (isStopword(w) || t.negation || q) return;
     t.stem = stemOf(w);
     stems.add(t.stem);
     // Names: an acronym or mixed letters and digits anywhere, a capital inside the sentence.

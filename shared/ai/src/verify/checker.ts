@@ -148,11 +148,72 @@ interface Outcome {
   upgradable?: boolean;
 }
 
+/**
+ * How closely a span says the claim: the longest run of the claim's content
+ * stems it has in the same order (a word a contradiction is about counts as in
+ * place when the span has its counterpart there), as a share of them, and how
+ * many span words that run spreads over (fewer is closer).
+ */
+function closeness(a: Analysis, w: Scored): { share: number; spread: number } {
+  const claim = [...new Set(a.tokens.flatMap((t) => (t.stem ? [t.stem] : [])))];
+  if (claim.length === 0) return { share: 0, spread: Infinity };
+  const swap = new Map<string, string>();
+  for (const issue of w.alignment.issues)
+    if (issue.contradiction && issue.counterpart && issue.stems[0]) for (const c of issue.counterpart) swap.set(c, issue.stems[0]);
+  const span = w.analysis.tokens.map((t) => (t.stem ? (swap.get(t.stem) ?? t.stem) : undefined));
+  // Longest common subsequence, keeping for each cell the earliest start of a best run (for its spread).
+  const n = span.length;
+  let previous = Array.from({ length: n + 1 }, () => ({ length: 0, start: -1 }));
+  for (let i = 1; i <= claim.length; i++) {
+    const current = Array.from({ length: n + 1 }, () => ({ length: 0, start: -1 }));
+    for (let j = 1; j <= n; j++) {
+      if (span[j - 1] !== undefined && claim[i - 1] === span[j - 1]) {
+        const p = previous[j - 1]!;
+        current[j] = { length: p.length + 1, start: p.length > 0 ? p.start : j - 1 };
+      } else {
+        const [up, left] = [previous[j]!, current[j - 1]!];
+        current[j] = up.length > left.length || (up.length === left.length && up.start > left.start) ? up : left;
+      }
+    }
+    previous = current;
+  }
+  // The best run ending earliest: its spread is from its start to the first position reaching that length.
+  const best = previous[n]!;
+  const end = previous.findIndex((c) => c.length === best.length && c.start === best.start);
+  return { share: best.length / claim.length, spread: best.length > 0 ? end - best.start : Infinity };
+}
+
+/**
+ * A contradicting span that says the claim more closely than the best
+ * supporting one (more of it in order, or as much in fewer words): "Logging is
+ * disabled by default." against "the default log level ... when enabled" for
+ * "Logging is enabled by default."
+ */
+function tighterContradiction(a: Analysis, scored: Scored[], support: Scored, threshold: number): Scored | undefined {
+  const mine = closeness(a, support);
+  let best: Scored | undefined;
+  let bar = mine;
+  for (const w of scored) {
+    if (!w.alignment.issues.some((i) => i.contradiction) || w.alignment.rest < threshold) continue;
+    const c = closeness(a, w);
+    if (c.share > bar.share + 1e-9 || (Math.abs(c.share - bar.share) <= 1e-9 && c.spread < bar.spread)) [best, bar] = [w, c];
+  }
+  return best;
+}
+
 function judgeAgainst(claim: string, a: Analysis, candidates: Window[], threshold: number, maxSupport: number): Outcome {
   const scored: Scored[] = candidates.map((w) => ({ ...w, alignment: align(a, claim, w.analysis, w.text) }));
   const clean = scored.filter((w) => w.alignment.issues.length === 0).sort(better);
   const best = clean[0]?.alignment.score ?? 0;
   const passing = clean.filter((w) => w.alignment.score >= threshold);
+  // A span that says the claim's words in the claim's order, bar one that disagrees, outweighs one that holds the
+  // words scattered ("the default log level ... when enabled" does not back "logging is enabled by default" against
+  // "Logging is disabled by default").
+  const rival = passing.length > 0 ? tighterContradiction(a, scored, passing[0]!, threshold) : undefined;
+  if (rival) {
+    const issue = rival.alignment.issues.find((i) => i.contradiction)!;
+    return { verdict: 'contradicted', support: [supportOfWindow(rival)], reason: issue.reason, best };
+  }
   if (passing.length > 0) {
     // One support per chunk: its best span.
     const seen = new Set<string>();

@@ -124,7 +124,7 @@ export function sentenceSpans(source: string): SentenceSpan[] {
       }
       const next = /^(\s+)(\S)/u.exec(source.slice(j));
       const endsHere =
-        j >= source.length || (next !== null && /["'“‘([\p{Lu}\p{N}*#•`-]/u.test(next[2]!) && !(ch === '.' && isAbbreviation(source, i)));
+        j >= source.length || (next !== null && /["'“‘([\p{Lu}\p{N}*#•`\p{Extended_Pictographic}⚠ℹ-]/u.test(next[2]!) && !(ch === '.' && isAbbreviation(source, i)));
       if (endsHere) {
         push(j);
         i = j;
