@@ -45,6 +45,12 @@ export interface FactCheckerOptions {
 /** Chosen by cross-validation on the SciFact benchmark (npm run bench:factcheck). */
 export const DEFAULT_FACT_THRESHOLD = 0.9;
 
+/** Cosine similarity from which a sentence that lacks one of the claim's words still states it (bge-small; see semanticOutcome). */
+const NEAR_COPY_SIMILARITY = 0.88;
+
+/** Sentences of each candidate passage the semantic check embeds (those sharing most words with the claim). */
+const SENTENCES_PER_PASSAGE = 4;
+
 /** Below this share of shared words a passage is not shown as support at all. */
 const CLOSE_ENOUGH = 0.4;
 
@@ -290,8 +296,8 @@ interface Placed extends Window {
 /** Agreement checks that keep a span from backing a paraphrase even when they find no contradiction (a code token or a number the span lacks). */
 const VETOING = new Set(['identifier', 'number']);
 
-/** The reason of a contradiction the decision found without a failing agreement check. */
-const SAYS_OTHERWISE = 'the closest source says otherwise';
+/** Why a claim the model found at odds with its closest source, without a disagreement to show, stays unsupported. */
+const SAYS_OTHERWISE = 'the closest source may say otherwise';
 
 /**
  * The fact checker. Every sentence is split out with its offsets; a sentence
@@ -347,7 +353,17 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
         ranks.set(w.passage.chunk_id, w.rank);
         passages.push(w.passage);
       }
-    const kept = candidates.filter((w) => ranks.has(w.passage.chunk_id));
+    // Per passage, the sentences sharing most of the claim's words: the one that states the claim is among them, and
+    // embedding only those keeps a check well under a second on a slow machine.
+    const shared = (w: Window) => [...a.stems].filter((x) => w.analysis.stems.has(x)).length;
+    const kept = passages.flatMap((p) =>
+      candidates
+        .filter((w) => w.passage.chunk_id === p.chunk_id)
+        .map((w) => ({ w, n: shared(w) }))
+        .sort((x, y) => y.n - x.n)
+        .slice(0, SENTENCES_PER_PASSAGE)
+        .map(({ w }) => w),
+    );
     const singles = kept;
     const halves = halvesOf(claim);
     const [claimVector, contrastVector, ...rest] = await vectorsOf([
@@ -451,13 +467,26 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
     if (v.verdict === 'contradicted') {
       const w = s.best[v.passage]!.window;
       const issue = align(a, claim, w.analysis, w.text).issues.find((x) => x.contradiction);
-      return {
-        verdict: 'contradicted',
-        support: [quoteOf(v.passage, v.decisions[v.passage]!.contradiction)],
-        reason: issue?.reason ?? SAYS_OTHERWISE,
-        best: lexical.best,
-      };
+      // A contradiction is shown with the disagreement it rests on; the model's sense of one alone proves nothing
+      // (a sentence embedding barely tells a claim from its negation), so without one the claim stays unsupported.
+      if (issue)
+        return {
+          verdict: 'contradicted',
+          support: [quoteOf(v.passage, v.decisions[v.passage]!.contradiction)],
+          reason: issue.reason,
+          best: lexical.best,
+        };
     }
+    // Near copy: one sentence of the closest passage holds every content word of the claim but one, agrees on
+    // everything checkable and means the same to the model: the missing word is a rewording ("additional" for "more").
+    const near = s.best.findIndex(({ window: w, similarity }) => {
+      if (similarity < NEAR_COPY_SIMILARITY) return false;
+      const al = align(a, claim, w.analysis, w.text);
+      const missing = a.stems.size - Math.round(al.coverage * a.stems.size);
+      return al.issues.length === 0 && missing <= 1 && a.stems.size >= 4;
+    });
+    if (near >= 0) return { verdict: 'supported', support: [quoteOf(near, s.best[near]!.similarity)], best: lexical.best };
+    if (v.verdict === 'contradicted') return { ...lexical, reason: SAYS_OTHERWISE, upgradable: false };
     return lexical;
   }
 
