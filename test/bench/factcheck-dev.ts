@@ -93,7 +93,12 @@ export async function indexDocs(dir = DOCS_DIR) {
 const flat = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 /** Whether a quote is the claim's source sentence (or holds it). */
-const quotesSource = (quote: string, source: string) => flat(quote).includes(flat(source).replace(/^ℹ️ Note: /, '').slice(0, 60));
+const quotesSource = (quote: string, source: string) =>
+  flat(quote).includes(
+    flat(source)
+      .replace(/^ℹ️ Note: /, '')
+      .slice(0, 60),
+  );
 
 export interface DevResult {
   claim: DevClaim;

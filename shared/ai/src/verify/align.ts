@@ -1,4 +1,11 @@
-import { prefixNegationOf, sameQuantity, type Analysis, type AnalyzedToken, type IdentifierMention, type NumberMention } from './analysis.js';
+import {
+  prefixNegationOf,
+  sameQuantity,
+  type Analysis,
+  type AnalyzedToken,
+  type IdentifierMention,
+  type NumberMention,
+} from './analysis.js';
 import { areAntonyms, areSynonyms } from './lexicon.js';
 
 /**
@@ -205,6 +212,17 @@ export function align(claim: Analysis, claimText: string, span: Analysis, spanTe
       span,
       span.numbers.filter((m) => !sameQuantity(n, m)),
     );
+    // The same figure in another unit that is not the same amount: "30 weeks" where the source says "30 days".
+    const otherUnit = n.unit ? span.numbers.find((m) => m.value === n.value && m.unit && m.unit !== n.unit) : undefined;
+    if (otherUnit && same.length === 0) {
+      issues.push({
+        kind: 'unit',
+        contradiction: true,
+        reason: `unit of ${withUnit(n)} differs from the source's ${withUnit(otherUnit)}`,
+        stems: [n.value, claim.tokens[n.at + 1]?.stem].filter((x): x is string => !!x),
+      });
+      continue;
+    }
     issues.push(
       differing
         ? {
@@ -212,6 +230,7 @@ export function align(claim: Analysis, claimText: string, span: Analysis, spanTe
             contradiction: true,
             reason: `number ${withUnit(n)} differs from the source's ${withUnit(differing)}`,
             stems: [n.value],
+            counterpart: [differing.value],
           }
         : { kind: 'number', contradiction: false, reason: `number ${withUnit(n)} is not in the source`, stems: [n.value] },
     );
@@ -301,7 +320,7 @@ export function align(claim: Analysis, claimText: string, span: Analysis, spanTe
 
   const have = covered(claim, span);
   issues.push(...identifierIssues(claim, span, spanText));
-  issues.push(...wordIssues(claim, span, have));
+  issues.push(...wordIssues(claim, span, have, issues));
   // "Everything else matches": the words a contradiction is about aside; a word the span merely lacks still counts against it.
   const excluded = new Set(issues.flatMap((i) => (i.contradiction ? i.stems : [])));
   const coverage = order.filter((s) => have.has(s)).length / order.length;
@@ -376,7 +395,7 @@ const isContent = (t: AnalyzedToken) => t.stem !== undefined && !t.number && !t.
  * (seconds where it says milliseconds), or, in one slot between words both
  * share, a single word the span replaces with one that is not its synonym.
  */
-function wordIssues(claim: Analysis, span: Analysis, have: Set<string>): Issue[] {
+function wordIssues(claim: Analysis, span: Analysis, have: Set<string>, found: readonly Issue[]): Issue[] {
   const issues: Issue[] = [];
   const spanOnly = span.tokens.filter((t) => isContent(t) && !claim.stems.has(t.stem!));
   const claimOnly = claim.tokens.filter((t) => isContent(t) && !have.has(t.stem!));
@@ -400,14 +419,23 @@ function wordIssues(claim: Analysis, span: Analysis, have: Set<string>): Issue[]
     const other = theirs.find((q) => !mine.some((m) => m.cls === q.cls));
     const differing = mine.find((q) => !theirs.some((m) => m.cls === q.cls));
     if (differing && other)
-      issues.push({ kind: 'quantifier', contradiction: true, reason: `says "${differing.raw}" where the source says "${other.raw}"`, stems: [] });
+      issues.push({
+        kind: 'quantifier',
+        contradiction: true,
+        reason: `says "${differing.raw}" where the source says "${other.raw}"`,
+        stems: [],
+      });
     else if (family === 'quantity' && differing?.cls === 'all' && !claim.quantifiers.some((q) => q.cls === 'only')) {
       // "for every plugin" where the source says "only for the plugin".
       const only = span.quantifiers.find((q) => q.cls === 'only');
       if (only)
-        issues.push({ kind: 'quantifier', contradiction: true, reason: `says "${differing.raw}" where the source says "${only.raw}"`, stems: [] });
-    }
-    else if (differing && family === 'scope' && differing.cls === 'only')
+        issues.push({
+          kind: 'quantifier',
+          contradiction: true,
+          reason: `says "${differing.raw}" where the source says "${only.raw}"`,
+          stems: [],
+        });
+    } else if (differing && family === 'scope' && differing.cls === 'only')
       issues.push({ kind: 'quantifier', contradiction: false, reason: `says "${differing.raw}", which the source does not`, stems: [] });
   }
 
@@ -428,7 +456,7 @@ function wordIssues(claim: Analysis, span: Analysis, have: Set<string>): Issue[]
 
   // One word replaced between shared neighbours ("append" where the span says "truncate"), in a claim of four
   // content words or more (three of them in place).
-  if (claimOnly.length === 1 && claim.stems.size >= 4 && !issues.some((i) => i.contradiction)) {
+  if (claimOnly.length === 1 && claim.stems.size >= 4 && ![...found, ...issues].some((i) => i.contradiction)) {
     const t = claimOnly[0]!;
     const at = claim.tokens.indexOf(t);
     const content = (a: Analysis, from: number, step: 1 | -1) => {

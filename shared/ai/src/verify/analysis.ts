@@ -402,7 +402,8 @@ const isUpper = (s: string) => /\p{Lu}/u.test(s);
 
 // Code tokens outside backticks: dotted paths (fastify.addHook, request.signal), camelCase and PascalCase with an
 // inner capital (setNotFoundHandler, LogController), snake_case, and anything called with "()".
-const BARE_CODE = /(?<![\p{L}\p{N}_$.])(?:[\p{L}_$][\p{L}\p{N}_$]*(?:\.[\p{L}_$][\p{L}\p{N}_$]*)+|\p{Ll}+\p{Lu}[\p{L}\p{N}]*|\p{Lu}\p{Ll}+\p{Lu}[\p{L}\p{N}]*|[\p{L}\p{N}]+_[\p{L}\p{N}_]+)(?:\(\))?(?![\p{L}\p{N}_$])/gu;
+const BARE_CODE =
+  /(?<![\p{L}\p{N}_$.])(?:[\p{L}_$][\p{L}\p{N}_$]*(?:\.[\p{L}_$][\p{L}\p{N}_$]*)+|\p{Ll}+\p{Lu}[\p{L}\p{N}]*|\p{Lu}\p{Ll}+\p{Lu}[\p{L}\p{N}]*|[\p{L}\p{N}]+_[\p{L}\p{N}_]+)(?:\(\))?(?![\p{L}\p{N}_$])/gu;
 // Dotted words that are prose, not code.
 const NOT_CODE = /^(?:e\.g|i\.e|etc|vs|a\.m|p\.m|u\.s)$/i;
 

@@ -165,7 +165,8 @@ function closeness(a: Analysis, w: Scored): { share: number; spread: number } {
   if (claim.length === 0) return { share: 0, spread: Infinity };
   const swap = new Map<string, string>();
   for (const issue of w.alignment.issues)
-    if (issue.contradiction && issue.counterpart && issue.stems[0]) for (const c of issue.counterpart) swap.set(c, issue.stems[0]);
+    if (issue.contradiction && issue.counterpart && issue.stems[0])
+      issue.counterpart.forEach((c, k) => swap.set(c, issue.stems[issue.counterpart!.length === issue.stems.length ? k : 0]!));
   const span = w.analysis.tokens.map((t) => (t.stem ? (swap.get(t.stem) ?? t.stem) : undefined));
   // Longest common subsequence, keeping for each cell the earliest start of a best run (for its spread).
   const n = span.length;
@@ -189,6 +190,10 @@ function closeness(a: Analysis, w: Scored): { share: number; spread: number } {
   return { share: best.length / claim.length, spread: best.length > 0 ? end - best.start : Infinity };
 }
 
+/** Share of the claim a contradicting span must say in the claim's order: the disagreement stands where the claim's word does. */
+const IN_PLACE = 0.75;
+const inPlace = (a: Analysis, w: Scored) => closeness(a, w).share >= IN_PLACE;
+
 /**
  * A contradicting span that says the claim more closely than the best
  * supporting one (more of it in order, or as much in fewer words): "Logging is
@@ -200,7 +205,7 @@ function tighterContradiction(a: Analysis, scored: Scored[], support: Scored, th
   let best: Scored | undefined;
   let bar = mine;
   for (const w of scored) {
-    if (!w.alignment.issues.some((i) => i.contradiction) || w.alignment.rest < threshold) continue;
+    if (!w.alignment.issues.some((i) => i.contradiction) || w.alignment.rest < threshold || !inPlace(a, w)) continue;
     const c = closeness(a, w);
     if (c.share > bar.share + 1e-9 || (Math.abs(c.share - bar.share) <= 1e-9 && c.spread < bar.spread)) [best, bar] = [w, c];
   }
@@ -232,9 +237,9 @@ function judgeAgainst(claim: string, a: Analysis, candidates: Window[], threshol
     }
     return { verdict: 'supported', support, best };
   }
-  // A span that matches everything else but disagrees on a number, direction, negation or name contradicts it.
+  // A span that matches everything else, in the claim's order, but disagrees on a number, direction, negation or name contradicts it.
   const contradicting = scored
-    .filter((w) => w.alignment.rest >= threshold && w.alignment.issues.some((i) => i.contradiction))
+    .filter((w) => w.alignment.rest >= threshold && w.alignment.issues.some((i) => i.contradiction) && inPlace(a, w))
     .sort((x, y) => y.alignment.rest - x.alignment.rest || x.rank - y.rank);
   const c = contradicting[0];
   if (c) {
@@ -461,7 +466,12 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
         };
       const first = vetoes[0]!;
       return first.contradiction
-        ? { verdict: 'contradicted', support: [quoteOf(v.passages[0]!, v.decisions[v.passages[0]!]!.evidence)], reason: first.reason, best: lexical.best }
+        ? {
+            verdict: 'contradicted',
+            support: [quoteOf(v.passages[0]!, v.decisions[v.passages[0]!]!.evidence)],
+            reason: first.reason,
+            best: lexical.best,
+          }
         : { ...lexical, reason: first.reason, upgradable: false };
     }
     if (v.verdict === 'contradicted') {

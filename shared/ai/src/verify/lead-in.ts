@@ -10,7 +10,7 @@ const LEAD_INS: RegExp[] = [
   // Admonition labels: "Note:", "ℹ️ Note:", "⚠ Warning:", "Tip -".
   /^[\p{Extended_Pictographic}\p{S}\uFE0F\s]*(?:note|nb|n\.b\.|important|warning|caution|tip|info|hint|remember|reminder|fyi)\s*[:—–-]\s*/iu,
   // Requests to notice: "Please note that", "Keep in mind that", "Be aware that", "Remember:".
-  /^(?:please\s+)?(?:do\s+)?(?:note|notice|remember|keep in mind|bear in mind|be aware|be advised|mind|recall|observe)\s*(?:,\s*)?(?:that\s+|:\s*)/i,
+  /^(?:please\s+)?(?:do\s+)?(?:note|notice|remember|keep in mind|bear in mind|be aware|be advised|mind|recall|observe)\s*(?:,\s*)?(?:that\s*,?\s+|:\s*)/i,
   /^please\s+(?=\p{Ll})/iu,
   // Hedges and attributions: "It is worth noting that", "It is likely that", "We believe that".
   /^(?:it\s+(?:is|'s|seems|appears|should be noted|must be noted|can be said|turns out)|it’s)\s+(?:(?:also\s+)?(?:worth\s+(?:noting|mentioning|remembering)|important\s+to\s+(?:note|remember|know|understand)|(?:widely\s+|generally\s+|commonly\s+)?(?:believed|thought|said|known|assumed|accepted|understood)|(?:very\s+|quite\s+|highly\s+)?(?:likely|possible|probable|clear|true|evident|obvious|apparent|the case|noteworthy)|(?:that\s+)?))\s*that\s+/i,
@@ -24,7 +24,7 @@ const LEAD_INS: RegExp[] = [
 /** The claim without its lead-ins (repeatedly: "Please note that, in fact, ..."); the claim itself when it has none. */
 export function stripLeadIns(claim: string): string {
   let out = claim.trim();
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const re of LEAD_INS) {
       const m = re.exec(out);

