@@ -4,7 +4,7 @@ import { align, type Alignment } from './align.js';
 import type { CheckedSentence, Equivalent, EvidencePassage, FactChecker, FactCheckRequest, SentenceSupport } from './port.js';
 import { sentenceSpans, type SentenceSpan } from './text.js';
 import { isCodeLike, proseRanges } from '../prose.js';
-import { secondOpinion, type JudgeItem } from './judge.js';
+import { createFactJudge, type JudgeItem } from './judge.js';
 import { contrastOf } from './contrast.js';
 import { stripLeadIns } from './lead-in.js';
 import {
@@ -19,8 +19,13 @@ import {
 } from './semantic.js';
 
 export interface FactCheckerOptions {
-  /** A chat model asked for a second opinion on every factual sentence (optional; the embedded check stands on its own). */
+  /**
+   * A chat model as the judge: asked whether the best span entails, contradicts or does not address each factual
+   * sentence (optional; the embedded check stands on its own, and its agreement checks veto the judge).
+   */
   judge?: Llm;
+  /** Most milliseconds one question to the judge may take (default 20000). */
+  judgeTimeoutMs?: number;
   /** Share of a sentence's content words a source span must hold (besides agreeing on numbers, directions, negations and names). */
   threshold?: number;
   /** Passages asked of `retrieve` per sentence. */
@@ -150,8 +155,6 @@ interface Outcome {
   reason?: string;
   /** Best score over passages that agree on everything checkable (0 when none): for tuning. */
   best: number;
-  /** Unsupported only for want of shared words: a judge may accept it. */
-  upgradable?: boolean;
 }
 
 /**
@@ -260,7 +263,6 @@ function judgeAgainst(claim: string, a: Analysis, candidates: Window[], threshol
         ? `only ${Math.round(closest.alignment.coverage * 100)}% of its words are in the closest source`
         : 'no single source span backs all of it',
     best,
-    upgradable: !withIssue && closest.alignment.issues.length === 0,
   };
 }
 
@@ -297,6 +299,9 @@ function copiedRun(claimStems: string[], span: Analysis): { copied_run: number; 
 interface Placed extends Window {
   vector: Float32Array;
 }
+
+/** Agreement checks no judge overrules: a code token, a number or unit, a negation, an antonym. */
+const JUDGE_VETO = new Set(['identifier', 'number', 'unit', 'negation', 'antonym']);
 
 /** Agreement checks that keep a span from backing a paraphrase even when they find no contradiction (a code token or a number the span lacks). */
 const VETOING = new Set(['identifier', 'number']);
@@ -336,6 +341,12 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
   const weights = options.semanticWeights ?? DEFAULT_SEMANTIC_WEIGHTS;
   const embeddings = options.embeddings;
   const cache = new Map<string, Part[]>();
+  const judge = options.judge
+    ? createFactJudge(options.judge, {
+        ...(options.judgeConcurrency !== undefined && { concurrency: options.judgeConcurrency }),
+        ...(options.judgeTimeoutMs !== undefined && { timeoutMs: options.judgeTimeoutMs }),
+      })
+    : undefined;
   // Sentence vectors by text: passages recur across the sentences of a draft and across drafts.
   const vectors = new Map<string, Float32Array>();
 
@@ -472,7 +483,7 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
             reason: first.reason,
             best: lexical.best,
           }
-        : { ...lexical, reason: first.reason, upgradable: false };
+        : { ...lexical, reason: first.reason };
     }
     if (v.verdict === 'contradicted') {
       const w = s.best[v.passage]!.window;
@@ -496,7 +507,7 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
       return al.issues.length === 0 && missing <= 1 && a.stems.size >= 4;
     });
     if (near >= 0) return { verdict: 'supported', support: [quoteOf(near, s.best[near]!.similarity)], best: lexical.best };
-    if (v.verdict === 'contradicted') return { ...lexical, reason: SAYS_OTHERWISE, upgradable: false };
+    if (v.verdict === 'contradicted') return { ...lexical, reason: SAYS_OTHERWISE };
     return lexical;
   }
 
@@ -515,7 +526,6 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
     if (notFactual(span, claim, a))
       return {
         claim: core,
-        upgradable: false,
         sentence: { ...base, verdict: 'not_factual', support: [], best_score: 0, lexical_verdict: 'not_factual' },
       };
     const cited = request.cited ?? [];
@@ -542,16 +552,22 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
         inspected = s.passages.map((p, i) => ({ content_id: p.content_id, chunk_id: p.chunk_id, features: s.features[i]! }));
         const lexical: Outcome = outcome;
         outcome = semanticOutcome(lexical, s, claim, a);
-        if (outcome.verdict !== 'unsupported') outcome.upgradable = false;
       }
     }
     const reason =
       badMarkers.length > 0 && outcome.verdict !== 'supported'
         ? [outcome.reason, `cites [${badMarkers.join(', ')}], which is not among the ${cited.length} sources`].filter(Boolean).join('; ')
         : outcome.reason;
+    // What the judge is asked about: the best span, with any disagreement the agreement checks hold against it.
+    const asked = outcome.support[0];
+    const window = asked && candidates.find((w) => w.passage.chunk_id === asked.chunk_id && w.quote === asked.quote);
+    const veto =
+      window &&
+      align(a, claim, window.analysis, window.text).issues.find((x) => JUDGE_VETO.has(x.kind) && (x.contradiction || VETOING.has(x.kind)));
     return {
       claim: core,
-      upgradable: outcome.upgradable === true,
+      ...(asked && { span: asked }),
+      ...(veto && { veto: veto.reason, vetoContradicts: veto.contradiction }),
       sentence: {
         ...base,
         verdict: outcome.verdict,
@@ -568,7 +584,7 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
     const spans = sentenceSpans(request.text);
     const items: (JudgeItem & { sentence: CheckedSentenceDetail })[] = [];
     for (const [i, span] of spans.entries()) items.push(await checkOne(span, i, request));
-    if (options.judge) await secondOpinion(options.judge, items, options.judgeConcurrency ?? 4);
+    if (judge) await judge.judge(items);
     return items.map((it) => it.sentence);
   }
 
