@@ -31,7 +31,7 @@ export const generationConfigSpec = defineConfig(
     FACT_CHECK_LLM_JUDGE: Type.Boolean({
       default: true,
       description:
-        'with FACT_CHECK_LLM_URL or LLM_URL: the chat model judges whether the best source span entails, contradicts or does not address each sentence (the embedded checks still veto a code token, number, unit, negation or antonym at odds); false: the embedded checker alone',
+        'with FACT_CHECK_LLM_URL or LLM_URL, a chat model judges each sentence against its best source span (the embedded checks still veto); false: the embedded checker alone',
     }),
     FACT_CHECK_LLM_URL: Type.Optional(
       Type.String({
