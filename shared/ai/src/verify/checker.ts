@@ -300,8 +300,11 @@ interface Placed extends Window {
   vector: Float32Array;
 }
 
-/** Agreement checks no judge overrules: a code token, a number or unit, a negation, an antonym. */
-const JUDGE_VETO = new Set(['identifier', 'number', 'unit', 'negation', 'antonym']);
+/**
+ * Agreement checks no judge overrules: a code token, a number or unit, a negation, an antonym or direction word, a
+ * quantifier or modal, a name. (A word replaced in place by a non-synonym is left to the judge: it may be a rewording.)
+ */
+const JUDGE_VETO = new Set(['identifier', 'number', 'unit', 'negation', 'antonym', 'direction', 'quantifier', 'entity']);
 
 /** Agreement checks that keep a span from backing a paraphrase even when they find no contradiction (a code token or a number the span lacks). */
 const VETOING = new Set(['identifier', 'number']);
