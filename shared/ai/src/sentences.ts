@@ -5,9 +5,12 @@ function splitAtHeadings(text: string): string[] {
   const pieces: string[] = [];
   let from = 0;
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
-    const line = text.slice(text.lastIndexOf('\n', i - 1) + 1, i);
+    const lineStart = text.lastIndexOf('\n', i - 1) + 1;
+    const line = text.slice(lineStart, i);
     if (/^\n[ \t]*["'“‘`(\p{Lu}\p{N}]/u.test(text.slice(i)) && isHeadingLine(line, text, i)) {
-      pieces.push(text.slice(from, i));
+      // The heading alone: apart from what comes before it and from what follows.
+      if (lineStart > from) pieces.push(text.slice(from, lineStart));
+      pieces.push(line);
       from = i + 1;
     }
   }

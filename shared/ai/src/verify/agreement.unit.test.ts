@@ -187,6 +187,8 @@ describe('agreement on the aligned words', () => {
       'All hooks other than onClose are encapsulated.',
       'The `serializers` option is ignored by any logger other than Pino.',
       'The `addHttpMethod` must be used to accept more methods.',
+      // The issue's example: a shorter restatement of the span.
+      'fastify-plugin breaks encapsulation.',
     ]) {
       const s = await one(text);
       assert.equal(s.verdict, 'supported', `${text}: ${s.reason ?? ''}`);

@@ -182,7 +182,6 @@ const withUnit = (n: NumberMention) => (n.unit ? (n.unit === '%' ? `${n.raw}%` :
 export function align(claim: Analysis, claimText: string, span: Analysis, spanText: string): Alignment {
   if (claim.stems.size === 0) return { score: 0, coverage: 0, rest: 0, issues: [] };
   const order = orderedStems(claim);
-  const score = backing(order, span.stems, new Set());
   const issues: Issue[] = [];
   const cText = (a: number, b: number) => claimText.slice(a, b);
 

@@ -114,6 +114,27 @@ describe('the chat model as the judge', () => {
     assert.equal(out[0]!.support[0]!.quote, 'Logging is disabled by default.');
   });
 
+  it('accepts a faithful paraphrase the agreement checks cannot prove (the Fastify validation example)', async () => {
+    reply = () => ({ status: 200, content: '{"verdict":"entails","reason":"400 is the status of the response."}' });
+    const validation: EvidencePassage = {
+      content_id: 'c2',
+      version_id: 'v2',
+      chunk_id: 'v2:0',
+      text:
+        'Error Handling\nWhen schema validation fails for a request, Fastify will automatically return a status 400 response ' +
+        'including the result from the validator in the payload.',
+    };
+    const text = 'Fastify answers a request that fails schema validation with HTTP 400.';
+    const [alone] = await createFactChecker().check({ text, retrieve: async () => [validation] });
+    assert.notEqual(alone!.verdict, 'supported');
+    const [s] = await judged().check({ text, retrieve: async () => [validation] });
+    assert.equal(s!.verdict, 'supported');
+    assert.match(s!.support[0]!.quote, /^When schema validation fails/);
+    // The same sentence with another status code stays contradicted, whatever the judge says.
+    const [flipped] = await judged().check({ text: text.replace('400', '422'), retrieve: async () => [validation] });
+    assert.equal(flipped!.verdict, 'contradicted');
+  });
+
   it('says a sentence the span does not address is unsupported, even when the embedded check backed it', async () => {
     reply = () => ({ status: 200, content: '{"verdict":"unrelated","reason":"Not about that."}' });
     const [s] = await judged().check({ text: 'Employees receive 25 days of paid vacation every year.', retrieve });
