@@ -304,7 +304,14 @@ export function align(claim: Analysis, claimText: string, span: Analysis, spanTe
   const missingNames = claim.tokens.filter((t) => t.entity && t.stem && !span.stems.has(t.stem));
   if (missingNames.length > 0) {
     const claimStems = claim.stems;
-    const spanNames = span.tokens.filter((t) => t.entity && t.stem && !claimStems.has(t.stem));
+    // The span's names the claim lacks, the one standing where the claim's first missing name stands first.
+    const neighbours = (a: Analysis, t: AnalyzedToken) => {
+      const i = a.tokens.indexOf(t);
+      return [a.tokens[i - 1]?.stem, a.tokens[i + 1]?.stem, a.tokens[i - 2]?.stem, a.tokens[i + 2]?.stem].filter((x): x is string => !!x);
+    };
+    const around = new Set(neighbours(claim, missingNames[0]!));
+    const fit = (t: AnalyzedToken) => neighbours(span, t).filter((x) => around.has(x)).length;
+    const spanNames = span.tokens.filter((t) => t.entity && t.stem && !claimStems.has(t.stem)).sort((x, y) => fit(y) - fit(x));
     const names = [...new Set(missingNames.map((t) => t.raw))];
     issues.push({
       kind: 'entity',
@@ -453,8 +460,8 @@ function wordIssues(claim: Analysis, span: Analysis, have: Set<string>, found: r
     }
   }
 
-  // One word replaced between shared neighbours ("append" where the span says "truncate"), in a claim of four
-  // content words or more (three of them in place).
+  // One word replaced between shared neighbours ("append" where the span says "truncate", "efficient" where it says
+  // "performant"), in a claim of four content words or more (three of them in place).
   if (claimOnly.length === 1 && claim.stems.size >= 4 && ![...found, ...issues].some((i) => i.contradiction)) {
     const t = claimOnly[0]!;
     const at = claim.tokens.indexOf(t);
@@ -473,9 +480,10 @@ function wordIssues(claim: Analysis, span: Analysis, have: Set<string>, found: r
       const between = span.tokens.slice(from, to).filter((u) => u.stem);
       const replaced = between.length === 1 ? between[0]! : undefined;
       if (replaced && isContent(replaced) && !claim.stems.has(replaced.stem!) && !areSynonyms(t.lower, replaced.lower))
+        // Not a contradiction by itself (it may be a rewording WordNet does not know), but the span does not back the claim.
         issues.push({
           kind: 'substitution',
-          contradiction: true,
+          contradiction: false,
           reason: `says "${t.raw}" where the source says "${replaced.raw}"`,
           stems: [t.stem!],
           counterpart: [replaced.stem!],

@@ -495,7 +495,7 @@ export function analyze(text: string): Analysis {
     const acronym = t.raw.length >= 2 && t.raw === t.raw.toUpperCase() && isUpper(t.raw);
     const capitalized = i > 0 && isUpper(t.raw[0]!) && !/[.!?:]\s*$/.test(text.slice(Math.max(0, t.start - 4), t.start));
     // A word no dictionary has, not part of code: a product or format name ("pino", "winston").
-    const unknown = !t.identifier && /^\p{Ll}{3,}$/u.test(t.raw) && !isDictionaryWord(w);
+    const unknown = !t.identifier && (/^\p{Ll}{3,}$/u.test(t.raw) || (i === 0 && /^\p{Lu}\p{Ll}{2,}$/u.test(t.raw))) && !isDictionaryWord(w);
     t.entity = !dir && (mixed || acronym || capitalized || unknown);
   });
   // A double negation ("not unable", "not without") cancels out: neither cue counts.

@@ -283,6 +283,13 @@ export interface CheckedSentenceDetail extends CheckedSentence {
   passages?: PassageInspection[];
 }
 
+/** The claim without its names, code tokens and numbers (for a second search), when it has any and three words remain. */
+function skeletonOf(claim: string, a: Analysis): string | undefined {
+  const out = a.tokens.filter((t) => !t.entity && !t.identifier && !t.number);
+  if (out.length === a.tokens.length || out.filter((t) => t.stem).length < 3) return undefined;
+  return out.map((t) => t.raw).join(' ');
+}
+
 /** The copied_run and rest_words features of a span (see semantic.ts). */
 function copiedRun(claimStems: string[], span: Analysis): { copied_run: number; rest_words: number } {
   if (claimStems.length === 0) return { copied_run: 0, rest_words: 0 };
@@ -307,7 +314,7 @@ interface Placed extends Window {
 const JUDGE_VETO = new Set(['identifier', 'number', 'unit', 'negation', 'antonym', 'direction', 'quantifier', 'entity']);
 
 /** Agreement checks that keep a span from backing a paraphrase even when they find no contradiction (a code token or a number the span lacks). */
-const VETOING = new Set(['identifier', 'number']);
+const VETOING = new Set(['identifier', 'number', 'substitution']);
 
 /** Why a claim the model found at odds with its closest source, without a disagreement to show, stays unsupported. */
 const SAYS_OTHERWISE = 'the closest source may say otherwise';
@@ -543,6 +550,18 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
       const more = found.filter((p) => !have.has(p.chunk_id));
       candidates = [...candidates, ...more.flatMap((p, i) => windowsOf(p, citedHere.length + i, cache, equivalents, key))];
       outcome = judgeAgainst(claim, a, candidates, threshold, maxSupport);
+      // A swapped name, code token or number steers the search away from the sentence it was taken from: search
+      // again without them, so that the sentence saying otherwise is among the candidates.
+      const skeleton = outcome.verdict === 'unsupported' ? skeletonOf(core, a) : undefined;
+      if (skeleton) {
+        const seen = new Set(candidates.map((w) => w.passage.chunk_id));
+        const extra = (await request.retrieve(skeleton, retrieveLimit)).filter((p) => !seen.has(p.chunk_id));
+        if (extra.length > 0) {
+          const from = seen.size;
+          candidates = [...candidates, ...extra.flatMap((p, i) => windowsOf(p, from + i, cache, equivalents, key))];
+          outcome = judgeAgainst(claim, a, candidates, threshold, maxSupport);
+        }
+      }
     }
     if (!outcome) outcome = { verdict: 'unsupported', support: [], reason: 'no source to check it against', best: 0 };
     const lexicalVerdict = outcome.verdict;
