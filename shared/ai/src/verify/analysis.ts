@@ -401,9 +401,9 @@ function stemOf(word: string): string {
 const isUpper = (s: string) => /\p{Lu}/u.test(s);
 
 // Code tokens outside backticks: dotted paths (fastify.addHook, request.signal), camelCase and PascalCase with an
-// inner capital (setNotFoundHandler, LogController), snake_case, and anything called with "()".
+// inner capitalised word (setNotFoundHandler, LogController; not mRNA), snake_case, and anything called with "()".
 const BARE_CODE =
-  /(?<![\p{L}\p{N}_$.])(?:[\p{L}_$][\p{L}\p{N}_$]*(?:\.[\p{L}_$][\p{L}\p{N}_$]*)+|\p{Ll}+\p{Lu}[\p{L}\p{N}]*|\p{Lu}\p{Ll}+\p{Lu}[\p{L}\p{N}]*|[\p{L}\p{N}]+_[\p{L}\p{N}_]+)(?:\(\))?(?![\p{L}\p{N}_$])/gu;
+  /(?<![\p{L}\p{N}_$.])(?:[\p{L}_$][\p{L}\p{N}_$]*(?:\.[\p{L}_$][\p{L}\p{N}_$]*)+|\p{Ll}+\p{Lu}\p{Ll}[\p{L}\p{N}]*|\p{Lu}\p{Ll}+\p{Lu}[\p{L}\p{N}]*|[\p{L}\p{N}]+_[\p{L}\p{N}_]+)(?:\(\))?(?![\p{L}\p{N}_$])/gu;
 // Dotted words that are prose, not code.
 const NOT_CODE = /^(?:e\.g|i\.e|etc|vs|a\.m|p\.m|u\.s)$/i;
 
@@ -495,7 +495,8 @@ export function analyze(text: string): Analysis {
     const acronym = t.raw.length >= 2 && t.raw === t.raw.toUpperCase() && isUpper(t.raw);
     const capitalized = i > 0 && isUpper(t.raw[0]!) && !/[.!?:]\s*$/.test(text.slice(Math.max(0, t.start - 4), t.start));
     // A word no dictionary has, not part of code: a product or format name ("pino", "winston").
-    const unknown = !t.identifier && (/^\p{Ll}{3,}$/u.test(t.raw) || (i === 0 && /^\p{Lu}\p{Ll}{2,}$/u.test(t.raw))) && !isDictionaryWord(w);
+    const unknown =
+      !t.identifier && (/^\p{Ll}{3,}$/u.test(t.raw) || (i === 0 && /^\p{Lu}\p{Ll}{2,}$/u.test(t.raw))) && !isDictionaryWord(w);
     t.entity = !dir && (mixed || acronym || capitalized || unknown);
   });
   // A double negation ("not unable", "not without") cancels out: neither cue counts.

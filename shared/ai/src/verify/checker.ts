@@ -313,8 +313,15 @@ interface Placed extends Window {
  */
 const JUDGE_VETO = new Set(['identifier', 'number', 'unit', 'negation', 'antonym', 'direction', 'quantifier', 'entity']);
 
+/**
+ * Disagreements that make a span the model takes as evidence contradict a claim in other words: the opposite word, a
+ * negation, another value or code token. (A name or quantifier the span lacks in a paraphrase keeps it from backing
+ * the claim, but the span may simply be about something else.)
+ */
+const SHOWS_CONTRADICTION = new Set(['antonym', 'direction', 'negation', 'number', 'unit', 'identifier']);
+
 /** Agreement checks that keep a span from backing a paraphrase even when they find no contradiction (a code token or a number the span lacks). */
-const VETOING = new Set(['identifier', 'number', 'substitution']);
+const VETOING = new Set(['substitution']);
 
 /** Why a claim the model found at odds with its closest source, without a disagreement to show, stays unsupported. */
 const SAYS_OTHERWISE = 'the closest source may say otherwise';
@@ -472,32 +479,45 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
       };
     };
     if (v.verdict === 'supported') {
-      // The agreement checks veto a paraphrase: a span that disagrees on a code token, a number or unit, a negation,
-      // an antonym, a quantifier or a name backs nothing, whatever the model says; the first such span contradicts.
+      // The agreement checks veto a paraphrase: a span that disagrees on a code token, a number or unit, a negation
+      // or an antonym, or that says the claim in its order with another name or quantifier, or lacks its code token,
+      // backs nothing, whatever the model says; the first such span contradicts.
       const vetoes = v.passages.map((i) => {
         const w = s.best[i]!.window;
-        return align(a, claim, w.analysis, w.text).issues.find((x) => x.contradiction || VETOING.has(x.kind));
+        const alignment = align(a, claim, w.analysis, w.text);
+        const placed = () => closeness(a, { ...w, alignment }).share >= IN_PLACE;
+        const isPlaced = placed();
+        const found = alignment.issues.find((x) => (x.contradiction ? isPlaced || x.kind === 'identifier' : VETOING.has(x.kind)));
+        return found && { issue: found, placed: found.contradiction && isPlaced };
       });
-      const backing = v.passages.filter((_, k) => !vetoes[k]);
+      // Code tokens are compared exactly: a passage that never names the claim's code token backs nothing.
+      const lacks = (i: number) => {
+        const text = s.passages[i]!.text.toLowerCase();
+        return a.identifiers.find((id) => !text.includes(id.text.split('.').at(-1)!.toLowerCase()));
+      };
+      const backing = v.passages.filter((i, k) => !vetoes[k] && !lacks(i));
       if (backing.length > 0)
         return {
           verdict: 'supported',
           support: backing.slice(0, maxSupport).map((i) => quoteOf(i, v.decisions[i]!.evidence)),
           best: lexical.best,
         };
-      const first = vetoes[0]!;
-      return first.contradiction
+      // It contradicts the claim when it says the claim in its order but for the disagreement; a paraphrase the model
+      // merely senses close is left unsupported.
+      const first = vetoes[0];
+      if (!first) return { ...lexical, reason: `names \`${lacks(v.passages[0]!)!.text}\`, which the closest source does not` };
+      return first.placed
         ? {
             verdict: 'contradicted',
             support: [quoteOf(v.passages[0]!, v.decisions[v.passages[0]!]!.evidence)],
-            reason: first.reason,
+            reason: first.issue.reason,
             best: lexical.best,
           }
-        : { ...lexical, reason: first.reason };
+        : { ...lexical, reason: first.issue.reason };
     }
     if (v.verdict === 'contradicted') {
       const w = s.best[v.passage]!.window;
-      const issue = align(a, claim, w.analysis, w.text).issues.find((x) => x.contradiction);
+      const issue = align(a, claim, w.analysis, w.text).issues.find((x) => x.contradiction && SHOWS_CONTRADICTION.has(x.kind));
       // A contradiction is shown with the disagreement it rests on; the model's sense of one alone proves nothing
       // (a sentence embedding barely tells a claim from its negation), so without one the claim stays unsupported.
       if (issue)
@@ -517,7 +537,13 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
       return al.issues.length === 0 && missing <= 1 && a.stems.size >= 4;
     });
     if (near >= 0) return { verdict: 'supported', support: [quoteOf(near, s.best[near]!.similarity)], best: lexical.best };
-    if (v.verdict === 'contradicted') return { ...lexical, reason: SAYS_OTHERWISE };
+    if (v.verdict === 'contradicted')
+      return {
+        verdict: 'contradicted',
+        support: [quoteOf(v.passage, v.decisions[v.passage]!.contradiction)],
+        reason: SAYS_OTHERWISE,
+        best: lexical.best,
+      };
     return lexical;
   }
 
