@@ -323,8 +323,8 @@ const SHOWS_CONTRADICTION = new Set(['antonym', 'direction', 'negation', 'number
 /** Agreement checks that keep a span from backing a paraphrase even when they find no contradiction (a code token or a number the span lacks). */
 const VETOING = new Set(['substitution']);
 
-/** Why a claim the model found at odds with its closest source, without a disagreement to show, stays unsupported. */
-const SAYS_OTHERWISE = 'the closest source may say otherwise';
+/** The reason of a contradiction the decision found without a failing agreement check. */
+const SAYS_OTHERWISE = 'the closest source says otherwise';
 
 /**
  * The fact checker. Every sentence is split out with its offsets; a sentence
