@@ -208,7 +208,9 @@ function tighterContradiction(a: Analysis, scored: Scored[], support: Scored, th
   let best: Scored | undefined;
   let bar = mine;
   for (const w of scored) {
-    if (!w.alignment.issues.some((i) => i.contradiction) || w.alignment.rest < threshold || !inPlace(a, w)) continue;
+    // The supporting span names every code token and name the claim names: another one elsewhere does not outweigh it.
+    const against = w.alignment.issues.filter((i) => i.contradiction && i.kind !== 'identifier' && i.kind !== 'entity');
+    if (against.length === 0 || w.alignment.rest < threshold || !inPlace(a, w)) continue;
     const c = closeness(a, w);
     if (c.share > bar.share + 1e-9 || (Math.abs(c.share - bar.share) <= 1e-9 && c.spread < bar.spread)) [best, bar] = [w, c];
   }
