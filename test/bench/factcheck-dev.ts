@@ -18,7 +18,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { CheckedSentence, EvidencePassage, FactChecker } from '@kb/ai';
+import { isCodeLike, sentenceSpans, type CheckedSentence, type EvidencePassage, type FactChecker } from '@kb/ai';
 import { DEFAULT_LIMITS, extractFile } from '@kb/ingest/extract';
 import { createSqliteSearchIndex } from '@kb/search/sqlite';
 import { chunkBlocks } from '../../services/ingest/src/domain/chunking.js';
@@ -191,4 +191,28 @@ export function printMisses(results: DevResult[]): void {
       `MISS ${r.claim.kind}${r.claim.edit ? `/${r.claim.edit}` : ''} → ${r.sentence.verdict}: ${r.claim.claim}\n     ${r.sentence.reason ?? ''} | ${flat(r.sentence.support[0]?.quote ?? '').slice(0, 160)}`,
     );
   }
+}
+
+/**
+ * Sentences drawn at random from the docs' prose (six words or more, ending with a full stop; seeded), checked as
+ * copied claims: how often the checker keeps, or wrongly contradicts, what the docs say on pages nobody wrote claims for.
+ */
+export async function randomCopied(
+  checker: FactChecker,
+  retrieve: (claim: string, limit: number) => Promise<EvidencePassage[]>,
+  texts: string[],
+  n = 150,
+  seed = 3,
+): Promise<Record<CheckedSentence['verdict'], number>> {
+  const all = texts
+    .flatMap((t) => sentenceSpans(t).map((s) => s.claim))
+    .filter((s) => s.split(' ').length >= 6 && s.endsWith('.') && !isCodeLike(s));
+  let state = seed;
+  const next = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const counts: Record<CheckedSentence['verdict'], number> = { supported: 0, unsupported: 0, contradicted: 0, not_factual: 0 };
+  for (let i = 0; i < n; i++) {
+    const [r] = await checker.check({ text: all[Math.floor(next() * all.length)]!, retrieve });
+    counts[r!.verdict]++;
+  }
+  return counts;
 }
