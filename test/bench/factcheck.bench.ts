@@ -24,14 +24,24 @@
  * today's lexical checker (no model), always "supported by the top search hit"
  * (SciFact), plain lexical overlap (supportOf, the made-up sentences).
  *
+ * Before SciFact, the development set of hand-written claims on the Fastify
+ * docs (see factcheck-dev.ts): copied, paraphrases, altered by one edit of six
+ * kinds, invented; with and without the model, and with a chat-model judge.
+ *
  *   npm run bench:factcheck     (SAMPLE=n abstracts for task 2, default 1000; SEED=n; SCIFACT_DIR;
  *                                EMBEDDINGS_MODEL_DIR, default .models/bge-small-en-v1.5-q;
  *                                vectors are kept in .cache/ between runs)
+ *   npm run bench:factcheck -- --dev-only [--misses]
+ *   npm run bench:factcheck -- --llm-url http://127.0.0.1:11434/v1 --llm-model qwen2.5:7b-instruct
+ *                               (LLM_API_KEY in the environment when the endpoint needs one)
  */
 import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import {
   createFactChecker,
+  createOpenAiChat,
+  warmLexicon,
   sentenceSpans,
   supportOf,
   SUPPORT_THRESHOLD,
@@ -50,8 +60,31 @@ import { loadScifact, scifactDir } from './scifact.js';
 import { seededRandom } from './seeded-random.js';
 import { diskCachedEmbeddings } from './cached-embeddings.js';
 import { fitLogistic } from './logistic-fit.js';
+import { DEV_HEADER, indexDocs, loadDevSet, printDevFigures, printMisses, randomCopied, runDevSet, unsourced } from './factcheck-dev.js';
+
+const { values: args } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    /** Only the development set on the Fastify docs (a minute), not SciFact (most of an hour on 2 cores). */
+    'dev-only': { type: 'boolean', default: false },
+    /** An OpenAI-compatible chat endpoint (with /v1) to measure as the judge, beside the checker without one. */
+    'llm-url': { type: 'string' },
+    'llm-model': { type: 'string', default: process.env.LLM_MODEL ?? 'gpt-4o-mini' },
+    /** Print every dev-set claim the checker gets wrong. */
+    misses: { type: 'boolean', default: false },
+  },
+});
+const judgeLlm = args['llm-url']
+  ? createOpenAiChat({
+      baseUrl: args['llm-url'],
+      model: args['llm-model']!,
+      timeoutMs: 60_000,
+      ...(process.env.LLM_API_KEY && { apiKey: process.env.LLM_API_KEY }),
+    })
+  : undefined;
 
 const SAMPLE = Number(process.env.SAMPLE ?? 1000);
+const devRows: [string, Awaited<ReturnType<typeof runDevSet>>['figures']][] = [];
 const SEED = Number(process.env.SEED ?? 7);
 const FOLDS = 5;
 const RETRIEVE = 8;
@@ -154,6 +187,50 @@ function alterNegation(s: string): string | undefined {
 const ALTER: Record<Kind, (s: string) => string | undefined> = { number: alterNumber, direction: alterDirection, negation: alterNegation };
 
 // ---------------------------------------------------------------------------
+// The development set: hand-written claims on the Fastify docs (test/factcheck/fastify-dev.jsonl).
+{
+  const why = missingModelFiles(MODEL_DIR);
+  if (why) {
+    console.error(`the embedding model is missing: ${why}`);
+    process.exit(1);
+  }
+  warmLexicon();
+  const claims = loadDevSet();
+  const docs = await indexDocs();
+  for (const c of unsourced(claims, docs.texts)) console.warn(`dev set: the source of "${c.claim}" is not in the docs`);
+  const devModel = await createLocalEmbeddings({ modelDir: MODEL_DIR, threads: 1 });
+  await devModel.embed(['warm-up'], 'document'); // the first inference sets the model up: not a check's time
+  const count = (k: string) => claims.filter((c) => c.kind === k).length;
+  console.log(
+    `dev set (Fastify docs): ${count('copied')} copied, ${count('paraphrase')} paraphrases, ${count('altered')} altered, ${count('invented')} invented claims`,
+  );
+  const runs: [string, Parameters<typeof createFactChecker>[0]][] = [
+    ['model on (bge-small), no judge', { embeddings: devModel }],
+    ['no model (lexical)', {}],
+    ...(judgeLlm
+      ? [
+          [`model on, judge ${judgeLlm.model}`, { embeddings: devModel, judge: judgeLlm }] as [
+            string,
+            Parameters<typeof createFactChecker>[0],
+          ],
+        ]
+      : []),
+  ];
+  for (const [name, options] of runs) {
+    const { results, figures } = await runDevSet(createFactChecker(options), docs.retrieve, claims);
+    if (args.misses) printMisses(results);
+    devRows.push([name, figures]);
+  }
+  console.log(`\n${DEV_HEADER}`);
+  for (const [name, f] of devRows) printDevFigures(name, f);
+  console.log('| target | >= 99% | >= 75% | >= 95% in every edit type | >= 98% | | p95 < 1 s |\n');
+  const random = await randomCopied(createFactChecker({ embeddings: devModel }), docs.retrieve, docs.texts);
+  console.log(`150 sentences drawn from the docs' prose (seed 3), checked as copied claims with the model: ${JSON.stringify(random)}\n`);
+  await devModel.close();
+  await docs.close();
+  if (args['dev-only']) process.exit(0);
+}
+
 const { corpus } = loadScifact();
 console.log(`SciFact train: ${corpus.length} abstracts; sample ${SAMPLE}, seed ${SEED}`);
 
@@ -272,6 +349,7 @@ const model = await createLocalEmbeddings({ modelDir: MODEL_DIR, threads: 2, bat
 const embeddings = diskCachedEmbeddings(model, join(import.meta.dirname, '../../.cache/factcheck-embeddings.bin'));
 const semanticChecker = createFactChecker({ retrieveLimit: RETRIEVE, embeddings });
 const lexicalChecker = createFactChecker({ retrieveLimit: RETRIEVE });
+const judgedChecker = judgeLlm ? createFactChecker({ retrieveLimit: RETRIEVE, embeddings, judge: judgeLlm }) : undefined;
 
 interface Item {
   /** scifact: the claim alone (open setting); cited: the claim citing its gold abstract, as a drafted sentence would. */
@@ -281,6 +359,8 @@ interface Item {
   claim?: Claim;
   semantic: CheckedSentenceDetail[];
   lexical: CheckedSentenceDetail[];
+  /** With --llm-url: the checker with the chat model as its judge (SciFact claims only). */
+  judged?: CheckedSentenceDetail[];
   topHit?: string;
 }
 const items: Item[] = [];
@@ -288,7 +368,8 @@ for (const c of claims) {
   const semantic = await semanticChecker.checkDetailed({ text: c.claim, retrieve });
   const lexical = await lexicalChecker.checkDetailed({ text: c.claim, retrieve });
   const top = (await retrieve(c.claim, RETRIEVE))[0]?.content_id;
-  items.push({ task: 'scifact', fold: c.id % FOLDS, claim: c, semantic, lexical, ...(top && { topHit: top }) });
+  const judged = judgedChecker ? await judgedChecker.checkDetailed({ text: c.claim, retrieve }) : undefined;
+  items.push({ task: 'scifact', fold: c.id % FOLDS, claim: c, semantic, lexical, ...(top && { topHit: top }), ...(judged && { judged }) });
 }
 const byId = new Map(corpus.map((d) => [d._id, d]));
 for (const c of claims) {
@@ -508,8 +589,20 @@ const all = fit(items);
 
 const rows: [string, Figures][] = [
   ['fact checker with the embedding model, 5-fold CV', figures(items, (it) => heldOut.get(it)!)],
-  ['fact checker with the embedding model, shipped weights', figures(items, (it) => judgeSentences(it.semantic, DEFAULT_SEMANTIC_WEIGHTS))],
+  // The checker's own verdicts: the shipped weights with the agreement checks' vetoes and the near-copy rule.
+  ['fact checker with the embedding model, shipped', figures(items, (it) => judgeSentences(it.semantic, null))],
   ['fact checker without a model (lexical)', figures(items, (it) => judgeSentences(it.lexical, null))],
+  ...(judgeLlm
+    ? [
+        [
+          `fact checker with the model and the judge ${judgeLlm.model} (SciFact only)`,
+          figures(
+            items.filter((it) => it.judged),
+            (it) => judgeSentences(it.judged!, null),
+          ),
+        ] as [string, Figures],
+      ]
+    : []),
 ];
 const topHit = figures(
   items.filter((it) => it.task === 'scifact'),

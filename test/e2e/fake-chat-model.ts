@@ -8,6 +8,9 @@ import { createServer, type Server } from 'node:http';
  * changed to 99 ("repairable"), and a warranty claim of 90 years
  * ("stubborn"), each cited [1]. Asked to rewrite a sentence, it fixes the
  * repairable one from the passage and returns the stubborn one unchanged.
+ * Asked as the fact checker's judge ("Source span: ... Sentence: ..."), it
+ * agrees with everything ("entails"): the worst judge there is, against which
+ * the checker's own agreement checks must hold.
  * Anything else (e.g. the knowledge base's answer prompt) gets NOT_FOUND.
  */
 export interface FakeChatModel {
@@ -42,6 +45,8 @@ export async function startFakeChatModel(): Promise<FakeChatModel> {
           .split('\n')
           .filter((l) => l.startsWith('## '));
         content = headings.map((h) => `${h}\n${fact} [1] ${fact.replace(/\d+/, '99')} [1] ${STUBBORN} [1]`).join('\n\n');
+      } else if (user.startsWith('Source span:')) {
+        content = JSON.stringify({ verdict: 'entails', reason: 'The span says so.' });
       } else if (user.startsWith('Source passage:')) {
         const [, passage, sentence] = /^Source passage:\n([\s\S]*)\n\nSentence:\n([\s\S]*)$/.exec(user) ?? [];
         content = sentence?.includes('99') ? firstSentence(passage!.replace(/^#.*\n+/, '')) : (sentence ?? '');

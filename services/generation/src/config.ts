@@ -32,8 +32,30 @@ export const generationConfigSpec = defineConfig(
     LLM_API_KEY: Type.Optional(Type.String({ description: 'bearer key of the chat endpoint' })),
     LLM_TIMEOUT_MS: Type.Integer({ minimum: 1000, default: 60000, description: 'deadline of one chat call' }),
     FACT_CHECK_LLM_JUDGE: Type.Boolean({
-      default: false,
-      description: 'with LLM_URL: the chat model gives a second opinion on sentences the embedded fact checker judges',
+      default: true,
+      description:
+        'with FACT_CHECK_LLM_URL or LLM_URL, a chat model judges each sentence against its best source span (the embedded checks still veto); false: the embedded checker alone',
+    }),
+    FACT_CHECK_LLM_URL: Type.Optional(
+      Type.String({
+        pattern: '^https?://',
+        description: 'OpenAI-compatible chat endpoint (with /v1) of the fact-check judge, when it is not LLM_URL',
+      }),
+    ),
+    FACT_CHECK_LLM_MODEL: Type.Optional(Type.String({ minLength: 1, description: 'the fact-check judge model (default LLM_MODEL)' })),
+    FACT_CHECK_LLM_API_KEY: Type.Optional(
+      Type.String({ description: 'bearer key of FACT_CHECK_LLM_URL (LLM_API_KEY is only ever sent to LLM_URL)' }),
+    ),
+    FACT_CHECK_LLM_TIMEOUT_MS: Type.Integer({
+      minimum: 100,
+      default: 20000,
+      description: 'most milliseconds one fact-check question may take; past it the embedded verdict stands',
+    }),
+    FACT_CHECK_LLM_CONCURRENCY: Type.Integer({
+      minimum: 1,
+      maximum: 32,
+      default: 4,
+      description: 'sentences the fact-check judge is asked about at once',
     }),
     FACT_CHECK_MODEL: Type.Union([Type.Literal('local'), Type.Literal('off')], {
       default: 'local',

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
+import { createOpenAiChat, warmLexicon, type Llm } from '@kb/ai';
 import { createLocalEmbeddings, missingModelFiles, type LocalEmbeddings } from '@kb/ai/local';
 import type { GenerationConfig } from './config.js';
 
@@ -12,6 +13,8 @@ export async function openFactCheckModel(
   config: Pick<GenerationConfig, 'FACT_CHECK_MODEL' | 'FACT_CHECK_MODEL_DIR'>,
   logger: Logger,
 ): Promise<LocalEmbeddings | undefined> {
+  // The WordNet lexicon of the agreement checks, loaded now rather than on the first sentence checked.
+  warmLexicon();
   if (config.FACT_CHECK_MODEL === 'off') {
     logger.info('fact checker: lexical only (FACT_CHECK_MODEL=off); sentences worded differently from their sources come out unsupported');
     return undefined;
@@ -33,4 +36,32 @@ export async function openFactCheckModel(
     logger.warn({ err, model_dir: dir }, 'fact checker: lexical only, the sentence-embedding model could not be loaded');
     return undefined;
   }
+}
+
+/**
+ * The fact checker's judge: FACT_CHECK_LLM_URL's model when set (with its own
+ * key), else the drafting model of LLM_URL; none when FACT_CHECK_LLM_JUDGE is
+ * false. LLM_API_KEY is never sent to FACT_CHECK_LLM_URL.
+ */
+export function factCheckJudge(
+  config: Pick<
+    GenerationConfig,
+    | 'FACT_CHECK_LLM_JUDGE'
+    | 'FACT_CHECK_LLM_URL'
+    | 'FACT_CHECK_LLM_MODEL'
+    | 'FACT_CHECK_LLM_API_KEY'
+    | 'LLM_MODEL'
+    | 'FACT_CHECK_LLM_TIMEOUT_MS'
+  >,
+  drafting: Llm | undefined,
+): Llm | undefined {
+  if (!config.FACT_CHECK_LLM_JUDGE) return undefined;
+  if (config.FACT_CHECK_LLM_URL)
+    return createOpenAiChat({
+      baseUrl: config.FACT_CHECK_LLM_URL,
+      model: config.FACT_CHECK_LLM_MODEL ?? config.LLM_MODEL,
+      timeoutMs: config.FACT_CHECK_LLM_TIMEOUT_MS,
+      ...(config.FACT_CHECK_LLM_API_KEY && { apiKey: config.FACT_CHECK_LLM_API_KEY }),
+    });
+  return drafting;
 }

@@ -17,7 +17,7 @@ import { createBuilderService } from './app/builder.js';
 import { createContentEngine } from './engine/engine.js';
 import { createRunWorker, createStoreRunLeases, type RunLeases } from './app/worker.js';
 import { createKnowledgeBaseRetriever } from './retrieval.js';
-import { openFactCheckModel } from './fact-check-model.js';
+import { factCheckJudge, openFactCheckModel } from './fact-check-model.js';
 import { generationHandlers } from './transport/grpc.js';
 import { startGenerationConsumers } from './transport/consumers.js';
 
@@ -75,12 +75,13 @@ export async function startGeneration(options: {
                   ...(config.LLM_API_KEY && { apiKey: config.LLM_API_KEY }),
                 })
               : undefined;
-        // The embedded checker stands on its own; the chat model adds a second opinion only when asked to.
+        // The embedded checker stands on its own; a configured chat model judges each sentence's best span.
         const factModel = options.checker ? undefined : await openFactCheckModel(config, logger);
+        const judge = options.checker ? undefined : factCheckJudge(config, llm);
         const checker =
           options.checker ??
           createFactChecker({
-            ...(llm && config.FACT_CHECK_LLM_JUDGE && { judge: llm }),
+            ...(judge && { judge, judgeTimeoutMs: config.FACT_CHECK_LLM_TIMEOUT_MS, judgeConcurrency: config.FACT_CHECK_LLM_CONCURRENCY }),
             ...(factModel && { embeddings: factModel }),
           });
 

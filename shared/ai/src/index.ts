@@ -15,6 +15,10 @@ export { semanticVerdict, DEFAULT_SEMANTIC_WEIGHTS, EVIDENCE_FEATURES, CONTRADIC
 export type { SemanticWeights, PassageFeatures, SemanticVerdict } from './verify/semantic.js';
 export { contrastOf } from './verify/contrast.js';
 export { sentenceSpans } from './verify/text.js';
+export { warmLexicon } from './verify/lexicon.js';
+export { stripLeadIns } from './verify/lead-in.js';
+export { createFactJudge, parseJudgeReply, JUDGE_SCHEMA } from './verify/judge.js';
+export type { FactJudge, FactJudgeOptions } from './verify/judge.js';
 export type { SentenceSpan } from './verify/text.js';
 export { factCheckTotals } from './verify/totals.js';
 export type { FactCheckTotals, SupportedRatio } from './verify/totals.js';

@@ -12,8 +12,14 @@ export interface ChatMessage {
   content: string;
 }
 
+/** How a chat model is asked to answer. */
+export interface CompletionOptions {
+  /** Answer with one JSON object of this schema (structured output); a model that cannot is asked for plain text. */
+  jsonSchema?: { name: string; schema: object };
+}
+
 /** A chat model: messages in, the assistant's text out. */
 export interface Llm {
   readonly model: string;
-  complete(messages: ChatMessage[]): Promise<string>;
+  complete(messages: ChatMessage[], options?: CompletionOptions): Promise<string>;
 }

@@ -1,4 +1,12 @@
-import { prefixNegationOf, type Analysis, type AnalyzedToken, type NumberMention } from './analysis.js';
+import {
+  prefixNegationOf,
+  sameQuantity,
+  type Analysis,
+  type AnalyzedToken,
+  type IdentifierMention,
+  type NumberMention,
+} from './analysis.js';
+import { areAntonyms, areSynonyms } from './lexicon.js';
 
 /**
  * One claim against one span of a passage: the share of the claim's content
@@ -6,7 +14,7 @@ import { prefixNegationOf, type Analysis, type AnalyzedToken, type NumberMention
  * beyond missing words (a number, a unit, a direction, a negation, a name).
  */
 
-export type IssueKind = 'number' | 'unit' | 'direction' | 'negation' | 'entity';
+export type IssueKind = 'number' | 'unit' | 'direction' | 'negation' | 'entity' | 'identifier' | 'antonym' | 'quantifier' | 'substitution';
 
 export interface Issue {
   kind: IssueKind;
@@ -15,6 +23,8 @@ export interface Issue {
   reason: string;
   /** Claim stems this issue is about (left out when judging how well the rest matches). */
   stems: string[];
+  /** The span's stems that stand where the claim's `stems` stand (the other identifier, the antonym, the other word). */
+  counterpart?: string[];
 }
 
 export interface Alignment {
@@ -30,9 +40,15 @@ export interface Alignment {
 const NEGATION_REACH = 5;
 
 /** Content stems governed by the negation cue at `at`: up to three content words in the next few tokens, within the clause. */
+/** Cues that exclude one thing ("other than Pino", "except onClose") rather than negate a phrase. */
+const EXCLUSIONS = new Set(['other', 'rather', 'except', 'excluding', 'unless']);
+/** Cues that are verbs or nouns ("validation fails", "lacks"): their argument may stand before or after them. */
+const VERBAL = /^(?:fail|fails|failed|failing|lack|lacks|lacked|lacking|absent|absence|unable|without)$/;
+
 function scopeOf(a: Analysis, at: number, text: Gap): string[] {
   const out: string[] = [];
-  for (let i = at + 1; i < a.tokens.length && i <= at + NEGATION_REACH && out.length < 3; i++) {
+  const most = EXCLUSIONS.has(a.tokens[at]!.lower) ? 1 : 3;
+  for (let i = at + 1; i < a.tokens.length && i <= at + NEGATION_REACH && out.length < most; i++) {
     if (CLAUSE.test(text(a.tokens[i - 1]!.end, a.tokens[i]!.start))) break;
     const s = a.tokens[i]!.stem;
     if (s && !a.tokens[i]!.number) out.push(s);
@@ -48,7 +64,13 @@ const CLAUSE = /[,;:()[\].!?]/;
 
 /** Whether a negation cue precedes position `i` closely, in the same clause. */
 const negatedAt = (a: Analysis, i: number, text: Gap): boolean =>
-  a.negations.some((n) => n < i && i - n <= NEGATION_REACH && !CLAUSE.test(text(a.tokens[n]!.end, a.tokens[i]!.start)));
+  a.negations.some(
+    (n) =>
+      n < i &&
+      i - n <= NEGATION_REACH &&
+      !CLAUSE.test(text(a.tokens[n]!.end, a.tokens[i]!.start)) &&
+      (!EXCLUSIONS.has(a.tokens[n]!.lower) || scopeOf(a, n, text).includes(a.tokens[i]!.stem ?? a.tokens[i]!.lower)),
+  );
 
 /**
  * A negation one side has over the other: for each cue of `from`, the words it
@@ -57,12 +79,17 @@ const negatedAt = (a: Analysis, i: number, text: Gap): boolean =>
  */
 function unmatchedNegation(from: Analysis, fromText: Gap, to: Analysis, toText: Gap): { cue: AnalyzedToken; scope: string[] } | undefined {
   for (const at of from.negations) {
+    // The same verbal cue on both sides ("fails schema validation", "schema validation fails") is the same negation.
+    if (VERBAL.test(from.tokens[at]!.lower) && to.negations.some((n) => to.tokens[n]!.stem === from.tokens[at]!.stem)) continue;
     const scope = scopeOf(from, at, fromText);
     if (scope.length === 0) continue;
     const need = Math.min(2, scope.length);
     // Occurrences in `to` of the governed phrase: its first scope word with the others close by.
     const key = (t: AnalyzedToken) => t.stem ?? t.lower;
-    const positions = to.tokens.flatMap((t, i) => (key(t) === scope[0] ? [i] : []));
+    // The phrase is found by the first of its words `to` has ("does not get passed a callback" against "are passed a callback").
+    const has = new Set(to.tokens.map(key));
+    const anchor = scope.find((s) => has.has(s));
+    const positions = to.tokens.flatMap((t, i) => (anchor !== undefined && key(t) === anchor ? [i] : []));
     const phrase = positions.filter((i) => {
       const near = new Set(to.tokens.slice(i, i + NEGATION_REACH + 2).map(key));
       return scope.filter((s) => near.has(s)).length >= need;
@@ -155,22 +182,21 @@ const withUnit = (n: NumberMention) => (n.unit ? (n.unit === '%' ? `${n.raw}%` :
 export function align(claim: Analysis, claimText: string, span: Analysis, spanText: string): Alignment {
   if (claim.stems.size === 0) return { score: 0, coverage: 0, rest: 0, issues: [] };
   const order = orderedStems(claim);
-  const score = backing(order, span.stems, new Set());
   const issues: Issue[] = [];
   const cText = (a: number, b: number) => claimText.slice(a, b);
 
   // Numbers: every number of the claim must be in the span, with the same unit.
   const usedTimes = new Map<string, number>();
   for (const n of claim.numbers) {
-    const same = span.numbers.filter((m) => m.value === n.value);
+    const same = span.numbers.filter((m) => sameQuantity(n, m));
     const used = (usedTimes.get(n.value) ?? 0) + 1;
     usedTimes.set(n.value, used);
     // The same value, as often as the claim uses it, and not standing where the span has another number.
     const other = counterpart(claim, n, span);
     const displaced =
-      other !== undefined && other.value !== n.value && other.context > Math.max(0, ...same.map((m) => contextMatch(claim, n, span, m)));
+      other !== undefined && !sameQuantity(n, other) && other.context > Math.max(0, ...same.map((m) => contextMatch(claim, n, span, m)));
     if (same.length >= used && !displaced) {
-      if (n.unit && same.every((m) => m.unit && m.unit !== n.unit))
+      if (n.unit && same.every((m) => m.unit && m.unit !== n.unit && m.value === n.value))
         issues.push({
           kind: 'unit',
           contradiction: true,
@@ -183,8 +209,19 @@ export function align(claim: Analysis, claimText: string, span: Analysis, spanTe
       claim,
       n,
       span,
-      span.numbers.filter((m) => m.value !== n.value),
+      span.numbers.filter((m) => !sameQuantity(n, m)),
     );
+    // The same figure in another unit that is not the same amount: "30 weeks" where the source says "30 days".
+    const otherUnit = n.unit ? span.numbers.find((m) => m.value === n.value && m.unit && m.unit !== n.unit) : undefined;
+    if (otherUnit && same.length === 0) {
+      issues.push({
+        kind: 'unit',
+        contradiction: true,
+        reason: `unit of ${withUnit(n)} differs from the source's ${withUnit(otherUnit)}`,
+        stems: [n.value, claim.tokens[n.at + 1]?.stem].filter((x): x is string => !!x),
+      });
+      continue;
+    }
     issues.push(
       differing
         ? {
@@ -192,6 +229,7 @@ export function align(claim: Analysis, claimText: string, span: Analysis, spanTe
             contradiction: true,
             reason: `number ${withUnit(n)} differs from the source's ${withUnit(differing)}`,
             stems: [n.value],
+            counterpart: [differing.value],
           }
         : { kind: 'number', contradiction: false, reason: `number ${withUnit(n)} is not in the source`, stems: [n.value] },
     );
@@ -266,7 +304,14 @@ export function align(claim: Analysis, claimText: string, span: Analysis, spanTe
   const missingNames = claim.tokens.filter((t) => t.entity && t.stem && !span.stems.has(t.stem));
   if (missingNames.length > 0) {
     const claimStems = claim.stems;
-    const spanNames = span.tokens.filter((t) => t.entity && t.stem && !claimStems.has(t.stem));
+    // The span's names the claim lacks, the one standing where the claim's first missing name stands first.
+    const neighbours = (a: Analysis, t: AnalyzedToken) => {
+      const i = a.tokens.indexOf(t);
+      return [a.tokens[i - 1]?.stem, a.tokens[i + 1]?.stem, a.tokens[i - 2]?.stem, a.tokens[i + 2]?.stem].filter((x): x is string => !!x);
+    };
+    const around = new Set(neighbours(claim, missingNames[0]!));
+    const fit = (t: AnalyzedToken) => neighbours(span, t).filter((x) => around.has(x)).length;
+    const spanNames = span.tokens.filter((t) => t.entity && t.stem && !claimStems.has(t.stem)).sort((x, y) => fit(y) - fit(x));
     const names = [...new Set(missingNames.map((t) => t.raw))];
     issues.push({
       kind: 'entity',
@@ -279,7 +324,171 @@ export function align(claim: Analysis, claimText: string, span: Analysis, spanTe
     });
   }
 
-  const excluded = new Set(issues.flatMap((i) => i.stems));
-  const coverage = order.filter((s) => span.stems.has(s)).length / order.length;
-  return { score, coverage, rest: backing(order, span.stems, excluded), issues };
+  const have = covered(claim, span);
+  issues.push(...identifierIssues(claim, span, spanText));
+  issues.push(...wordIssues(claim, span, have, issues));
+  // "Everything else matches": the words a contradiction is about aside; a word the span merely lacks still counts against it.
+  const excluded = new Set(issues.flatMap((i) => (i.contradiction ? i.stems : [])));
+  const coverage = order.filter((s) => have.has(s)).length / order.length;
+  return { score: backing(order, have, new Set()), coverage, rest: backing(order, have, excluded), issues };
+}
+
+/**
+ * The claim's stems the span holds: the same stem, a number stating the same
+ * quantity in other units, or a word WordNet gives as a synonym (or another
+ * form of the same lemma) of one of the span's.
+ */
+function covered(claim: Analysis, span: Analysis): Set<string> {
+  const have = new Set<string>();
+  const spanWords = span.tokens.filter((t) => t.stem && !t.number && !t.identifier && !claim.stems.has(t.stem));
+  for (const t of claim.tokens) {
+    if (!t.stem || have.has(t.stem)) continue;
+    if (span.stems.has(t.stem)) have.add(t.stem);
+    else if (t.number) {
+      if (span.numbers.some((m) => sameQuantity(t.number!, m))) have.add(t.stem);
+    } else if (!t.identifier && !t.entity && spanWords.some((u) => !u.entity && areSynonyms(t.lower, u.lower))) have.add(t.stem);
+  }
+  return have;
+}
+
+/** Whether a code token of the claim is the span's: the same, or one a dotted path of the other ends with (addHook, fastify.addHook). */
+function sameIdentifier(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  return long.endsWith(`.${short}`);
+}
+
+/**
+ * Code tokens are compared exactly: every one the claim names must be in the
+ * span (in code or as a word of its prose); one the span lacks, where the span
+ * names another, is a contradiction (useHook where the source says addHook).
+ */
+function identifierIssues(claim: Analysis, span: Analysis, spanText: string): Issue[] {
+  const issues: Issue[] = [];
+  const matched = new Set<IdentifierMention>();
+  for (const id of claim.identifiers) {
+    const hit = span.identifiers.find((s) => sameIdentifier(id.text, s.text));
+    if (hit) {
+      matched.add(hit);
+      continue;
+    }
+    // A plain word or number in code (`true`, `GET`, `503`) may stand in the span's prose.
+    const escaped = id.text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    if (new RegExp(`(?<![\\p{L}\\p{N}_.$])${escaped}(?![\\p{L}\\p{N}_$])`, 'u').test(spanText)) continue;
+    const stems = id.tokens.flatMap((i) => (claim.tokens[i]!.stem ? [claim.tokens[i]!.stem!] : []));
+    const other = span.identifiers.find((s) => !matched.has(s) && !claim.identifiers.some((c) => sameIdentifier(c.text, s.text)));
+    issues.push(
+      other
+        ? {
+            kind: 'identifier',
+            contradiction: true,
+            reason: `names \`${id.text}\` where the source names \`${other.text}\``,
+            stems,
+            counterpart: other.tokens.flatMap((i) => (span.tokens[i]!.stem ? [span.tokens[i]!.stem!] : [])),
+          }
+        : { kind: 'identifier', contradiction: false, reason: `names \`${id.text}\`, which the source does not`, stems },
+    );
+  }
+  return issues;
+}
+
+const isContent = (t: AnalyzedToken) => t.stem !== undefined && !t.number && !t.identifier;
+
+/**
+ * The claim's words against the span's: an antonym (WordNet's) of a word of
+ * the span, another quantifier or modal of the same kind (some where the span
+ * says all, may where it says must), a unit word of the same dimension
+ * (seconds where it says milliseconds), or, in one slot between words both
+ * share, a single word the span replaces with one that is not its synonym.
+ */
+function wordIssues(claim: Analysis, span: Analysis, have: Set<string>, found: readonly Issue[]): Issue[] {
+  const issues: Issue[] = [];
+  const spanOnly = span.tokens.filter((t) => isContent(t) && !claim.stems.has(t.stem!));
+  const claimOnly = claim.tokens.filter((t) => isContent(t) && !have.has(t.stem!));
+  for (const t of claimOnly) {
+    const opposite = spanOnly.find((u) => areAntonyms(t.lower, u.lower));
+    if (opposite) {
+      issues.push({
+        kind: 'antonym',
+        contradiction: true,
+        reason: `says "${t.raw}" where the source says "${opposite.raw}"`,
+        stems: [t.stem!],
+        counterpart: [opposite.stem!],
+      });
+      break;
+    }
+  }
+
+  for (const family of ['quantity', 'scope', 'modality'] as const) {
+    const mine = claim.quantifiers.filter((q) => q.family === family);
+    const theirs = span.quantifiers.filter((q) => q.family === family);
+    const other = theirs.find((q) => !mine.some((m) => m.cls === q.cls));
+    const differing = mine.find((q) => !theirs.some((m) => m.cls === q.cls));
+    if (differing && other)
+      issues.push({
+        kind: 'quantifier',
+        contradiction: true,
+        reason: `says "${differing.raw}" where the source says "${other.raw}"`,
+        stems: [],
+      });
+    else if (family === 'quantity' && differing?.cls === 'all' && !claim.quantifiers.some((q) => q.cls === 'only')) {
+      // "for every plugin" where the source says "only for the plugin".
+      const only = span.quantifiers.find((q) => q.cls === 'only');
+      if (only)
+        issues.push({
+          kind: 'quantifier',
+          contradiction: true,
+          reason: `says "${differing.raw}" where the source says "${only.raw}"`,
+          stems: [],
+        });
+    } else if (differing && family === 'scope' && differing.cls === 'only')
+      issues.push({ kind: 'quantifier', contradiction: false, reason: `says "${differing.raw}", which the source does not`, stems: [] });
+  }
+
+  for (const u of claim.unitWords) {
+    if (span.unitWords.some((v) => v.unit === u.unit) || span.numbers.some((n) => n.unit === u.unit)) continue;
+    const other = span.unitWords.find((v) => v.dimension === u.dimension && !claim.unitWords.some((w) => w.unit === v.unit));
+    if (other) {
+      const stem = claim.tokens[u.at]!.stem;
+      issues.push({
+        kind: 'unit',
+        contradiction: true,
+        reason: `says "${u.raw}" where the source says "${other.raw}"`,
+        stems: stem ? [stem] : [],
+        ...(span.tokens[other.at]!.stem && { counterpart: [span.tokens[other.at]!.stem!] }),
+      });
+    }
+  }
+
+  // One word replaced between shared neighbours ("append" where the span says "truncate", "efficient" where it says
+  // "performant"), in a claim of four content words or more (three of them in place).
+  if (claimOnly.length === 1 && claim.stems.size >= 4 && ![...found, ...issues].some((i) => i.contradiction)) {
+    const t = claimOnly[0]!;
+    const at = claim.tokens.indexOf(t);
+    const content = (a: Analysis, from: number, step: 1 | -1) => {
+      for (let i = from + step; i >= 0 && i < a.tokens.length; i += step) if (a.tokens[i]!.stem) return i;
+      return -1;
+    };
+    const before = content(claim, at, -1);
+    const after = content(claim, at, 1);
+    const find = (i: number) => (i < 0 ? -1 : span.tokens.findIndex((u) => u.stem === claim.tokens[i]!.stem));
+    const [b, a] = [find(before), find(after)];
+    // At the claim's start or end, the slot is the span's start or end.
+    if ((before < 0 || b >= 0) && (after < 0 || a >= 0) && (before >= 0 || after >= 0)) {
+      const from = b >= 0 ? b + 1 : 0;
+      const to = a >= 0 ? a : span.tokens.length;
+      const between = span.tokens.slice(from, to).filter((u) => u.stem);
+      const replaced = between.length === 1 ? between[0]! : undefined;
+      if (replaced && isContent(replaced) && !claim.stems.has(replaced.stem!) && !areSynonyms(t.lower, replaced.lower))
+        // Not a contradiction by itself (it may be a rewording WordNet does not know), but the span does not back the claim.
+        issues.push({
+          kind: 'substitution',
+          contradiction: false,
+          reason: `says "${t.raw}" where the source says "${replaced.raw}"`,
+          stems: [t.stem!],
+          counterpart: [replaced.stem!],
+        });
+    }
+  }
+  return issues;
 }

@@ -1,17 +1,17 @@
 import type { Embeddings, Llm } from '../ports.js';
-import { analyze, joinAnalyses, type Analysis } from './analysis.js';
+import { analyze, type Analysis } from './analysis.js';
 import { align, type Alignment } from './align.js';
 import type { CheckedSentence, Equivalent, EvidencePassage, FactChecker, FactCheckRequest, SentenceSupport } from './port.js';
 import { sentenceSpans, type SentenceSpan } from './text.js';
 import { isCodeLike, proseRanges } from '../prose.js';
-import { secondOpinion, type JudgeItem } from './judge.js';
+import { createFactJudge, type JudgeItem } from './judge.js';
 import { contrastOf } from './contrast.js';
+import { stripLeadIns } from './lead-in.js';
 import {
   DEFAULT_SEMANTIC_WEIGHTS,
   dot,
   halvesOf,
   longestCommonRun,
-  meanDirection,
   semanticVerdict,
   type PassageFeatures,
   type SemanticVerdict,
@@ -19,8 +19,13 @@ import {
 } from './semantic.js';
 
 export interface FactCheckerOptions {
-  /** A chat model asked for a second opinion on every factual sentence (optional; the embedded check stands on its own). */
+  /**
+   * A chat model as the judge: asked whether the best span entails, contradicts or does not address each factual
+   * sentence (optional; the embedded check stands on its own, and its agreement checks veto the judge).
+   */
   judge?: Llm;
+  /** Most milliseconds one question to the judge may take (default 20000). */
+  judgeTimeoutMs?: number;
   /** Share of a sentence's content words a source span must hold (besides agreeing on numbers, directions, negations and names). */
   threshold?: number;
   /** Passages asked of `retrieve` per sentence. */
@@ -45,6 +50,12 @@ export interface FactCheckerOptions {
 /** Chosen by cross-validation on the SciFact benchmark (npm run bench:factcheck). */
 export const DEFAULT_FACT_THRESHOLD = 0.9;
 
+/** Cosine similarity from which a sentence that lacks one of the claim's words still states it (bge-small; see semanticOutcome). */
+const NEAR_COPY_SIMILARITY = 0.88;
+
+/** Sentences of each candidate passage the semantic check embeds (those sharing most words with the claim). */
+const SENTENCES_PER_PASSAGE = 4;
+
 /** Below this share of shared words a passage is not shown as support at all. */
 const CLOSE_ENOUGH = 0.4;
 
@@ -56,8 +67,6 @@ interface Window {
   /** The text analysed: the quote, with equivalent words replaced when the request gives any. */
   text: string;
   analysis: Analysis;
-  /** For a window of two sentences: their texts (as analysed). */
-  double?: [string, string];
 }
 
 interface Scored extends Window {
@@ -69,8 +78,7 @@ const IMPERATIVE =
   /^(?:contact|call|click|visit|join|sign|subscribe|learn|discover|explore|read|see|try|get|let's|let us|find out|download|register|book|order|buy|follow|share|check out|stay tuned|imagine|welcome|thank|thanks|please)\b/i;
 
 /** Why a sentence has no checkable claim, or undefined when it has one. */
-function notFactual(span: SentenceSpan, a: Analysis): boolean {
-  const claim = span.claim;
+function notFactual(span: SentenceSpan, claim: string, a: Analysis): boolean {
   if (/\?\s*["'”’)]*$/.test(claim)) return true;
   if (/^\s*#/.test(span.text)) return true;
   if (IMPERATIVE.test(claim)) return true;
@@ -78,7 +86,7 @@ function notFactual(span: SentenceSpan, a: Analysis): boolean {
   return content < 2 || (content < 3 && a.numbers.length === 0 && !/[.!]$/.test(claim));
 }
 
-type Part = { quote: string; text: string; analysis: Analysis; double?: [string, string] };
+type Part = { quote: string; text: string; analysis: Analysis };
 
 /** Replaces every alternative of an equivalent term (whole words, any case) by the term. */
 function equate(text: string, equivalents: readonly Equivalent[]): string {
@@ -105,8 +113,9 @@ function proseSentences(text: string): SentenceSpan[] {
 }
 
 /**
- * Passage sentences and windows of two consecutive sentences, analysed once per
- * passage text (and set of equivalents). The quote is always the passage's own text.
+ * Passage sentences, analysed once per passage text (and set of equivalents).
+ * A sentence is backed by one sentence of a source: a word taken from the
+ * sentence before or after it backs nothing. The quote is the passage's own text.
  */
 function windowsOf(
   passage: EvidencePassage,
@@ -118,28 +127,10 @@ function windowsOf(
   const cacheKey = key ? `${key}\u0000${passage.text}` : passage.text;
   let parts = cache.get(cacheKey);
   if (!parts) {
-    const spans = proseSentences(passage.text);
-    if (equivalents.length === 0) {
-      const singles = spans.map((s) => ({ quote: s.text, text: s.text, analysis: analyze(s.text), start: s.start }));
-      parts = singles.map(({ quote, text, analysis }) => ({ quote, text, analysis }));
-      for (let i = 0; i + 1 < singles.length; i++) {
-        const quote = passage.text.slice(singles[i]!.start, spans[i + 1]!.end);
-        parts.push({
-          quote,
-          text: quote,
-          analysis: joinAnalyses([singles[i]!.analysis, singles[i + 1]!.analysis], [0, singles[i + 1]!.start - singles[i]!.start]),
-          double: [singles[i]!.text, singles[i + 1]!.text],
-        });
-      }
-    } else {
-      const part = (quote: string): Part => {
-        const text = equate(quote, equivalents);
-        return { quote, text, analysis: analyze(text) };
-      };
-      parts = spans.map((s) => part(s.text));
-      for (let i = 0; i + 1 < spans.length; i++)
-        parts.push({ ...part(passage.text.slice(spans[i]!.start, spans[i + 1]!.end)), double: [parts[i]!.text, parts[i + 1]!.text] });
-    }
+    parts = proseSentences(passage.text).map((s) => {
+      const text = equivalents.length > 0 ? equate(s.text, equivalents) : s.text;
+      return { quote: s.text, text, analysis: analyze(text) };
+    });
     if (cache.size > 20_000) cache.clear();
     cache.set(cacheKey, parts);
   }
@@ -164,8 +155,66 @@ interface Outcome {
   reason?: string;
   /** Best score over passages that agree on everything checkable (0 when none): for tuning. */
   best: number;
-  /** Unsupported only for want of shared words: a judge may accept it. */
-  upgradable?: boolean;
+}
+
+/**
+ * How closely a span says the claim: the longest run of the claim's content
+ * stems it has in the same order (a word a contradiction is about counts as in
+ * place when the span has its counterpart there), as a share of them, and how
+ * many span words that run spreads over (fewer is closer).
+ */
+function closeness(a: Analysis, w: Scored): { share: number; spread: number } {
+  const claim = [...new Set(a.tokens.flatMap((t) => (t.stem ? [t.stem] : [])))];
+  if (claim.length === 0) return { share: 0, spread: Infinity };
+  const swap = new Map<string, string>();
+  for (const issue of w.alignment.issues)
+    if (issue.contradiction && issue.counterpart && issue.stems[0])
+      issue.counterpart.forEach((c, k) => swap.set(c, issue.stems[issue.counterpart!.length === issue.stems.length ? k : 0]!));
+  const span = w.analysis.tokens.map((t) => (t.stem ? (swap.get(t.stem) ?? t.stem) : undefined));
+  // Longest common subsequence, keeping for each cell the earliest start of a best run (for its spread).
+  const n = span.length;
+  let previous = Array.from({ length: n + 1 }, () => ({ length: 0, start: -1 }));
+  for (let i = 1; i <= claim.length; i++) {
+    const current = Array.from({ length: n + 1 }, () => ({ length: 0, start: -1 }));
+    for (let j = 1; j <= n; j++) {
+      if (span[j - 1] !== undefined && claim[i - 1] === span[j - 1]) {
+        const p = previous[j - 1]!;
+        current[j] = { length: p.length + 1, start: p.length > 0 ? p.start : j - 1 };
+      } else {
+        const [up, left] = [previous[j]!, current[j - 1]!];
+        current[j] = up.length > left.length || (up.length === left.length && up.start > left.start) ? up : left;
+      }
+    }
+    previous = current;
+  }
+  // The best run ending earliest: its spread is from its start to the first position reaching that length.
+  const best = previous[n]!;
+  const end = previous.findIndex((c) => c.length === best.length && c.start === best.start);
+  return { share: best.length / claim.length, spread: best.length > 0 ? end - best.start : Infinity };
+}
+
+/** Share of the claim a contradicting span must say in the claim's order: the disagreement stands where the claim's word does. */
+const IN_PLACE = 0.75;
+const inPlace = (a: Analysis, w: Scored) => closeness(a, w).share >= IN_PLACE;
+
+/**
+ * A contradicting span that says the claim more closely than the best
+ * supporting one (more of it in order, or as much in fewer words): "Logging is
+ * disabled by default." against "the default log level ... when enabled" for
+ * "Logging is enabled by default."
+ */
+function tighterContradiction(a: Analysis, scored: Scored[], support: Scored, threshold: number): Scored | undefined {
+  const mine = closeness(a, support);
+  let best: Scored | undefined;
+  let bar = mine;
+  for (const w of scored) {
+    // The supporting span names every code token and name the claim names: another one elsewhere does not outweigh it.
+    const against = w.alignment.issues.filter((i) => i.contradiction && i.kind !== 'identifier' && i.kind !== 'entity');
+    if (against.length === 0 || w.alignment.rest < threshold || !inPlace(a, w)) continue;
+    const c = closeness(a, w);
+    if (c.share > bar.share + 1e-9 || (Math.abs(c.share - bar.share) <= 1e-9 && c.spread < bar.spread)) [best, bar] = [w, c];
+  }
+  return best;
 }
 
 function judgeAgainst(claim: string, a: Analysis, candidates: Window[], threshold: number, maxSupport: number): Outcome {
@@ -173,6 +222,14 @@ function judgeAgainst(claim: string, a: Analysis, candidates: Window[], threshol
   const clean = scored.filter((w) => w.alignment.issues.length === 0).sort(better);
   const best = clean[0]?.alignment.score ?? 0;
   const passing = clean.filter((w) => w.alignment.score >= threshold);
+  // A span that says the claim's words in the claim's order, bar one that disagrees, outweighs one that holds the
+  // words scattered ("the default log level ... when enabled" does not back "logging is enabled by default" against
+  // "Logging is disabled by default").
+  const rival = passing.length > 0 ? tighterContradiction(a, scored, passing[0]!, threshold) : undefined;
+  if (rival) {
+    const issue = rival.alignment.issues.find((i) => i.contradiction)!;
+    return { verdict: 'contradicted', support: [supportOfWindow(rival)], reason: issue.reason, best };
+  }
   if (passing.length > 0) {
     // One support per chunk: its best span.
     const seen = new Set<string>();
@@ -185,9 +242,9 @@ function judgeAgainst(claim: string, a: Analysis, candidates: Window[], threshol
     }
     return { verdict: 'supported', support, best };
   }
-  // A span that matches everything else but disagrees on a number, direction, negation or name contradicts it.
+  // A span that matches everything else, in the claim's order, but disagrees on a number, direction, negation or name contradicts it.
   const contradicting = scored
-    .filter((w) => w.alignment.rest >= threshold && w.alignment.issues.some((i) => i.contradiction))
+    .filter((w) => w.alignment.rest >= threshold && w.alignment.issues.some((i) => i.contradiction) && inPlace(a, w))
     .sort((x, y) => y.alignment.rest - x.alignment.rest || x.rank - y.rank);
   const c = contradicting[0];
   if (c) {
@@ -208,7 +265,6 @@ function judgeAgainst(claim: string, a: Analysis, candidates: Window[], threshol
         ? `only ${Math.round(closest.alignment.coverage * 100)}% of its words are in the closest source`
         : 'no single source span backs all of it',
     best,
-    upgradable: !withIssue && closest.alignment.issues.length === 0,
   };
 }
 
@@ -229,6 +285,13 @@ export interface CheckedSentenceDetail extends CheckedSentence {
   passages?: PassageInspection[];
 }
 
+/** The claim without its names, code tokens and numbers (for a second search), when it has any and three words remain. */
+function skeletonOf(claim: string, a: Analysis): string | undefined {
+  const out = a.tokens.filter((t) => !t.entity && !t.identifier && !t.number);
+  if (out.length === a.tokens.length || out.filter((t) => t.stem).length < 3) return undefined;
+  return out.map((t) => t.raw).join(' ');
+}
+
 /** The copied_run and rest_words features of a span (see semantic.ts). */
 function copiedRun(claimStems: string[], span: Analysis): { copied_run: number; rest_words: number } {
   if (claimStems.length === 0) return { copied_run: 0, rest_words: 0 };
@@ -245,6 +308,22 @@ function copiedRun(claimStems: string[], span: Analysis): { copied_run: number; 
 interface Placed extends Window {
   vector: Float32Array;
 }
+
+/**
+ * Agreement checks no judge overrules: a code token, a number or unit, a negation, an antonym or direction word, a
+ * quantifier or modal, a name. (A word replaced in place by a non-synonym is left to the judge: it may be a rewording.)
+ */
+const JUDGE_VETO = new Set(['identifier', 'number', 'unit', 'negation', 'antonym', 'direction', 'quantifier', 'entity']);
+
+/**
+ * Disagreements that make a span the model takes as evidence contradict a claim in other words: the opposite word, a
+ * negation, another value or code token. (A name or quantifier the span lacks in a paraphrase keeps it from backing
+ * the claim, but the span may simply be about something else.)
+ */
+const SHOWS_CONTRADICTION = new Set(['antonym', 'direction', 'negation', 'number', 'unit', 'identifier']);
+
+/** Agreement checks that keep a span from backing a paraphrase even when they find no contradiction (a code token or a number the span lacks). */
+const VETOING = new Set(['substitution']);
 
 /** The reason of a contradiction the decision found without a failing agreement check. */
 const SAYS_OTHERWISE = 'the closest source says otherwise';
@@ -281,6 +360,12 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
   const weights = options.semanticWeights ?? DEFAULT_SEMANTIC_WEIGHTS;
   const embeddings = options.embeddings;
   const cache = new Map<string, Part[]>();
+  const judge = options.judge
+    ? createFactJudge(options.judge, {
+        ...(options.judgeConcurrency !== undefined && { concurrency: options.judgeConcurrency }),
+        ...(options.judgeTimeoutMs !== undefined && { timeoutMs: options.judgeTimeoutMs }),
+      })
+    : undefined;
   // Sentence vectors by text: passages recur across the sentences of a draft and across drafts.
   const vectors = new Map<string, Float32Array>();
 
@@ -303,9 +388,18 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
         ranks.set(w.passage.chunk_id, w.rank);
         passages.push(w.passage);
       }
-    const kept = candidates.filter((w) => ranks.has(w.passage.chunk_id));
-    // Windows of two sentences get the mean direction of their sentences' vectors.
-    const singles = kept.filter((w) => !w.double);
+    // Per passage, the sentences sharing most of the claim's words: the one that states the claim is among them, and
+    // embedding only those keeps a check well under a second on a slow machine.
+    const shared = (w: Window) => [...a.stems].filter((x) => w.analysis.stems.has(x)).length;
+    const kept = passages.flatMap((p) =>
+      candidates
+        .filter((w) => w.passage.chunk_id === p.chunk_id)
+        .map((w) => ({ w, n: shared(w) }))
+        .sort((x, y) => y.n - x.n)
+        .slice(0, SENTENCES_PER_PASSAGE)
+        .map(({ w }) => w),
+    );
+    const singles = kept;
     const halves = halvesOf(claim);
     const [claimVector, contrastVector, ...rest] = await vectorsOf([
       claim,
@@ -316,12 +410,7 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
     const halfVectors = halves ? rest.slice(0, 2) : [];
     const singleVectors = rest.slice(halfVectors.length);
     const byText = new Map(singles.map((w, i) => [`${w.passage.chunk_id}\u0000${w.text}`, singleVectors[i]!]));
-    const placed: Placed[] = kept.map((w) => ({
-      ...w,
-      vector: w.double
-        ? meanDirection(w.double.map((t) => byText.get(`${w.passage.chunk_id}\u0000${t}`) ?? claimVector!))
-        : byText.get(`${w.passage.chunk_id}\u0000${w.text}`)!,
-    }));
+    const placed: Placed[] = kept.map((w) => ({ ...w, vector: byText.get(`${w.passage.chunk_id}\u0000${w.text}`)! }));
     const best = passages.map((p) => {
       let top: Placed | undefined;
       let topSimilarity = -Infinity;
@@ -391,22 +480,72 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
         score: round(score),
       };
     };
-    if (v.verdict === 'supported')
-      return {
-        verdict: 'supported',
-        support: v.passages.slice(0, maxSupport).map((i) => quoteOf(i, v.decisions[i]!.evidence)),
-        best: lexical.best,
+    if (v.verdict === 'supported') {
+      // The agreement checks veto a paraphrase: a span that disagrees on a code token, a number or unit, a negation
+      // or an antonym, or that says the claim in its order with another name or quantifier, or lacks its code token,
+      // backs nothing, whatever the model says; the first such span contradicts.
+      const vetoes = v.passages.map((i) => {
+        const w = s.best[i]!.window;
+        const alignment = align(a, claim, w.analysis, w.text);
+        const placed = () => closeness(a, { ...w, alignment }).share >= IN_PLACE;
+        const isPlaced = placed();
+        const found = alignment.issues.find((x) => (x.contradiction ? isPlaced || x.kind === 'identifier' : VETOING.has(x.kind)));
+        return found && { issue: found, placed: found.contradiction && isPlaced };
+      });
+      // Code tokens are compared exactly: a passage that never names the claim's code token backs nothing.
+      const lacks = (i: number) => {
+        const text = s.passages[i]!.text.toLowerCase();
+        return a.identifiers.find((id) => !text.includes(id.text.split('.').at(-1)!.toLowerCase()));
       };
+      const backing = v.passages.filter((i, k) => !vetoes[k] && !lacks(i));
+      if (backing.length > 0)
+        return {
+          verdict: 'supported',
+          support: backing.slice(0, maxSupport).map((i) => quoteOf(i, v.decisions[i]!.evidence)),
+          best: lexical.best,
+        };
+      // It contradicts the claim when it says the claim in its order but for the disagreement; a paraphrase the model
+      // merely senses close is left unsupported.
+      const first = vetoes[0];
+      if (!first) return { ...lexical, reason: `names \`${lacks(v.passages[0]!)!.text}\`, which the closest source does not` };
+      return first.placed
+        ? {
+            verdict: 'contradicted',
+            support: [quoteOf(v.passages[0]!, v.decisions[v.passages[0]!]!.evidence)],
+            reason: first.issue.reason,
+            best: lexical.best,
+          }
+        : { ...lexical, reason: first.issue.reason };
+    }
     if (v.verdict === 'contradicted') {
       const w = s.best[v.passage]!.window;
-      const issue = align(a, claim, w.analysis, w.text).issues.find((x) => x.contradiction);
+      const issue = align(a, claim, w.analysis, w.text).issues.find((x) => x.contradiction && SHOWS_CONTRADICTION.has(x.kind));
+      // A contradiction is shown with the disagreement it rests on; the model's sense of one alone proves nothing
+      // (a sentence embedding barely tells a claim from its negation), so without one the claim stays unsupported.
+      if (issue)
+        return {
+          verdict: 'contradicted',
+          support: [quoteOf(v.passage, v.decisions[v.passage]!.contradiction)],
+          reason: issue.reason,
+          best: lexical.best,
+        };
+    }
+    // Near copy: one sentence of the closest passage holds every content word of the claim but one, agrees on
+    // everything checkable and means the same to the model: the missing word is a rewording ("additional" for "more").
+    const near = s.best.findIndex(({ window: w, similarity }) => {
+      if (similarity < NEAR_COPY_SIMILARITY) return false;
+      const al = align(a, claim, w.analysis, w.text);
+      const missing = a.stems.size - Math.round(al.coverage * a.stems.size);
+      return al.issues.length === 0 && missing <= 1 && a.stems.size >= 4;
+    });
+    if (near >= 0) return { verdict: 'supported', support: [quoteOf(near, s.best[near]!.similarity)], best: lexical.best };
+    if (v.verdict === 'contradicted')
       return {
         verdict: 'contradicted',
         support: [quoteOf(v.passage, v.decisions[v.passage]!.contradiction)],
-        reason: issue?.reason ?? SAYS_OTHERWISE,
+        reason: SAYS_OTHERWISE,
         best: lexical.best,
       };
-    }
     return lexical;
   }
 
@@ -418,12 +557,13 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
     const base = { index, text: span.text, start: span.start, end: span.end, ...(span.cited.length > 0 && { cited: span.cited }) };
     const equivalents = (request.equivalents ?? []).filter((e) => e.term.trim() && e.instead_of.length > 0);
     const key = equivalents.length > 0 ? JSON.stringify(equivalents) : '';
-    const claim = equivalents.length > 0 ? equate(span.claim, equivalents) : span.claim;
+    // Lead-ins and hedges ("Please note that ...") are no way out of the check: what follows them is judged.
+    const core = stripLeadIns(span.claim);
+    const claim = equivalents.length > 0 ? equate(core, equivalents) : core;
     const a = analyze(claim);
-    if (notFactual(span, a))
+    if (notFactual(span, claim, a))
       return {
-        claim: span.claim,
-        upgradable: false,
+        claim: core,
         sentence: { ...base, verdict: 'not_factual', support: [], best_score: 0, lexical_verdict: 'not_factual' },
       };
     const cited = request.cited ?? [];
@@ -433,11 +573,23 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
     let candidates: Window[] = citedHere.flatMap((p, i) => windowsOf(p, i, cache, equivalents, key));
     if (candidates.length > 0) outcome = judgeAgainst(claim, a, candidates, threshold, maxSupport);
     if ((!outcome || outcome.verdict !== 'supported') && request.retrieve) {
-      const found = await request.retrieve(span.claim, retrieveLimit);
+      const found = await request.retrieve(core, retrieveLimit);
       const have = new Set(citedHere.map((p) => p.chunk_id));
       const more = found.filter((p) => !have.has(p.chunk_id));
       candidates = [...candidates, ...more.flatMap((p, i) => windowsOf(p, citedHere.length + i, cache, equivalents, key))];
       outcome = judgeAgainst(claim, a, candidates, threshold, maxSupport);
+      // A swapped name, code token or number steers the search away from the sentence it was taken from: search
+      // again without them, so that the sentence saying otherwise is among the candidates.
+      const skeleton = outcome.verdict === 'unsupported' ? skeletonOf(core, a) : undefined;
+      if (skeleton) {
+        const seen = new Set(candidates.map((w) => w.passage.chunk_id));
+        const extra = (await request.retrieve(skeleton, retrieveLimit)).filter((p) => !seen.has(p.chunk_id));
+        if (extra.length > 0) {
+          const from = seen.size;
+          candidates = [...candidates, ...extra.flatMap((p, i) => windowsOf(p, from + i, cache, equivalents, key))];
+          outcome = judgeAgainst(claim, a, candidates, threshold, maxSupport);
+        }
+      }
     }
     if (!outcome) outcome = { verdict: 'unsupported', support: [], reason: 'no source to check it against', best: 0 };
     const lexicalVerdict = outcome.verdict;
@@ -450,16 +602,22 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
         inspected = s.passages.map((p, i) => ({ content_id: p.content_id, chunk_id: p.chunk_id, features: s.features[i]! }));
         const lexical: Outcome = outcome;
         outcome = semanticOutcome(lexical, s, claim, a);
-        if (outcome.verdict !== 'unsupported') outcome.upgradable = false;
       }
     }
     const reason =
       badMarkers.length > 0 && outcome.verdict !== 'supported'
         ? [outcome.reason, `cites [${badMarkers.join(', ')}], which is not among the ${cited.length} sources`].filter(Boolean).join('; ')
         : outcome.reason;
+    // What the judge is asked about: the best span, with any disagreement the agreement checks hold against it.
+    const asked = outcome.support[0];
+    const window = asked && candidates.find((w) => w.passage.chunk_id === asked.chunk_id && w.quote === asked.quote);
+    const veto =
+      window &&
+      align(a, claim, window.analysis, window.text).issues.find((x) => JUDGE_VETO.has(x.kind) && (x.contradiction || VETOING.has(x.kind)));
     return {
-      claim: span.claim,
-      upgradable: outcome.upgradable === true,
+      claim: core,
+      ...(asked && { span: asked }),
+      ...(veto && { veto: veto.reason, vetoContradicts: veto.contradiction }),
       sentence: {
         ...base,
         verdict: outcome.verdict,
@@ -476,7 +634,7 @@ export function createFactChecker(options: FactCheckerOptions = {}): FactChecker
     const spans = sentenceSpans(request.text);
     const items: (JudgeItem & { sentence: CheckedSentenceDetail })[] = [];
     for (const [i, span] of spans.entries()) items.push(await checkOne(span, i, request));
-    if (options.judge) await secondOpinion(options.judge, items, options.judgeConcurrency ?? 4);
+    if (judge) await judge.judge(items);
     return items.map((it) => it.sentence);
   }
 

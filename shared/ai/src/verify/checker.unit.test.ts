@@ -238,20 +238,21 @@ describe('the embedded fact checker', () => {
 
   it('reads a preferred term as the word it stands in for, and still quotes the source as written', async () => {
     const p = passage('crm', 'Our clients receive a dedicated account manager and quarterly business reviews.');
-    const text = 'Our customers receive a dedicated account manager and quarterly business reviews.';
+    // "partners" is no synonym of "clients" in WordNet: only the brand kit makes them one.
+    const text = 'Our partners receive a dedicated account manager and quarterly business reviews.';
     const r = async () => [p];
     const strict = createFactChecker({ threshold: 0.9 });
     const [plain] = await strict.check({ text, retrieve: r });
     assert.notEqual(plain!.verdict, 'supported');
-    const [eq] = await strict.check({ text, retrieve: r, equivalents: [{ term: 'customers', instead_of: ['clients', 'buyers'] }] });
+    const [eq] = await strict.check({ text, retrieve: r, equivalents: [{ term: 'partners', instead_of: ['clients', 'buyers'] }] });
     assert.equal(eq!.verdict, 'supported');
     assert.equal(eq!.support[0]!.quote, 'Our clients receive a dedicated account manager and quarterly business reviews.');
     // Equivalents do not excuse a changed number.
     const q = passage('crm2', 'Our clients receive 4 business reviews a year.');
     const [num] = await checker.check({
-      text: 'Our customers receive 6 business reviews a year.',
+      text: 'Our partners receive 6 business reviews a year.',
       retrieve: async () => [q],
-      equivalents: [{ term: 'customers', instead_of: ['clients'] }],
+      equivalents: [{ term: 'partners', instead_of: ['clients'] }],
     });
     assert.equal(num!.verdict, 'contradicted');
   });

@@ -47,9 +47,32 @@ function isAbbreviation(text: string, i: number): boolean {
   return /^\p{Lu}$/u.test(before) || /^(?:\p{L}\.)+\p{L}$/u.test(before);
 }
 
+// Words a line broken mid-sentence ends with (a heading never does).
+const CONTINUES =
+  /(?:^|\s)(?:a|an|the|and|or|but|nor|of|to|in|on|at|by|for|with|from|as|that|which|is|are|was|were|be|its|their|this|these|than|if|when|via|per)\s*$/i;
+
+/**
+ * Whether the line ending at `end` is a heading without end punctuation
+ * ("Request ID Tracking" above its first paragraph): short, not ending as a
+ * sentence or a clause does, not ending with a word a sentence goes on
+ * after, and starting a block (the text's start or after a finished line).
+ */
+export function isHeadingLine(line: string, source: string, end: number): boolean {
+  const text = line.trim();
+  if (!text || (/[.!?:;,…"'”’)\]]$/.test(text) && !text.endsWith('`'))) return false;
+  if (text.split(/\s+/).length > 12 || CONTINUES.test(text) || /[.!?]\s/.test(text)) return false;
+  const before = source.slice(0, end - line.length);
+  const previous = before.replace(/\s+$/, '');
+  if (previous === '' || /\n[ \t]*\n\s*$/.test(before)) return true;
+  // After a finished sentence, or after another short line (a heading under a heading).
+  const last = previous.slice(previous.lastIndexOf('\n') + 1);
+  return /[.!?:"'”’)\]`]$/.test(previous) || isHeadingLine(last, source, previous.length);
+}
+
 /**
  * Splits text into sentence spans. A sentence ends at . ! ? (or a line break
- * between blocks) followed by whitespace and a capital, digit, quote or bracket;
+ * between blocks, or after a heading's line, with or without a "#") followed by
+ * whitespace and a capital, digit, quote or bracket;
  * [n] markers right after the punctuation belong to the sentence they follow.
  */
 export function sentenceSpans(source: string): SentenceSpan[] {
@@ -83,7 +106,8 @@ export function sentenceSpans(source: string): SentenceSpan[] {
       const rest = source.slice(i);
       const blank = /^\n[ \t]*\n/.test(rest);
       const item = /^\n[ \t]*(?:[-*•]|\d+[.)]|#+)\s/.test(rest);
-      const heading = /^[ \t]*#{1,6}[ \t]/.test(source.slice(source.lastIndexOf('\n', i - 1) + 1, i));
+      const line = source.slice(source.lastIndexOf('\n', i - 1) + 1, i);
+      const heading = /^[ \t]*#{1,6}[ \t]/.test(line) || (isHeadingLine(line, source, i) && /^\n[ \t]*["'“‘`(\p{Lu}\p{N}]/u.test(rest));
       if (blank || item || heading) {
         push(i);
         i++;
@@ -100,8 +124,12 @@ export function sentenceSpans(source: string): SentenceSpan[] {
         j += m[0].length;
       }
       const next = /^(\s+)(\S)/u.exec(source.slice(j));
+      // A line break after end punctuation ends the sentence whatever follows (a heading may be a lowercase name).
       const endsHere =
-        j >= source.length || (next !== null && /["'“‘([\p{Lu}\p{N}*#•-]/u.test(next[2]!) && !(ch === '.' && isAbbreviation(source, i)));
+        j >= source.length ||
+        (next !== null &&
+          (/["'“‘([\p{Lu}\p{N}*#•`\p{Extended_Pictographic}⚠ℹ-]/u.test(next[2]!) || next[1]!.includes('\n')) &&
+          !(ch === '.' && isAbbreviation(source, i)));
       if (endsHere) {
         push(j);
         i = j;
