@@ -192,7 +192,7 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     const rows = s.chunkRowsOf.all(org, contentId);
     for (const row of rows) {
       s.deleteFts.run(row.rowid);
-      bits.remove(row.rowid);
+      bits.remove(org, row.rowid);
     }
     s.deleteChunks.run(org, contentId);
   };
@@ -204,7 +204,7 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     for (const folder of meta.folder_path) s.insertFolder.run(org, contentId, folder);
   };
 
-  const indexVersion = db.transaction((c: IndexedContent): void => {
+  const indexVersion = (c: IndexedContent): void => {
     removeChunks(c.org_id, c.content_id);
     s.deleteContent.run(c.org_id, c.content_id);
     s.insertContent.run({ ...c });
@@ -227,9 +227,9 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
       if (chunk.embedding) bits.put(c.org_id, Number(lastInsertRowid), chunk.embedding);
       s.insertFts.run(lastInsertRowid, c.title, heading.join(' '), chunk.text, filing);
     }
-  });
+  };
 
-  const setVectors = db.transaction((org: string, contentId: string, versionId: string, vectors: ChunkVector[]): boolean => {
+  const setVectors = (org: string, contentId: string, versionId: string, vectors: ChunkVector[]): boolean => {
     if (s.indexedVersion.get(org, contentId)?.version_id !== versionId) return false;
     const rowOf = new Map(s.chunkRowsOfVersion.all(org, contentId, versionId).map((r) => [r.chunk_index, r.rowid]));
     for (const v of vectors) {
@@ -239,7 +239,7 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
       bits.put(org, rowid, v.embedding);
     }
     return true;
-  });
+  };
 
   const updateContent = db.transaction((org: string, contentId: string, meta: Partial<ContentMeta>): boolean => {
     const current = s.getContent.get(org, contentId);
@@ -274,14 +274,14 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     return true;
   });
 
-  const removeContent = db.transaction((org: string, contentId: string): boolean => {
+  const removeContent = (org: string, contentId: string): boolean => {
     const existed = s.getContent.get(org, contentId) !== undefined;
     removeChunks(org, contentId);
     s.deleteContent.run(org, contentId);
     s.deleteTags.run(org, contentId);
     s.deleteFolders.run(org, contentId);
     return existed;
-  });
+  };
 
   /** SQL conditions on `c` (chunks) and `ct` (contents) for the filters; null when nothing can match. */
   function filterSql(org: string, f: SearchFilters): { sql: string; params: unknown[]; needsContents: boolean; orgOnly: boolean } | null {
@@ -424,16 +424,16 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
 
   return {
     async indexVersion(content) {
-      indexVersion(content);
+      bits.write(() => indexVersion(content));
     },
     async setVectors(org, contentId, versionId, vectors) {
-      return setVectors(org, contentId, versionId, vectors);
+      return bits.write(() => setVectors(org, contentId, versionId, vectors));
     },
     async updateContent(org, contentId, meta) {
       return updateContent(org, contentId, meta);
     },
     async removeContent(org, contentId) {
-      return removeContent(org, contentId);
+      return bits.write(() => removeContent(org, contentId));
     },
     async search(req: SearchRequest) {
       const where = filterSql(req.org_id, req.filters);
@@ -463,11 +463,11 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
       return s.countChunks.get(org)!.n;
     },
     async clear() {
-      db.transaction(() => {
+      bits.write(() => {
         db.exec('DELETE FROM chunks_fts; DELETE FROM chunks; DELETE FROM contents; DELETE FROM content_tags; DELETE FROM content_folders;');
         // The next vectors may come from another model, of other dimensions.
         bits.drop();
-      })();
+      });
     },
     async close() {
       await checkpoints?.unregister();
