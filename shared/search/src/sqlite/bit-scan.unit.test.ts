@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import { hammingNearest, orgBits } from './bit-scan.js';
 import { signBits } from './bit-vectors.js';
 
-const row = (bitsSet: number[]) => signBits(Array.from({ length: 64 }, (_, i) => (bitsSet.includes(i) ? 1 : -1)), 8);
+const row = (bitsSet: number[]) =>
+  signBits(
+    Array.from({ length: 64 }, (_, i) => (bitsSet.includes(i) ? 1 : -1)),
+    8,
+  );
 
 describe('sign-bit scan', () => {
   it('returns the k nearest by Hamming distance, nearest first, ties by rowid', () => {

@@ -1,17 +1,16 @@
 import type Database from 'better-sqlite3';
-import * as sqliteVec from 'sqlite-vec';
 import { hammingNearest, orgBits, type OrgBits } from './bit-scan.js';
 
 /**
  * The sign bits of every stored chunk vector: the coarse pass of dense retrieval (one
  * bit a dimension, 48 bytes for 384; the exact floats stay on disk and the caller
- * rescores the candidates). Kept on disk in a sqlite-vec `vec0` table partitioned by
- * organization, and scanned from a compact copy in memory, read from that table at an
- * organization's first dense query and kept in step with every committed write.
- * (sqlite-vec's own KNN costs time in proportion to k: at 100k vectors and the ~1,700
- * candidates a search rescores it took 650 ms, against a few ms for this scan.)
- * The table is made by the first vector written, with that vector's dimensions (one
- * embedding model per index: `drop` removes it for the next).
+ * rescores the candidates). Kept on disk in `chunk_bits` beside the chunks, and scanned
+ * from a compact copy in memory, read from that table at an organization's first dense
+ * query and kept in step with every committed write. (sqlite-vec was measured for this
+ * and not kept: its KNN costs time in proportion to k, 650 ms at 100k vectors for the
+ * ~1,700 candidates a search rescores, against a few ms for this scan, and reading its
+ * vec0 table back was 2.5 times slower than a plain table.) The dimensions are those of
+ * the first vector written (one embedding model per index: `drop` forgets them).
  */
 export interface BitVectors {
   /** Whether any vector was ever written (the table exists). */
@@ -25,7 +24,11 @@ export interface BitVectors {
   write<T>(fn: () => T): T;
 }
 
-const META = 'CREATE TABLE IF NOT EXISTS vector_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)';
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS vector_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS chunk_bits (rowid INTEGER PRIMARY KEY, org_id TEXT NOT NULL, bits BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS chunk_bits_org ON chunk_bits (org_id);
+`;
 
 /** Sign bits of a vector, zero-padded to a whole number of bytes. */
 export function signBits(v: ArrayLike<number>, bytes: number): Buffer {
@@ -38,27 +41,22 @@ export function signBits(v: ArrayLike<number>, bytes: number): Buffer {
 type Change = { org: string; rowid: number; bits?: Buffer };
 
 export function openBitVectors(db: Database.Database): BitVectors {
-  sqliteVec.load(db);
-  db.exec(META);
+  db.exec(SCHEMA);
   const getDims = db.prepare<[], { value: string }>("SELECT value FROM vector_meta WHERE key = 'dimensions'");
   let dims = Number(getDims.get()?.value ?? 0);
-  let st: { insert: Database.Statement; remove: Database.Statement; ofOrg: Database.Statement } | undefined;
+  const st = {
+    insert: db.prepare('INSERT OR REPLACE INTO chunk_bits (rowid, org_id, bits) VALUES (?, ?, ?)'),
+    remove: db.prepare('DELETE FROM chunk_bits WHERE rowid = ?'),
+    ofOrg: db.prepare('SELECT rowid, bits FROM chunk_bits WHERE org_id = ?').raw(),
+  };
   const bytes = () => Math.ceil(dims / 8);
   /** Bytes padded to whole 32-bit words, as the scan reads them. */
   const words = () => Math.ceil(dims / 32);
   const loaded = new Map<string, OrgBits>();
   let pending: Change[] = [];
 
-  const statements = () =>
-    (st ??= {
-      insert: db.prepare('INSERT INTO chunk_bits (rowid, org_id, bits) VALUES (?, ?, vec_bit(?))'),
-      remove: db.prepare('DELETE FROM chunk_bits WHERE rowid = ?'),
-      ofOrg: db.prepare('SELECT rowid, bits FROM chunk_bits WHERE org_id = ?'),
-    });
-
   function create(d: number) {
     dims = d;
-    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS chunk_bits USING vec0 (org_id TEXT PARTITION KEY, bits BIT[${bytes() * 8}])`);
     db.prepare("INSERT OR REPLACE INTO vector_meta (key, value) VALUES ('dimensions', ?)").run(String(d));
   }
 
@@ -66,7 +64,7 @@ export function openBitVectors(db: Database.Database): BitVectors {
     let m = loaded.get(org);
     if (!m) {
       m = orgBits(words());
-      for (const r of statements().ofOrg.iterate(org) as Iterable<{ rowid: number | bigint; bits: Buffer }>) m.set(Number(r.rowid), r.bits);
+      for (const [rowid, bits] of st.ofOrg.iterate(org) as Iterable<[number, Buffer]>) m.set(rowid, bits);
       loaded.set(org, m);
     }
     return m;
@@ -81,15 +79,13 @@ export function openBitVectors(db: Database.Database): BitVectors {
           `a vector of ${vector.length} dimensions in an index of ${dims}: re-index after changing the model (npm run reindex:search)`,
         );
       }
-      const s = statements();
       const bits = signBits(vector, bytes());
-      s.remove.run(BigInt(rowid));
-      s.insert.run(BigInt(rowid), org, bits);
+      st.insert.run(rowid, org, bits);
       pending.push({ org, rowid, bits });
     },
     remove(org, rowid) {
       if (dims === 0) return;
-      statements().remove.run(BigInt(rowid));
+      st.remove.run(rowid);
       pending.push({ org, rowid });
     },
     nearest(org, query, k) {
@@ -98,9 +94,8 @@ export function openBitVectors(db: Database.Database): BitVectors {
       return hammingNearest(m, new Uint32Array(signBits(query, words() * 4).buffer.slice(0)), k);
     },
     drop() {
-      db.exec("DROP TABLE IF EXISTS chunk_bits; DELETE FROM vector_meta WHERE key = 'dimensions'");
+      db.exec("DELETE FROM chunk_bits; DELETE FROM vector_meta WHERE key = 'dimensions'");
       dims = 0;
-      st = undefined;
       loaded.clear();
       pending = [];
     },

@@ -123,17 +123,17 @@ const fromBlob = (b: Buffer): Float32Array => new Float32Array(b.buffer.slice(b.
 
 /** How many stored vectors a query's binary scan brings to the exact rescoring, per hit wanted. */
 const OVERSAMPLE = 8;
-/** sqlite-vec's largest k. */
-const MAX_KNN = 4096;
+/** Candidates of the sign-bit scan for a filter too wide to score exactly (those it allows are rescored). */
+const MAX_KNN = 8192;
 /** A filtered dense query over at most this many vectors scores them all exactly instead of scanning the organization's. */
 const EXACT_SCAN_MAX = 20_000;
 
 /**
  * SearchIndex on SQLite: FTS5 (BM25) for words, and for meaning the chunks' vectors on disk:
- * each vector's float32 blob beside its chunk, and its sign bits in a sqlite-vec `vec0` table
- * partitioned by organization. A dense query scans the organization's bits (Hamming distance,
- * 48 bytes a chunk for 384 dimensions) for OVERSAMPLE times the candidates it needs and rescores
- * those by exact cosine over their blobs, so memory stays bounded whatever the corpus size.
+ * each vector's float32 blob beside its chunk, and its sign bits (bit-vectors.ts). A dense
+ * query scans the organization's sign bits (Hamming distance, 48 bytes a chunk for 384
+ * dimensions, the only part held in memory) for OVERSAMPLE times the candidates it needs and
+ * rescores those by exact cosine over their blobs read from disk.
  */
 export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): SearchIndex {
   const db = open(options.path);
@@ -387,7 +387,7 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
         for (const r of rows.iterate(...where.params) as Iterable<{ rowid: number; embedding: Buffer }>) score(r.rowid, r.embedding);
         return top.sorted();
       }
-      // A wide filter: the organization's nearest, as many as sqlite-vec gives, then only those the filter allows.
+      // A wide filter: the organization's nearest MAX_KNN by their bits, then only those the filter allows.
       const near = bits.nearest(org, q, MAX_KNN);
       candidates = [];
       for (let i = 0; i < near.length; i += 500) {
