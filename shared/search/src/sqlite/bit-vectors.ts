@@ -121,16 +121,18 @@ export function openBitVectors(db: Database.Database): BitVectors {
     },
   };
 
-  // An index written before the bits existed: derive them once from the stored floats.
-  if (dims === 0) {
+  // An index written before the bits existed: derive them once from the stored floats (and never look again).
+  if (!db.prepare("SELECT 1 FROM vector_meta WHERE key = 'bits_derived'").get()) {
     const rows = db.prepare<[], { rowid: number; org_id: string; embedding: Buffer }>(
       'SELECT rowid, org_id, embedding FROM chunks WHERE embedding IS NOT NULL',
     );
     bitVectors.write(() => {
-      for (const r of rows.all()) {
-        const e = r.embedding;
-        bitVectors.put(r.org_id, r.rowid, new Float32Array(e.buffer.slice(e.byteOffset, e.byteOffset + e.byteLength)));
-      }
+      if (dims === 0)
+        for (const r of rows.iterate()) {
+          const e = r.embedding;
+          bitVectors.put(r.org_id, r.rowid, new Float32Array(e.buffer.slice(e.byteOffset, e.byteOffset + e.byteLength)));
+        }
+      db.exec("INSERT OR REPLACE INTO vector_meta (key, value) VALUES ('bits_derived', '1')");
     });
   }
   return bitVectors;
