@@ -65,12 +65,16 @@ export function createVectorWorker(deps: VectorWorkerDeps) {
   let running = false;
   let loop: Promise<void> | undefined;
   let wake: (() => void) | undefined;
-  const sleep = (ms: number) =>
+  /** Sleeps ms; `notify` ends an idle sleep early (new work), stop ends any. */
+  let idle = false;
+  const sleep = (ms: number, wakeOnWork: boolean) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
+      idle = wakeOnWork;
       function done() {
         clearTimeout(timer);
         wake = undefined;
+        idle = false;
         resolve();
       }
       wake = done;
@@ -129,12 +133,12 @@ export function createVectorWorker(deps: VectorWorkerDeps) {
         settled = await runBatch();
       } catch (err) {
         logger.warn({ err }, 'search vectors failed; retrying');
-        await sleep(idleMs * 5);
+        await sleep(idleMs * 5, false);
         continue;
       }
-      if (settled === 0) await sleep(idleMs);
+      if (settled === 0) await sleep(idleMs, true);
       // While documents are being indexed by their words, vectors take only their share of the time.
-      else if (deps.keywordBusy?.()) await sleep((Date.now() - started) * (1 / busyShare - 1));
+      else if (deps.keywordBusy?.()) await sleep((Date.now() - started) * (1 / busyShare - 1), false);
     }
   }
 
@@ -146,7 +150,7 @@ export function createVectorWorker(deps: VectorWorkerDeps) {
     },
     /** Looks for jobs now (a version was just indexed). */
     notify() {
-      wake?.();
+      if (idle) wake?.();
     },
     async stop() {
       running = false;
