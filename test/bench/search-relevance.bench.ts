@@ -18,7 +18,7 @@
  * other four). Without the model files only (1) runs (skipped: reason).
  *
  *   npm run bench:relevance
- *   SCIFACT_DIR, QUERIES=n (subset), CORPUS=n (smoke run), EMBEDDINGS_MODEL_DIR (default .models/bge-small-en-v1.5-q),
+ *   CV=0 skips the offline cross-validation of the fusion; SCIFACT_DIR, QUERIES=n (subset), CORPUS=n (smoke run), EMBEDDINGS_MODEL_DIR (default .models/bge-small-en-v1.5-q),
  *   BENCH_SEARCH_INDEX=elasticsearch: the BM25 path on the Elasticsearch node at ELASTICSEARCH_URL
  *     (scripts/elasticsearch.sh start), in an index of its own (dropped afterwards); only (1) runs.
  *     (its analysis as the adapter picks it for that node); BENCH_ES_ANALYSIS=standard makes the index
@@ -193,104 +193,108 @@ try {
       `p50 latency ${(pctl(hybrid.latencies, 0.5) / pctl(bm25.latencies, 0.5)).toFixed(2)}x (target <= 2x)`,
   );
 
-  // Candidate lists of the hybrid system's own index, once per query: BM25 (the index) and dense (the stored vectors).
-  const dbPath = join(hybridSystem.dataDir, 'knowledge-base-search.db');
-  const db = new Database(dbPath, { readonly: true });
-  const rows = db.prepare('SELECT rowid, org_id, content_id, embedding FROM chunks WHERE embedding IS NOT NULL').all() as {
-    rowid: number;
-    org_id: string;
-    content_id: string;
-    embedding: Buffer;
-  }[];
-  db.close();
-  if (rows.length !== hybridIngest.timing.chunks) throw new Error(`${hybridIngest.timing.chunks - rows.length} chunks have no embedding`);
-  const org = rows[0]!.org_id;
-  const vectors = rows.map(
-    (r) => new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)),
-  );
-  const index = createSqliteSearchIndex({ path: dbPath });
-  const embedder = await createLocalEmbeddings({ modelDir, threads: 1 });
-  type Cand = { item: string; score: number }; // item: the chunk's content id (one entry per chunk: key = rowid)
-  const lists = new Map<string, { lex: (Cand & { key: string })[]; dense: (Cand & { key: string })[] }>();
-  const queryEmbedMs: number[] = [];
-  for (const q of queries) {
-    const res = await index.search({ org_id: org, query: q.text, filters: { folder_scope: null }, limit: POOL });
-    const lex = res.hits.map((h) => ({ key: h.vector_id, item: h.content_id, score: h.score }));
-    const t0 = performance.now();
-    const [v] = await embedder.embed([q.text], 'query');
-    queryEmbedMs.push(performance.now() - t0);
-    const dense = rows
-      .map((r, i) => ({ key: String(r.rowid), item: r.content_id, score: cosine(v!, vectors[i]!) }))
-      .sort((a, b) => b.score - a.score)
-      .slice(0, POOL);
-    lists.set(q._id, { lex, dense });
-  }
-  await index.close();
-  await embedder.close();
-
-  // Keys must not collide between the lists' id spaces: lexical hits are keyed by vector id, so map rowids the same way.
-  const vectorIdOfRow = new Map(
-    (
-      new Database(dbPath, { readonly: true }).prepare('SELECT rowid, version_id, chunk_index FROM chunks').all() as {
-        rowid: number;
-        version_id: string;
-        chunk_index: number;
-      }[]
-    ).map((r) => [String(r.rowid), `${r.version_id}:${r.chunk_index}`]),
-  );
-  for (const l of lists.values()) for (const d of l.dense) d.key = vectorIdOfRow.get(d.key)!;
-
-  const docOf = hybridIngest.docOf;
-  const asItems = (list: (Cand & { key: string })[]) => list.map((c) => ({ item: c, score: c.score }));
-  const rank = (setting: FusionOptions) =>
-    new Map(
-      [...lists].map(([q, l]) => [
-        q,
-        ndcgAt(
-          10,
-          distinctInOrder(fuseRanked(asItems(l.lex), asItems(l.dense), (c) => c.key, setting).map((f) => docOf.get(f.item.item) ?? '?')),
-          qrels.get(q)!,
-        ),
-      ]),
-    );
-  // Simplest first (ties keep the earlier): BM25 alone, then RRF, then score fusion.
-  const settings: FusionOptions[] = [{ method: 'rrf', k: 60, denseWeight: 0 }];
-  for (const k of [10, 20, 40, 60, 100])
-    for (const w of [0.3, 0.4, 0.5, 0.6, 0.7, 0.8]) settings.push({ method: 'rrf', k, denseWeight: w });
-  for (const w of [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]) settings.push({ method: 'convex', denseWeight: w });
-  const perSetting = settings.map((setting) => ({ setting, scores: rank(setting) }));
-  const show = (s: FusionOptions) => (s.method === 'rrf' ? `rrf k=${s.k} w=${s.denseWeight}` : `convex w=${s.denseWeight}`);
-  const lexOnly = perSetting[0]!.scores;
-  const denseOnly = rank({ method: 'convex', denseWeight: 1 });
-
-  console.log(
-    `\nCross-validation of the fusion on ${folds.length} folds (${settings.length} settings; each fold's setting chosen on the other folds):`,
-  );
-  console.log(
-    '| fold | queries | chosen on the other folds | their nDCG@10 | held-out fold nDCG@10 | BM25 same fold (HTTP) | dense alone |',
-  );
-  console.log('|---|---|---|---|---|---|---|');
-  const cv = crossValidate(perSetting, folds);
-  for (const f of cv)
-    console.log(
-      `| ${f.fold + 1} | ${f.queries} | ${show(f.setting)} | ${f4(f.trainScore)} | ${f4(f.heldOutScore)} | ${f4(meanOver(bm25.ndcg, folds[f.fold]!))} | ${f4(meanOver(denseOnly, folds[f.fold]!))} |`,
-    );
-  const cvMean = cv.reduce((s, f) => s + f.heldOutScore * f.queries, 0) / tuneIds.length;
-  console.log(
-    `cross-validated nDCG@10 (each query scored by a setting chosen without it): ${f4(cvMean)}; BM25 ${f4(meanOver(bm25.ndcg, tuneIds))}`,
-  );
-  const chosen = bestSetting(perSetting, tuneIds);
-  console.log(`setting chosen on all ${folds.length} folds: ${show(chosen.setting)} (${f4(chosen.score)} on them)`);
-  console.log(
-    `offline on the held-out split: chosen ${f4(meanOver(chosen.scores, heldOut))}, BM25 alone ${f4(meanOver(lexOnly, heldOut))}, dense alone ${f4(meanOver(denseOnly, heldOut))}`,
-  );
-
-  const defaults = perSetting.find((p) => show(p.setting) === show(DEFAULT_FUSION));
-  console.log(
-    `the default fusion (${show(DEFAULT_FUSION)}) on the folds offline: ${defaults ? f4(meanOver(defaults.scores, tuneIds)) : 'not among the settings'}`,
-  );
-  console.log(`query embedding alone (1 thread, sequential): p50 ${pctl(queryEmbedMs, 0.5).toFixed(1)} ms`);
   if (meanOver(hybrid.ndcg, heldOut) < meanOver(bm25.ndcg, heldOut)) process.exitCode = 1;
+  // CV=0: no offline cross-validation.
+  crossValidation: {
+    if (process.env.CV === '0') break crossValidation;
+    // Candidate lists of the hybrid system's own index, once per query: BM25 (the index) and dense (the stored vectors).
+    const dbPath = join(hybridSystem.dataDir, 'knowledge-base-search.db');
+    const db = new Database(dbPath, { readonly: true });
+    const rows = db.prepare('SELECT rowid, org_id, content_id, embedding FROM chunks WHERE embedding IS NOT NULL').all() as {
+      rowid: number;
+      org_id: string;
+      content_id: string;
+      embedding: Buffer;
+    }[];
+    db.close();
+    if (rows.length !== hybridIngest.timing.chunks) throw new Error(`${hybridIngest.timing.chunks - rows.length} chunks have no embedding`);
+    const org = rows[0]!.org_id;
+    const vectors = rows.map(
+      (r) => new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)),
+    );
+    const index = createSqliteSearchIndex({ path: dbPath });
+    const embedder = await createLocalEmbeddings({ modelDir, threads: 1 });
+    type Cand = { item: string; score: number }; // item: the chunk's content id (one entry per chunk: key = rowid)
+    const lists = new Map<string, { lex: (Cand & { key: string })[]; dense: (Cand & { key: string })[] }>();
+    const queryEmbedMs: number[] = [];
+    for (const q of queries) {
+      const res = await index.search({ org_id: org, query: q.text, filters: { folder_scope: null }, limit: POOL });
+      const lex = res.hits.map((h) => ({ key: h.vector_id, item: h.content_id, score: h.score }));
+      const t0 = performance.now();
+      const [v] = await embedder.embed([q.text], 'query');
+      queryEmbedMs.push(performance.now() - t0);
+      const dense = rows
+        .map((r, i) => ({ key: String(r.rowid), item: r.content_id, score: cosine(v!, vectors[i]!) }))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, POOL);
+      lists.set(q._id, { lex, dense });
+    }
+    await index.close();
+    await embedder.close();
+
+    // Keys must not collide between the lists' id spaces: lexical hits are keyed by vector id, so map rowids the same way.
+    const vectorIdOfRow = new Map(
+      (
+        new Database(dbPath, { readonly: true }).prepare('SELECT rowid, version_id, chunk_index FROM chunks').all() as {
+          rowid: number;
+          version_id: string;
+          chunk_index: number;
+        }[]
+      ).map((r) => [String(r.rowid), `${r.version_id}:${r.chunk_index}`]),
+    );
+    for (const l of lists.values()) for (const d of l.dense) d.key = vectorIdOfRow.get(d.key)!;
+
+    const docOf = hybridIngest.docOf;
+    const asItems = (list: (Cand & { key: string })[]) => list.map((c) => ({ item: c, score: c.score }));
+    const rank = (setting: FusionOptions) =>
+      new Map(
+        [...lists].map(([q, l]) => [
+          q,
+          ndcgAt(
+            10,
+            distinctInOrder(fuseRanked(asItems(l.lex), asItems(l.dense), (c) => c.key, setting).map((f) => docOf.get(f.item.item) ?? '?')),
+            qrels.get(q)!,
+          ),
+        ]),
+      );
+    // Simplest first (ties keep the earlier): BM25 alone, then RRF, then score fusion.
+    const settings: FusionOptions[] = [{ method: 'rrf', k: 60, denseWeight: 0 }];
+    for (const k of [10, 20, 40, 60, 100])
+      for (const w of [0.3, 0.4, 0.5, 0.6, 0.7, 0.8]) settings.push({ method: 'rrf', k, denseWeight: w });
+    for (const w of [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]) settings.push({ method: 'convex', denseWeight: w });
+    const perSetting = settings.map((setting) => ({ setting, scores: rank(setting) }));
+    const show = (s: FusionOptions) => (s.method === 'rrf' ? `rrf k=${s.k} w=${s.denseWeight}` : `convex w=${s.denseWeight}`);
+    const lexOnly = perSetting[0]!.scores;
+    const denseOnly = rank({ method: 'convex', denseWeight: 1 });
+
+    console.log(
+      `\nCross-validation of the fusion on ${folds.length} folds (${settings.length} settings; each fold's setting chosen on the other folds):`,
+    );
+    console.log(
+      '| fold | queries | chosen on the other folds | their nDCG@10 | held-out fold nDCG@10 | BM25 same fold (HTTP) | dense alone |',
+    );
+    console.log('|---|---|---|---|---|---|---|');
+    const cv = crossValidate(perSetting, folds);
+    for (const f of cv)
+      console.log(
+        `| ${f.fold + 1} | ${f.queries} | ${show(f.setting)} | ${f4(f.trainScore)} | ${f4(f.heldOutScore)} | ${f4(meanOver(bm25.ndcg, folds[f.fold]!))} | ${f4(meanOver(denseOnly, folds[f.fold]!))} |`,
+      );
+    const cvMean = cv.reduce((s, f) => s + f.heldOutScore * f.queries, 0) / tuneIds.length;
+    console.log(
+      `cross-validated nDCG@10 (each query scored by a setting chosen without it): ${f4(cvMean)}; BM25 ${f4(meanOver(bm25.ndcg, tuneIds))}`,
+    );
+    const chosen = bestSetting(perSetting, tuneIds);
+    console.log(`setting chosen on all ${folds.length} folds: ${show(chosen.setting)} (${f4(chosen.score)} on them)`);
+    console.log(
+      `offline on the held-out split: chosen ${f4(meanOver(chosen.scores, heldOut))}, BM25 alone ${f4(meanOver(lexOnly, heldOut))}, dense alone ${f4(meanOver(denseOnly, heldOut))}`,
+    );
+
+    const defaults = perSetting.find((p) => show(p.setting) === show(DEFAULT_FUSION));
+    console.log(
+      `the default fusion (${show(DEFAULT_FUSION)}) on the folds offline: ${defaults ? f4(meanOver(defaults.scores, tuneIds)) : 'not among the settings'}`,
+    );
+    console.log(`query embedding alone (1 thread, sequential): p50 ${pctl(queryEmbedMs, 0.5).toFixed(1)} ms`);
+  }
 } finally {
   await hybridSystem.stop();
 }
