@@ -36,6 +36,8 @@ export interface DraftedSentence {
   quote: string;
   /** Index into the section's passages; -1: the sentence cites nothing. */
   passage: number;
+  /** The paragraph of its section it opens or continues (0-based); absent: one paragraph. */
+  paragraph?: number;
 }
 
 export interface DraftedSection {
@@ -216,10 +218,10 @@ export function gluedHeading(sentence: string): number {
   return 0;
 }
 
-const cleanText = (quote: string) => stripInlineMarkup(quote).replace(/\s+/g, ' ').trim().replace(CALLOUT, '');
+export const cleanText = (quote: string) => stripInlineMarkup(quote).replace(/\s+/g, ' ').trim().replace(CALLOUT, '');
 
 /** A passage's prose lines as drafting reads them (see draftableSentences). */
-function proseLines(text: string): { line: string; heading: boolean }[][] {
+export function proseLines(text: string): { line: string; heading: boolean }[][] {
   return proseRanges(text).map(({ start, end }) => {
     const lines: { line: string; heading: boolean; markdown: boolean }[] = [];
     for (const raw of text.slice(start, end).split(/\n+/)) {
