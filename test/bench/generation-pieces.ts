@@ -25,10 +25,16 @@ const detailed: PieceSpec[] = [
     kind: 'article',
     subject: 'Adding authentication hooks to a Fastify server',
     sections: [
-      { title: 'Choosing a hook', instructions: 'Which request lifecycle hook (onRequest, preParsing, preValidation, preHandler) suits checking credentials' },
+      {
+        title: 'Choosing a hook',
+        instructions: 'Which request lifecycle hook (onRequest, preParsing, preValidation, preHandler) suits checking credentials',
+      },
       { title: 'Registering a hook', instructions: 'How to add a hook with addHook, async or with a done callback' },
       { title: 'Rejecting unauthenticated requests', instructions: 'Replying early from a hook with an error status such as 401' },
-      { title: 'Scoping authentication with plugins', instructions: 'Encapsulation: a hook registered in a plugin applies to the routes of that plugin only' },
+      {
+        title: 'Scoping authentication with plugins',
+        instructions: 'Encapsulation: a hook registered in a plugin applies to the routes of that plugin only',
+      },
     ],
     target_length: { min_words: 300, max_words: 700 },
   },
@@ -58,7 +64,10 @@ const detailed: PieceSpec[] = [
     subject: 'Validation and serialization in Fastify',
     sections: [
       { title: 'Overview', instructions: 'What Fastify validates and serializes with JSON Schema' },
-      { title: 'How it works', instructions: 'Ajv compiles route schemas for body, querystring, params and headers; fast-json-stringify serializes responses' },
+      {
+        title: 'How it works',
+        instructions: 'Ajv compiles route schemas for body, querystring, params and headers; fast-json-stringify serializes responses',
+      },
       { title: 'Running costs', instructions: 'Performance: compiled schemas are fast, response schemas speed up serialization' },
     ],
     target_length: { min_words: 200, max_words: 500 },

@@ -79,7 +79,10 @@ export function createBuilderService(deps: {
       ...current,
       sections: numbered,
       body: renderBody(numbered, config, { bullets: guidelines.formatting?.bullet_lists === true }),
-      description: describe(draft.title, numbered.flatMap((s) => s.sentences)),
+      description: describe(
+        draft.title,
+        numbered.flatMap((s) => s.sentences),
+      ),
       source_content_ids: sourcesOf(numbered),
       totals,
       verification: totals.unsupported === 0 ? 'verified' : 'needs_review',

@@ -182,8 +182,7 @@ export function createRunsService(deps: RunsDeps) {
           await step(run, 'verifying', 0.7 + (0.25 * done) / total);
         },
       });
-      if (verified.every((s) => s.sentences.length === 0))
-        return await fail(run, 'No drafted sentence is supported by the knowledge base');
+      if (verified.every((s) => s.sentences.length === 0)) return await fail(run, 'No drafted sentence is supported by the knowledge base');
       // A section with nothing on its subject (or nothing the checker kept) is left out of the draft and
       // named in its warnings; an FAQ says under the question that the knowledge base does not answer it.
       const coverage = coverageOf(verified, config);
@@ -203,7 +202,10 @@ export function createRunsService(deps: RunsDeps) {
         content_kind: config.kind,
         ...(run.product_line_id && { product_line_id: run.product_line_id }),
         title,
-        description: describe(title, numbered.flatMap((s) => s.sentences)),
+        description: describe(
+          title,
+          numbered.flatMap((s) => s.sentences),
+        ),
         format: config.format,
         body: renderBody(numbered, config, { bullets: guidelines.formatting?.bullet_lists === true }),
         sections: numbered,

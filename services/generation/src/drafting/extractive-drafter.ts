@@ -53,7 +53,7 @@ export interface DraftBrief {
 
 /** A paragraph qualifies for a section when it says at least this share of the section's title or instructions. */
 const ON_SECTION = 0.5;
-/** ... and at least this share of the piece's subject (its words that are no section's own). */
+/** ... and at least this share of the section's query (the piece's subject with the section's own words). */
 const ON_PIECE = 0.25;
 /** A paragraph whose coverage of another section's own words is higher by this much is that section's. */
 const CLEARLY_OTHERS = 0.15;
@@ -138,8 +138,9 @@ export function draftExtractive(sections: SectionInput[], guidelines: Guidelines
     const missing = titleWords.filter((t) => !df.has(t)).length;
     const title = missing > 0 && missing * 2 >= titleWords.length ? { list: [], total: 0 } : terms(titleWords);
     const instructions = terms(contentStems(section.spec.instructions ?? ''));
-    const own = new Set([...title.list, ...instructions.list].map((x) => x.t));
-    const piece = terms(contentStems(section.query), own);
+    // The piece's subject as the section's query says it (its own words included: a solar section of
+    // a piece on solar panels and batteries is on the piece's subject by saying "solar panels").
+    const piece = terms(contentStems(section.query).filter((t) => !GENERIC.has(t)));
     return { title, instructions, piece, generic: titleWords.length === 0 };
   });
   /** How much of a section's heading a paragraph answers (for a generic heading, of the piece's subject). */
@@ -275,7 +276,8 @@ export function draftExtractive(sections: SectionInput[], guidelines: Guidelines
 }
 
 /** A term a sentence defines: "`reply.send()` is ...", "Hooks are ...", "A plugin is ...". */
-const DEFINES = /^(?:(?:an?|the)\s+)?(`[^`]+`|[\p{L}][\p{L}\p{N}-]*(?:\s+[\p{L}][\p{L}\p{N}-]*)?)\s+(?:is|are|refers to|means)\s+(?:an?|the|one|used|called|a\s+set)\b/iu;
+const DEFINES =
+  /^(?:(?:an?|the)\s+)?(`[^`]+`|[\p{L}][\p{L}\p{N}-]*(?:\s+[\p{L}][\p{L}\p{N}-]*)?)\s+(?:is|are|refers to|means)\s+(?:an?|the|one|used|called|a\s+set)\b/iu;
 
 /**
  * Runs in the order a reader takes them: documents by their best run, a document's runs in source

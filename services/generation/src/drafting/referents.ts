@@ -33,14 +33,24 @@ const EARLY_DEMONSTRATIVE = /\b(?:this|these|those|such)\s+[\p{L}`]/iu;
 /** A pronoun early in the sentence whose noun is elsewhere ("Evaluate its behavior ...", "If it fails, ..."). */
 const EARLY_PRONOUN = /\b(?:it|its|they|them|their)\b/i;
 /** A subject left out: a list item's description ("Triggered when the server starts ...", "Called before ..."). */
-const NO_SUBJECT = /^(?:\p{Lu}\p{Ll}+ed|Called|Run|Sent|Set|Thrown|Done|Given|Known|Shown|Used|Made)\s+(?:when|whenever|before|after|by|if|once|during|on|at|with|for|to|in|as|upon|only)\b/u;
+const NO_SUBJECT =
+  /^(?:\p{Lu}\p{Ll}+ed|Called|Run|Sent|Set|Thrown|Done|Given|Known|Shown|Used|Made)\s+(?:when|whenever|before|after|by|if|once|during|on|at|with|for|to|in|as|upon|only)\b/u;
 
 /** Whether a sentence's subject or opening refers back to a sentence before it, so that it cannot open a paragraph. */
 export function refersBack(sentence: string): boolean {
   const s = sentence.trim();
   if (LEANING_OPENER.test(s) || NO_SUBJECT.test(s)) return true;
   const opening = s.split(/\s+/).slice(0, 8).join(' ');
-  if (EARLY_PRONOUN.test(s.replace(/`[^`]*`/g, ' ').split(/\s+/).slice(0, 6).join(' '))) return true;
+  if (
+    EARLY_PRONOUN.test(
+      s
+        .replace(/`[^`]*`/g, ' ')
+        .split(/\s+/)
+        .slice(0, 6)
+        .join(' '),
+    )
+  )
+    return true;
   const clause = opening.split(/[,;:]/)[0]!;
   return EARLY_DEMONSTRATIVE.test(clause) || (clause !== opening && EARLY_DEMONSTRATIVE.test(opening));
 }
@@ -61,12 +71,7 @@ export function authorVoice(sentence: string): boolean {
 }
 
 /** Whether the brand kit asks for the reader to be addressed (second person) or the organization to speak as "we". */
-export function voiceAllowsPerson(guidelines: {
-  voice?: string;
-  tone?: string;
-  persona?: string;
-  do_rules?: string[];
-}): boolean {
+export function voiceAllowsPerson(guidelines: { voice?: string; tone?: string; persona?: string; do_rules?: string[] }): boolean {
   const text = [guidelines.voice, guidelines.tone, guidelines.persona, ...(guidelines.do_rules ?? [])].filter(Boolean).join(' ');
   return /\b(?:second[- ]person|first[- ]person|address(?:es|ing)? the reader|speak(?:s|ing)? to the reader|(?:use|say|write(?: with)?) ["“]?(?:you|we)["”]?)\b/i.test(
     text,

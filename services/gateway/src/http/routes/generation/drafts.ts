@@ -24,7 +24,8 @@ export const Draft = Type.Object(
     source_content_ids: Type.Array(Uuid),
     warnings: Type.Optional(
       Type.Array(Type.String(), {
-        description: 'what the draft could not cover: sections or questions the knowledge base holds nothing on, a length short of the minimum',
+        description:
+          'what the draft could not cover: sections or questions the knowledge base holds nothing on, a length short of the minimum',
       }),
     ),
     verification: Type.Union([Type.Literal('verified'), Type.Literal('needs_review')]),
