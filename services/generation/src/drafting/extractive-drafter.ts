@@ -161,15 +161,27 @@ export function draftExtractive(sections: SectionInput[], guidelines: Guidelines
   };
 
   const shares = paragraphs.map((p) => sections.map((_, s) => titleShare(p, s)));
+  const queryWords = plans.map((plan) => new Set([...plan.title.list, ...plan.instructions.list, ...plan.piece.list].map((x) => x.t)));
+  /** The words of a section's title and instructions. */
+  const ownWords = plans.map((plan) => new Set([...plan.title.list, ...plan.instructions.list].map((x) => x.t)));
+  const says = (p: SourceParagraph, t: string) => p.stems.has(t) || p.headingStems.has(t);
+  const saysMoreOfOthers = (p: SourceParagraph, s: number) => {
+    const mine = [...ownWords[s]!].filter((t) => says(p, t)).length;
+    return plans.some(
+      (plan, o) => o !== s && !plan.generic && [...ownWords[o]!].filter((t) => !ownWords[s]!.has(t) && says(p, t)).length > mine,
+    );
+  };
   const candidates = sections.map((_, s) =>
     paragraphs
       .map((p, i) => {
         const own = shares[i]![s]!;
         // Instructions only add: what answers the title alone qualifies whatever they say.
         if ((own < ON_SECTION && !answersInstructions(p, s)) || pieceShare(p, s) < ON_PIECE) return undefined;
-        // Another section's paragraph: it answers that section's own heading clearly better.
+        // Another section's paragraph: it answers that section's own heading clearly better, or says more
+        // of the words that set another section apart than of this section's own.
         if (sections.some((_, o) => o !== s && !plans[o]!.generic && shares[i]![o]! >= ON_SECTION && shares[i]![o]! > own + CLEARLY_OTHERS))
           return undefined;
+        if (saysMoreOfOthers(p, s)) return undefined;
         const rank = docRank[s]!.get(p.passage.content_id) ?? sections.length;
         // A generic section ("Overview", "Summary") opens with a document's lead paragraph.
         const lead = plans[s]!.generic && p.chunk === 0 && p.index === 0 ? 0.05 : 0;
@@ -196,12 +208,20 @@ export function draftExtractive(sections: SectionInput[], guidelines: Guidelines
     drafted.some((d) => normalized(d.text) === normalized(x.text) || jaccard(d.stems, x.stems) >= NEAR_DUPLICATE);
   const perSection = Math.max(30, Math.floor(brief.target_length.max_words / Math.max(1, sections.length)));
 
-  /** A coherent run of a paragraph's sentences: a sentence that refers back only right after the one it follows. */
-  function runOf(p: SourceParagraph, room: number, first: boolean): ParagraphSentence[] {
+  /**
+   * A coherent run of a paragraph's sentences: from the first that says a word of the section's
+   * query (a long paragraph's opening background is not what answers the section), up to the last
+   * that does; a sentence that refers back only right after the one it follows.
+   */
+  function runOf(p: SourceParagraph, s: number, room: number, first: boolean): ParagraphSentence[] {
+    const query = queryWords[s]!;
+    const relevant = p.sentences.map((x) => [...x.stems].some((t) => query.has(t)));
+    const from = Math.max(0, relevant.indexOf(true));
+    const to = relevant.lastIndexOf(true);
     const run: ParagraphSentence[] = [];
     let words = 0;
     let previousTaken = false;
-    for (const x of p.sentences) {
+    for (const x of p.sentences.slice(from, to < 0 ? undefined : to + 1)) {
       const ok = usable(x) && !repeats(x) && (!refersBack(x.text) || previousTaken);
       if (ok && (words + x.words <= room || (first && run.length === 0))) {
         run.push(x);
@@ -232,7 +252,7 @@ export function draftExtractive(sections: SectionInput[], guidelines: Guidelines
     let words = 0;
     for (const { p, score } of candidates[s]!) {
       if (words >= perSection) break;
-      const run = runOf(p, perSection - words, runs.length === 0);
+      const run = runOf(p, s, perSection - words, runs.length === 0);
       if (run.length === 0) continue;
       runs.push({ p, sentences: run, score });
       words += run.reduce((n, x) => n + x.words, 0);

@@ -50,7 +50,12 @@ const OVERLAP_CHARS = 300;
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
 /** A line's sentences, as the source has them (the splitter wants a capital after the stop; a sentence may start with inline code too). */
-const splitLine = (line: string) => splitSentences(line).flatMap((x) => x.split(/(?<=[\p{L}\p{N})`][.!?])\s+(?=`)/u));
+// A sentence may also start with a lower-case name that is clearly one ("abstract-logging is used ...",
+// "npm.js ..."): a word holding a hyphen, a dot or an underscore after a stop ends the sentence before it.
+const splitLine = (line: string) =>
+  splitSentences(line).flatMap((x) =>
+    x.split(/(?<=[\p{L}\p{N})`][.!?])\s+(?=`)|(?<=[\p{Ll}\p{N})`]\.)\s+(?=\p{Ll}[\p{L}\p{N}]*[-_.][\p{L}\p{N}][\p{L}\p{N}_.-]*\s)/u),
+  );
 
 export function readPassage(passage: HeadedPassage): SourceParagraph[] {
   const chunk = chunkIndexOf(passage);
