@@ -140,7 +140,9 @@ export function draftExtractive(sections: SectionInput[], guidelines: Guidelines
     const instructions = terms(contentStems(section.spec.instructions ?? ''));
     // The piece's subject as the section's query says it (its own words included: a solar section of
     // a piece on solar panels and batteries is on the piece's subject by saying "solar panels").
-    const piece = terms(contentStems(section.query).filter((t) => !GENERIC.has(t)));
+    // Instructions only add evidence, so their words are not asked of a paragraph here.
+    const instructionOnly = new Set(instructions.list.map((x) => x.t).filter((t) => !titleWords.includes(t)));
+    const piece = terms(contentStems(section.query).filter((t) => !GENERIC.has(t) && !instructionOnly.has(t)));
     return { title, instructions, piece, generic: titleWords.length === 0 };
   });
   /** How much of a section's heading a paragraph answers (for a generic heading, of the piece's subject). */
@@ -165,12 +167,26 @@ export function draftExtractive(sections: SectionInput[], guidelines: Guidelines
   /** The words of a section's title and instructions. */
   const ownWords = plans.map((plan) => new Set([...plan.title.list, ...plan.instructions.list].map((x) => x.t)));
   const says = (p: SourceParagraph, t: string) => p.stems.has(t) || p.headingStems.has(t);
-  const saysMoreOfOthers = (p: SourceParagraph, s: number) => {
-    const mine = [...ownWords[s]!].filter((t) => says(p, t)).length;
-    return plans.some(
-      (plan, o) => o !== s && !plan.generic && [...ownWords[o]!].filter((t) => !ownWords[s]!.has(t) && says(p, t)).length > mine,
-    );
-  };
+  /** Whether the paragraph says more of what sets another section apart from this one than of what sets this one apart from it. */
+  const saysMoreOfOthers = (p: SourceParagraph, s: number) =>
+    plans.some((plan, o) => {
+      if (o === s || plan.generic) return false;
+      const theirs = [...ownWords[o]!].filter((t) => !ownWords[s]!.has(t) && says(p, t)).length;
+      const mine = [...ownWords[s]!].filter((t) => !ownWords[o]!.has(t) && says(p, t)).length;
+      return theirs > mine;
+    });
+  /**
+   * The words that set a section's heading apart from the piece (those not every section's query
+   * has): when they weigh at least a third of the heading, a paragraph must say one of them ("Installing
+   * a heat pump" in a piece on heat pumps is answered by what says installing).
+   */
+  const distinct = sections.map((_, s) => {
+    const shared = (t: string) => sections.length > 1 && sections.every((x) => contentStems(x.query).includes(t));
+    const list = plans[s]!.title.list.filter((x) => !shared(x.t) || sections.length === 1);
+    const heavy = list.reduce((n, x) => n + x.w, 0) >= plans[s]!.title.total / 3;
+    return sections.length > 1 && heavy ? list.map((x) => x.t) : [];
+  });
+  const saysDistinct = (p: SourceParagraph, s: number) => distinct[s]!.length === 0 || distinct[s]!.some((t) => says(p, t));
   const candidates = sections.map((_, s) =>
     paragraphs
       .map((p, i) => {
@@ -181,7 +197,7 @@ export function draftExtractive(sections: SectionInput[], guidelines: Guidelines
         // of the words that set another section apart than of this section's own.
         if (sections.some((_, o) => o !== s && !plans[o]!.generic && shares[i]![o]! >= ON_SECTION && shares[i]![o]! > own + CLEARLY_OTHERS))
           return undefined;
-        if (saysMoreOfOthers(p, s)) return undefined;
+        if (saysMoreOfOthers(p, s) || !saysDistinct(p, s)) return undefined;
         const rank = docRank[s]!.get(p.passage.content_id) ?? sections.length;
         // A generic section ("Overview", "Summary") opens with a document's lead paragraph.
         const lead = plans[s]!.generic && p.chunk === 0 && p.index === 0 ? 0.05 : 0;
@@ -210,18 +226,24 @@ export function draftExtractive(sections: SectionInput[], guidelines: Guidelines
 
   /**
    * A coherent run of a paragraph's sentences: from the first that says a word of the section's
-   * query (a long paragraph's opening background is not what answers the section), up to the last
-   * that does; a sentence that refers back only right after the one it follows.
+   * query (a long paragraph's opening background is not what answers the section) until two in a
+   * row say none; a sentence that refers back only right after the one it follows.
    */
   function runOf(p: SourceParagraph, s: number, room: number, first: boolean): ParagraphSentence[] {
     const query = queryWords[s]!;
     const relevant = p.sentences.map((x) => [...x.stems].some((t) => query.has(t)));
     const from = Math.max(0, relevant.indexOf(true));
-    const to = relevant.lastIndexOf(true);
+    // It ends where two sentences in a row say nothing of the query: the paragraph has moved on.
+    let to = p.sentences.length - 1;
+    for (let i = from + 1; i + 1 < p.sentences.length; i++)
+      if (!relevant[i] && !relevant[i + 1]) {
+        to = i - 1;
+        break;
+      }
     const run: ParagraphSentence[] = [];
     let words = 0;
     let previousTaken = false;
-    for (const x of p.sentences.slice(from, to < 0 ? undefined : to + 1)) {
+    for (const x of p.sentences.slice(from, to + 1)) {
       const ok = usable(x) && !repeats(x) && (!refersBack(x.text) || previousTaken);
       if (ok && (words + x.words <= room || (first && run.length === 0))) {
         run.push(x);
