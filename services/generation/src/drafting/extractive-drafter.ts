@@ -164,8 +164,9 @@ export function draftExtractive(sections: SectionInput[], guidelines: Guidelines
 
   const shares = paragraphs.map((p) => sections.map((_, s) => titleShare(p, s)));
   const queryWords = plans.map((plan) => new Set([...plan.title.list, ...plan.instructions.list, ...plan.piece.list].map((x) => x.t)));
-  /** The words of a section's title and instructions. */
-  const ownWords = plans.map((plan) => new Set([...plan.title.list, ...plan.instructions.list].map((x) => x.t)));
+  /** The words of a section's title. */
+  // Headings only: a section's instructions add evidence for it, never take a paragraph from another.
+  const ownWords = plans.map((plan) => new Set(plan.title.list.map((x) => x.t)));
   const says = (p: SourceParagraph, t: string) => p.stems.has(t) || p.headingStems.has(t);
   /** Whether the paragraph says more of what sets another section apart from this one than of what sets this one apart from it. */
   const saysMoreOfOthers = (p: SourceParagraph, s: number) =>
@@ -181,7 +182,7 @@ export function draftExtractive(sections: SectionInput[], guidelines: Guidelines
    * a heat pump" in a piece on heat pumps is answered by what says installing).
    */
   const distinct = sections.map((_, s) => {
-    const shared = (t: string) => sections.length > 1 && sections.every((x) => contentStems(x.query).includes(t));
+    const shared = (t: string) => sections.length > 1 && plans.every((plan) => plan.piece.list.some((x) => x.t === t));
     const list = plans[s]!.title.list.filter((x) => !shared(x.t) || sections.length === 1);
     const heavy = list.reduce((n, x) => n + x.w, 0) >= plans[s]!.title.total / 3;
     return sections.length > 1 && heavy ? list.map((x) => x.t) : [];
