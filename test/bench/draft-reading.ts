@@ -72,6 +72,8 @@ export interface ReadSentence {
   source?: { quote: string; chunkText: string } | undefined;
   /** The headings the cited chunk sits under and its document's title. */
   context?: string | undefined;
+  /** The chunk it cites (when the source sentence is not known: a reference back then needs its predecessor to cite the same chunk). */
+  chunk?: string | undefined;
 }
 
 /** Heading words that name a kind of section rather than a subject (read as the piece's subject). */
@@ -95,9 +97,9 @@ export function flawsOf(sentences: ReadSentence[]): Flaw[][] {
       const adjacent =
         prev !== undefined &&
         prev.paragraph === s.paragraph &&
-        s.source !== undefined &&
-        prev.source !== undefined &&
-        new RegExp(`${escape(prev.source.quote)}\\s*${escape(s.source.quote)}`).test(s.source.chunkText);
+        (s.source !== undefined && prev.source !== undefined
+          ? new RegExp(`${escape(prev.source.quote)}\\s*${escape(s.source.quote)}`).test(s.source.chunkText)
+          : s.chunk !== undefined && prev.chunk === s.chunk);
       if (!adjacent) flaws.push('dangling reference');
     }
     return flaws;
