@@ -98,7 +98,7 @@ function sentencesOf(chunk: SourceChunk): string[] {
 
 /** The most a chunk carries over from the one before it (ingest's overlap, with room to spare). */
 const OVERLAP_CHARS = 300;
-const STARTS_SENTENCE = /^["'“‘(\[`]?[\p{Lu}\p{N}`]/u;
+const STARTS_SENTENCE = /^["'“‘([`]?[\p{Lu}\p{N}`]/u;
 const CONTINUES = /^(?:and|but|or|nor|which|whose|whom|whereas|e\.g|i\.e|etc)\b/i;
 const normalized = (s: string) =>
   s
