@@ -291,8 +291,8 @@ export function draftExtractive(sections: SectionInput[], guidelines: Guidelines
     let inParagraph = PARAGRAPH_SENTENCES;
     let previous: SourceParagraph | undefined;
     for (const run of ordered) {
-      // A run goes on the paragraph before when it continues it in the source and there is room; else it opens one.
-      const follows = previous && run.p.passage.content_id === previous.passage.content_id && run.p.heading === previous.heading;
+      // A run goes on the paragraph before when it comes from the same document and there is room; else it opens one.
+      const follows = previous && run.p.passage.content_id === previous.passage.content_id;
       if (!follows || inParagraph + run.sentences.length > PARAGRAPH_SENTENCES) {
         paragraph++;
         inParagraph = 0;
