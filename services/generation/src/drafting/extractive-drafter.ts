@@ -193,7 +193,9 @@ export function draftExtractive(sections: SectionInput[], guidelines: Guidelines
       .map((p, i) => {
         const own = shares[i]![s]!;
         // Instructions only add: what answers the title alone qualifies whatever they say.
-        if ((own < ON_SECTION && !answersInstructions(p, s)) || pieceShare(p, s) < ON_PIECE) return undefined;
+        // A paragraph that (or whose heading) says every word of a specific heading needs no more evidence of being on the piece.
+        const whole = !plans[s]!.generic && own >= IN_HEADING - 1e-9;
+        if ((own < ON_SECTION && !answersInstructions(p, s)) || (pieceShare(p, s) < ON_PIECE && !whole)) return undefined;
         // Another section's paragraph: it answers that section's own heading clearly better, or says more
         // of the words that set another section apart than of this section's own.
         if (sections.some((_, o) => o !== s && !plans[o]!.generic && shares[i]![o]! >= ON_SECTION && shares[i]![o]! > own + CLEARLY_OTHERS))
