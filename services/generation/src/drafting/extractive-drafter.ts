@@ -61,7 +61,7 @@ const CLEARLY_OTHERS = 0.15;
 const IN_HEADING = 0.8;
 const IN_TITLE = 0.5;
 /** How much a paragraph's document's retrieval rank discounts it. */
-const RANK_DECAY = 0.15;
+const RANK_DECAY = 1;
 /** Sentences in a paragraph of the draft. */
 const PARAGRAPH_SENTENCES = 4;
 /**
