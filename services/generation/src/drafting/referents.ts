@@ -22,7 +22,7 @@ const LEANING_OPENER = new RegExp(
       String.raw`as a result|as such|as (?:mentioned|noted|shown|described|explained|seen|discussed)|on the other hand|on top of that|for (?:this|that|these) reasons?`,
       String.raw`for example|for instance|by contrast|by doing so|by default,? (?:it|they|this)|at this point|at that point|after that|before that|unlike|like (?:this|that)`,
       String.raw`the (?:latter|former|same|above|following|previous|preceding|next|rest|remaining|second|third|last|other|result|resulting|aforementioned)`,
-      String.raw`the (?:function|method|hook|option|plugin|property|parameter|argument|value|callback|object|handler|module|library|class|field|setting|variable|example|code|snippet|call|command|difference|reason|answer|solution|approach|problem|issue)s?(?!\s+\x60)`,
+      String.raw`the (?:(?:only|main|key|real|whole|same|other|first|second|last|next|previous|above|following)\s+)?(?:function|method|hook|option|plugin|property|parameter|argument|value|callback|object|handler|module|library|class|field|setting|variable|example|code|snippet|call|command|difference|reason|answer|solution|approach|problem|issue)s?(?!\s+\x60)`,
     ].join('|') +
     String.raw`)\b`,
   'i',

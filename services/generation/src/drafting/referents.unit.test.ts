@@ -16,6 +16,7 @@ describe('refersBack', () => {
       'Triggered when the server starts listening for requests.',
       'Evaluate its behavior and verify the requirements.',
       'In this case the body is empty.',
+      'The only difference is that the first call is the plugin.',
     ])
       assert.equal(refersBack(s), true, s);
   });
