@@ -62,6 +62,8 @@ const IN_HEADING = 0.8;
 const IN_TITLE = 0.5;
 /** How much a paragraph's document's retrieval rank discounts it. */
 const RANK_DECAY = 1;
+/** A further document is drawn on when its paragraph scores at least this share of the best paragraph's. */
+const NEW_DOCUMENT = 0.9;
 /** Sentences in a paragraph of the draft. */
 const PARAGRAPH_SENTENCES = 4;
 /**
@@ -275,11 +277,16 @@ export function draftExtractive(sections: SectionInput[], guidelines: Guidelines
   return sections.map((section, s) => {
     const runs: { p: SourceParagraph; sentences: ParagraphSentence[]; score: number }[] = [];
     let words = 0;
+    const best = candidates[s]![0]?.score ?? 0;
+    const documents = new Set<string>();
     for (const { p, score } of candidates[s]!) {
       if (words >= perSection) break;
+      // Another document is drawn on only when it answers the section nearly as well as the best passage.
+      if (!documents.has(p.passage.content_id) && documents.size > 0 && score < NEW_DOCUMENT * best) continue;
       const run = runOf(p, s, perSection - words, runs.length === 0);
       if (run.length === 0) continue;
       runs.push({ p, sentences: run, score });
+      documents.add(p.passage.content_id);
       words += run.reduce((n, x) => n + x.words, 0);
     }
     const ordered = readingOrder(runs);
