@@ -98,7 +98,10 @@ export function flawsOf(sentences: ReadSentence[]): Flaw[][] {
         prev !== undefined &&
         prev.paragraph === s.paragraph &&
         (s.source !== undefined && prev.source !== undefined
-          ? new RegExp(`${escape(prev.source.quote)}\\s*${escape(s.source.quote)}`).test(s.source.chunkText)
+          ? // A section label the drafter took off in between ("... co-morbidities. METHODS This was ...") keeps them adjacent.
+            new RegExp(`${escape(prev.source.quote)}\\s*(?:\\p{Lu}[\\p{Lu}\\s&/-]{2,60}:?\\s+)?${escape(s.source.quote)}`, 'u').test(
+              s.source.chunkText,
+            )
           : s.chunk !== undefined && prev.chunk === s.chunk);
       if (!adjacent) flaws.push('dangling reference');
     }

@@ -51,10 +51,13 @@ const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
 /** A line's sentences, as the source has them (the splitter wants a capital after the stop; a sentence may start with inline code too). */
 // A sentence may also start with a lower-case name that is clearly one ("abstract-logging is used ...",
-// "npm.js ..."): a word holding a hyphen, a dot or an underscore after a stop ends the sentence before it.
+// "npm.js ...", "lncRNAs are ..."): a word holding a hyphen, a dot, an underscore or a later capital after a stop ends
+// the sentence before it.
 const splitLine = (line: string) =>
   splitSentences(line).flatMap((x) =>
-    x.split(/(?<=[\p{L}\p{N})`][.!?])\s+(?=`)|(?<=[\p{Ll}\p{N})`]\.)\s+(?=\p{Ll}[\p{L}\p{N}]*[-_.][\p{L}\p{N}][\p{L}\p{N}_.-]*\s)/u),
+    x.split(
+      /(?<=[\p{L}\p{N})`][.!?])\s+(?=`)|(?<=[\p{Ll}\p{N})`]\.)\s+(?=\p{Ll}[\p{L}\p{N}]*[-_.][\p{L}\p{N}][\p{L}\p{N}_.-]*\s|\p{Ll}+\p{Lu}[\p{L}\p{N}]*\s)/u,
+    ),
   );
 
 export function readPassage(passage: HeadedPassage): SourceParagraph[] {
