@@ -3,7 +3,9 @@ import { isCodeLike, proseRanges, splitSentences, stripInlineMarkup, type Eviden
 import type { Guidelines, SectionSpec } from './settings.js';
 
 /**
- * The built-in drafter (no model, deterministic): builds each section from the
+ * The sentence composer, kept as bench:generation's baseline (runs, the builder and /generate draft
+ * with drafting/extractive-drafter.ts, which reads passages with this module's sentence helpers).
+ * It builds each section from the
  * retrieved passages' own whole sentences (never a fragment, code or markup; see
  * isWholeSentence; never a heading, glued in front of a sentence or not), and
  * applies the brand kit's rules: a sentence with a banned term or longer than
