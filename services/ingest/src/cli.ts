@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { formatOfName } from './extract/types.js';
 import { UPLOAD_FORMATS, MAX_FILES_PER_CALL } from './app/intake.js';
 import { callApi, DEFAULT_RETRY, type ApiResult, type RetryPolicy } from './cli-http.js';
+import { markdownTitle } from './markdown-title.js';
 
 /**
  * Bulk import for people with a folder of documents:
@@ -142,7 +143,7 @@ export async function ingestDirectory(options: {
       const res = await attempt(() =>
         call('POST', '/org/kb/raw', {
           json: {
-            title: basename(entry.path, extname(entry.path)),
+            title: markdownTitle(text) ?? basename(entry.path, extname(entry.path)),
             text,
             tags: options.tags,
             ...(options.parentId && { parent_id: options.parentId }),
