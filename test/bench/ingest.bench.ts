@@ -27,9 +27,17 @@
  *                                    INGEST_WORKER_BACKGROUND_COMPILE for the pipeline, defaults 2, 1, 10, false;
  *                                    CORPUS=documents for documents of an ordinary size,
  *                                    13k to 100k characters of text each, instead of the samples;
- *                                    BASELINE_RUNS=n runs of each baseline, its median compared, default 3)
+ *                                    BASELINE_RUNS=n runs of each baseline, its median compared, default 3;
+ *                                    SEARCH_DOCS=n SciFact abstracts for the search readiness part, default 1000, 0 skips it)
+ *
+ * Then search readiness: SciFact abstracts ingested by a keyword-only system (EMBEDDINGS=none) and
+ * by the defaults (hybrid, vectors in the background), in the same run: the time until every
+ * abstract is searchable by its words (the ratio of the two: the vectors must not slow it) and by
+ * its meaning, and the vectors' throughput per core.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { missingModelFiles } from '@kb/ai/local';
 import { Session } from 'node:inspector/promises';
 import { applyHeapSettings, heapConfigSpec, heapFlags, loadConfig } from '@kb/platform';
 import { API_KEY, startTestSystem } from '../e2e/harness.js';
@@ -38,6 +46,8 @@ import type { ClientReply, ClientRequest, CorpusKind } from './ingest-client.js'
 import type { PoolReply, PoolRequest } from './ingest-pool.js';
 import { child } from './bench-child.js';
 import { threadCpu } from './thread-cpu.js';
+import { loadScifact, scifactDir } from './scifact.js';
+import { ingestScifact, printIngestComparison } from './search-readiness.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 8);
 const WORKERS = process.env.INGEST_WORKERS ?? '2';
@@ -221,4 +231,29 @@ try {
 } finally {
   client.kill();
   await t.stop();
+}
+
+// Search readiness: SciFact abstracts through POST /org/kb/raw, keyword only against the defaults
+// (hybrid, vectors in the background), in the same run: when every abstract is searchable by its
+// words, and by its meaning. SEARCH_DOCS=n abstracts (default 1000); skipped without SciFact or the model.
+const searchDocs = Number(process.env.SEARCH_DOCS ?? 1000);
+const readinessSkip = !existsSync(join(scifactDir, 'corpus.jsonl'))
+  ? `SciFact is not at ${scifactDir} (SCIFACT_DIR)`
+  : missingModelFiles('.models/bge-small-en-v1.5-q');
+if (searchDocs <= 0 || readinessSkip) console.log(`\nsearch readiness: skipped${readinessSkip ? `: ${readinessSkip}` : ''}`);
+else {
+  const abstracts = loadScifact().corpus.slice(0, searchDocs);
+  const timings = [];
+  for (const [label, env] of [
+    ['keyword-only system', { EMBEDDINGS: 'none' }],
+    ['default system', { EMBEDDINGS: '' }],
+  ] as const) {
+    const system = await startTestSystem({ BOOTSTRAP_CREDITS: '100000000', ...env });
+    try {
+      timings.push((await ingestScifact(system, abstracts, label, env.EMBEDDINGS === '')).timing);
+    } finally {
+      await system.stop();
+    }
+  }
+  printIngestComparison(timings[0]!, timings[1]!);
 }

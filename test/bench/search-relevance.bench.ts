@@ -1,25 +1,24 @@
 /**
- * Relevance of the embedded search on SciFact (train split, BEIR layout), through
- * the real path: every abstract goes in through POST /org/kb/raw (ingest service,
- * chunking, events, the knowledge base's indexing consumer) and every claim is
+ * Relevance and ingest of the embedded search on SciFact (train split, BEIR layout), through
+ * the real path: every abstract goes in through POST /org/kb/raw (ingest service, chunking,
+ * events, the knowledge base's indexing consumer and its vector worker) and every claim is
  * asked through POST /search, on the whole system started in-process on fresh data.
  *
- * Only the train split exists here, so the judged queries are split once by a
- * hash of their id: 20% held out (never used by any choice) and the rest in 5
- * folds. Two systems are measured in the same run:
- *  1. today's path: BM25 only (no embeddings);
- *  2. hybrid: the same plus a local embedding model (EMBEDDINGS=local) fused with BM25.
- * The fusion setting of (2) is chosen by cross-validation on the 5 folds from the
- * candidate lists of its own index (BM25 and dense, computed once), each fold's
- * choice made on the other four; the setting chosen on all five folds is then set
- * on the running system (restart with SEARCH_FUSION/...) and every claim is asked
- * over HTTP. Printed: nDCG@10 per fold and on the held-out split against BM25 in
- * the same run, Recall@100, p50/p99 latency of both systems, and the ingest cost
- * of embedding. Without the model files only (1) runs (skipped: reason).
+ * Only the train split exists here, so the judged queries are split once by a hash of their
+ * id: 20% held out (never used by any choice) and the rest in 5 folds. Two systems in the
+ * same run:
+ *  1. keyword only (EMBEDDINGS=none): BM25;
+ *  2. the defaults: hybrid with the local model (.models/bge-small-en-v1.5-q, which npm start
+ *     fetches), vectors computed in the background.
+ * Printed: the ingest of each (time until every abstract is searchable by its words, and for
+ * the default by its meaning, with the ratio and the vectors' docs/s per core), nDCG@10 on the
+ * held-out split, the folds and all queries, Recall@100, p50/p99 latency, with ratios. Then,
+ * as a check of the default fusion, the fusion settings cross-validated on the 5 folds from
+ * the candidate lists of the default system's own index (each fold's choice made on the
+ * other four). Without the model files only (1) runs (skipped: reason).
  *
- *   scripts/fetch-embedding-model.sh && npm run bench:relevance
- *   SCIFACT_DIR, QUERIES=n (subset), CORPUS=n (smoke run), EMBEDDINGS_MODEL_DIR (default .models/bge-small-en-v1.5-q),
- *   BENCH_EMBEDDINGS_THREADS (ONNX threads while the bench ingests, default 2)
+ *   npm run bench:relevance
+ *   CV=0 skips the offline cross-validation of the fusion; SCIFACT_DIR, QUERIES=n (subset), CORPUS=n (smoke run), EMBEDDINGS_MODEL_DIR (default .models/bge-small-en-v1.5-q),
  *   BENCH_SEARCH_INDEX=elasticsearch: the BM25 path on the Elasticsearch node at ELASTICSEARCH_URL
  *     (scripts/elasticsearch.sh start), in an index of its own (dropped afterwards); only (1) runs.
  *     (its analysis as the adapter picks it for that node); BENCH_ES_ANALYSIS=standard makes the index
@@ -29,12 +28,13 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { createSqliteSearchIndex } from '@kb/search/sqlite';
-import { cosine, fuseRanked, type FusionOptions } from '@kb/search';
+import { DEFAULT_FUSION, cosine, fuseRanked, type FusionOptions } from '@kb/search';
 import { createLocalEmbeddings, missingModelFiles } from '@kb/ai/local';
 import { startTestSystem, type TestSystem } from '../e2e/harness.js';
 import { indexedInElasticsearch } from '../e2e/elasticsearch-fixtures.js';
 import { distinctInOrder, loadScifact, ndcgAt, recallAt } from './scifact.js';
 import { crossValidate, bestSetting, meanOver, splitQueries } from './cross-validation.js';
+import { ingestScifact, printIngestComparison } from './search-readiness.js';
 
 const CONCURRENCY = 16;
 const onElasticsearch = process.env.BENCH_SEARCH_INDEX === 'elasticsearch';
@@ -78,47 +78,16 @@ const perQuery = (ranked: Map<string, string[]>, fn: typeof ndcgAt, k: number) =
   new Map([...ranked].map(([q, docs]) => [q, fn(k, docs, qrels.get(q)!)]));
 const pctl = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
 
-/** Content items and chunks in the embedded index. */
-const sqliteCounts = (t: TestSystem) => async () => {
-  const indexDb = new Database(join(t.dataDir, 'knowledge-base-search.db'), { readonly: true, fileMustExist: false });
-  try {
-    const count = (table: string) => (indexDb.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-    return { contents: count('contents'), chunks: count('chunks') };
-  } catch {
-    return { contents: 0, chunks: 0 }; // not created yet
-  } finally {
-    indexDb.close();
-  }
-};
-
-/** Ingests every abstract over HTTP and waits until the index has all of them. */
-async function ingest(t: TestSystem, label: string) {
+/** Ingest of the keyword-only system on Elasticsearch: until the index holds every abstract. */
+async function ingestOnElasticsearch(t: TestSystem) {
   const docOf = new Map<string, string>();
-  const started = performance.now();
   await pool(corpus, CONCURRENCY, async (doc) => {
-    let res = await t.api('POST', '/org/kb/raw', { body: { title: doc.title || doc._id, text: doc.text } });
-    for (let attempt = 1; (res.status === 503 || res.status === 429) && attempt < 10; attempt++) {
-      await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-      res = await t.api('POST', '/org/kb/raw', { body: { title: doc.title || doc._id, text: doc.text } });
-    }
+    const res = await t.api('POST', '/org/kb/raw', { body: { title: doc.title || doc._id, text: doc.text } });
     if (res.status !== 202) throw new Error(`ingest of ${doc._id} answered ${res.status}: ${res.text}`);
     docOf.set(res.body.content_id ?? res.body.id, doc._id);
   });
-  const accepted = performance.now() - started;
-  const counts = onElasticsearch ? () => indexedInElasticsearch(esUrl!, esIndex) : sqliteCounts(t);
-  let chunks = 0;
-  for (;;) {
-    const n = await counts();
-    chunks = n.chunks;
-    process.stdout.write(`\r${label}: indexed ${n.contents}/${corpus.length}`);
-    if (n.contents >= corpus.length) break;
-    await new Promise((r) => setTimeout(r, 1000));
-  }
-  const indexedMs = performance.now() - started;
-  console.log(
-    `\n${label}: accepted in ${(accepted / 1000).toFixed(1)} s, indexed after ${(indexedMs / 1000).toFixed(1)} s; ${chunks} chunks`,
-  );
-  return { docOf, acceptedMs: accepted, indexedMs, chunks };
+  while ((await indexedInElasticsearch(esUrl!, esIndex)).contents < corpus.length) await new Promise((r) => setTimeout(r, 1000));
+  return { docOf };
 }
 
 /** Asks every claim through POST /search (4 concurrent); ranked documents and latencies. */
@@ -163,16 +132,19 @@ if (onElasticsearch && process.env.BENCH_ES_ANALYSIS === 'standard') {
   console.log('Elasticsearch index analyzed by the core standard tokenizer + lowercase, no stemming');
 }
 
-// 1. Today's path: BM25 only.
-const lexicalSystem = await startTestSystem({ BOOTSTRAP_CREDITS: '100000000', ...searchEnv });
+// 1. Keyword only: BM25.
+const lexicalSystem = await startTestSystem({ BOOTSTRAP_CREDITS: '100000000', EMBEDDINGS: 'none', ...searchEnv });
 let bm25: Awaited<ReturnType<typeof askAll>>;
-let bm25Ingest: Awaited<ReturnType<typeof ingest>>;
+let bm25Ingest: Awaited<ReturnType<typeof ingestScifact>> | undefined;
 try {
   const probe = await lexicalSystem.api('POST', '/org/kb/raw', { body: {} });
   if (probe.status === 404 && !probe.text.startsWith('{'))
     throw new Error('POST /org/kb/raw does not exist: the bench needs the ingest route');
-  bm25Ingest = await ingest(lexicalSystem, 'BM25 system');
-  bm25 = await askAll(lexicalSystem, bm25Ingest.docOf);
+  if (onElasticsearch) bm25 = await askAll(lexicalSystem, (await ingestOnElasticsearch(lexicalSystem)).docOf);
+  else {
+    bm25Ingest = await ingestScifact(lexicalSystem, corpus, 'keyword-only system', false);
+    bm25 = await askAll(lexicalSystem, bm25Ingest.docOf);
+  }
 } finally {
   await lexicalSystem.stop();
   if (onElasticsearch) await fetch(`${esUrl}/${esIndex}`, { method: 'DELETE' });
@@ -180,7 +152,7 @@ try {
 const f4 = (x: number) => x.toFixed(4);
 const ms = (xs: number[]) => `p50 ${pctl(xs, 0.5).toFixed(1)} ms, p99 ${pctl(xs, 0.99).toFixed(1)} ms`;
 console.log(
-  `BM25 (today's path) over HTTP: nDCG@10 all ${f4(
+  `keyword only (BM25) over HTTP: nDCG@10 all ${f4(
     meanOver(
       bm25.ndcg,
       queries.map((q) => q._id),
@@ -198,130 +170,131 @@ if (why) {
   process.exit(0);
 }
 
-// 2. Hybrid: local embeddings at ingest and query time.
-const threads = process.env.BENCH_EMBEDDINGS_THREADS ?? '2';
-const hybridEnv = { BOOTSTRAP_CREDITS: '100000000', EMBEDDINGS: 'local', EMBEDDINGS_MODEL_DIR: modelDir, EMBEDDINGS_THREADS: threads };
+// 2. The defaults: hybrid with the local model, vectors in the background (EMBEDDINGS unset).
+const hybridEnv = { BOOTSTRAP_CREDITS: '100000000', EMBEDDINGS: '', EMBEDDINGS_MODEL_DIR: modelDir };
 const hybridSystem = await startTestSystem(hybridEnv);
 try {
-  const hybridIngest = await ingest(hybridSystem, `hybrid system (${threads} ONNX threads)`);
-
-  // Candidate lists of the hybrid system's own index, once per query: BM25 (the index) and dense (the stored vectors).
-  const dbPath = join(hybridSystem.dataDir, 'knowledge-base-search.db');
-  const db = new Database(dbPath, { readonly: true });
-  const rows = db.prepare('SELECT rowid, org_id, content_id, embedding FROM chunks WHERE embedding IS NOT NULL').all() as {
-    rowid: number;
-    org_id: string;
-    content_id: string;
-    embedding: Buffer;
-  }[];
-  db.close();
-  if (rows.length !== hybridIngest.chunks) throw new Error(`${hybridIngest.chunks - rows.length} chunks have no embedding`);
-  const org = rows[0]!.org_id;
-  const vectors = rows.map(
-    (r) => new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)),
-  );
-  const index = createSqliteSearchIndex({ path: dbPath });
-  const embedder = await createLocalEmbeddings({ modelDir, threads: 1 });
-  type Cand = { item: string; score: number }; // item: the chunk's content id (one entry per chunk: key = rowid)
-  const lists = new Map<string, { lex: (Cand & { key: string })[]; dense: (Cand & { key: string })[] }>();
-  const queryEmbedMs: number[] = [];
-  for (const q of queries) {
-    const res = await index.search({ org_id: org, query: q.text, filters: { folder_scope: null }, limit: POOL });
-    const lex = res.hits.map((h) => ({ key: h.vector_id, item: h.content_id, score: h.score }));
-    const t0 = performance.now();
-    const [v] = await embedder.embed([q.text], 'query');
-    queryEmbedMs.push(performance.now() - t0);
-    const dense = rows
-      .map((r, i) => ({ key: String(r.rowid), item: r.content_id, score: cosine(v!, vectors[i]!) }))
-      .sort((a, b) => b.score - a.score)
-      .slice(0, POOL);
-    lists.set(q._id, { lex, dense });
-  }
-  await index.close();
-  await embedder.close();
-
-  // Keys must not collide between the lists' id spaces: lexical hits are keyed by vector id, so map rowids the same way.
-  const vectorIdOfRow = new Map(
-    (
-      new Database(dbPath, { readonly: true }).prepare('SELECT rowid, version_id, chunk_index FROM chunks').all() as {
-        rowid: number;
-        version_id: string;
-        chunk_index: number;
-      }[]
-    ).map((r) => [String(r.rowid), `${r.version_id}:${r.chunk_index}`]),
-  );
-  for (const l of lists.values()) for (const d of l.dense) d.key = vectorIdOfRow.get(d.key)!;
-
-  const docOf = hybridIngest.docOf;
-  const asItems = (list: (Cand & { key: string })[]) => list.map((c) => ({ item: c, score: c.score }));
-  const rank = (setting: FusionOptions) =>
-    new Map(
-      [...lists].map(([q, l]) => [
-        q,
-        ndcgAt(
-          10,
-          distinctInOrder(fuseRanked(asItems(l.lex), asItems(l.dense), (c) => c.key, setting).map((f) => docOf.get(f.item.item) ?? '?')),
-          qrels.get(q)!,
-        ),
-      ]),
-    );
-  // Simplest first (ties keep the earlier): BM25 alone, then RRF, then score fusion.
-  const settings: FusionOptions[] = [{ method: 'rrf', k: 60, denseWeight: 0 }];
-  for (const k of [10, 20, 40, 60, 100])
-    for (const w of [0.3, 0.4, 0.5, 0.6, 0.7, 0.8]) settings.push({ method: 'rrf', k, denseWeight: w });
-  for (const w of [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]) settings.push({ method: 'convex', denseWeight: w });
-  const perSetting = settings.map((setting) => ({ setting, scores: rank(setting) }));
-  const show = (s: FusionOptions) => (s.method === 'rrf' ? `rrf k=${s.k} w=${s.denseWeight}` : `convex w=${s.denseWeight}`);
-  const lexOnly = perSetting[0]!.scores;
-  const denseOnly = rank({ method: 'convex', denseWeight: 1 });
-
-  console.log(
-    `\nCross-validation of the fusion on ${folds.length} folds (${settings.length} settings; each fold's setting chosen on the other folds):`,
-  );
-  console.log(
-    '| fold | queries | chosen on the other folds | their nDCG@10 | held-out fold nDCG@10 | BM25 same fold (HTTP) | dense alone |',
-  );
-  console.log('|---|---|---|---|---|---|---|');
-  const cv = crossValidate(perSetting, folds);
-  for (const f of cv)
-    console.log(
-      `| ${f.fold + 1} | ${f.queries} | ${show(f.setting)} | ${f4(f.trainScore)} | ${f4(f.heldOutScore)} | ${f4(meanOver(bm25.ndcg, folds[f.fold]!))} | ${f4(meanOver(denseOnly, folds[f.fold]!))} |`,
-    );
-  const cvMean = cv.reduce((s, f) => s + f.heldOutScore * f.queries, 0) / tuneIds.length;
-  console.log(
-    `cross-validated nDCG@10 (each query scored by a setting chosen without it): ${f4(cvMean)}; BM25 ${f4(meanOver(bm25.ndcg, tuneIds))}`,
-  );
-  const chosen = bestSetting(perSetting, tuneIds);
-  console.log(`setting chosen on all ${folds.length} folds: ${show(chosen.setting)} (${f4(chosen.score)} on them)`);
-  console.log(
-    `offline on the held-out split: chosen ${f4(meanOver(chosen.scores, heldOut))}, BM25 alone ${f4(meanOver(lexOnly, heldOut))}, dense alone ${f4(meanOver(denseOnly, heldOut))}`,
-  );
-
-  // The chosen setting on the running system, every claim over HTTP.
-  await hybridSystem.restart({
-    SEARCH_FUSION: chosen.setting.method,
-    SEARCH_DENSE_WEIGHT: String(chosen.setting.denseWeight),
-    ...(chosen.setting.method === 'rrf' && { SEARCH_RRF_K: String(chosen.setting.k) }),
-  });
-  const hybrid = await askAll(hybridSystem, docOf);
+  const hybridIngest = await ingestScifact(hybridSystem, corpus, 'default system', true);
+  const hybrid = await askAll(hybridSystem, hybridIngest.docOf);
   const all = queries.map((q) => q._id);
-
-  console.log('\n| POST /search, same run | nDCG@10 held out | nDCG@10 5 folds (tuning) | nDCG@10 all | Recall@100 all | p50 | p99 |');
+  printIngestComparison(bm25Ingest!.timing, hybridIngest.timing);
+  console.log('\n| POST /search, same run | nDCG@10 held out | nDCG@10 5 folds | nDCG@10 all | Recall@100 all | p50 | p99 |');
   console.log('|---|---|---|---|---|---|---|');
   for (const [name, r] of [
-    ["BM25 (today's path)", bm25],
-    [`hybrid, ${show(chosen.setting)}`, hybrid],
+    ['keyword only (EMBEDDINGS=none)', bm25],
+    ['default (hybrid)', hybrid],
   ] as const)
     console.log(
       `| ${name} | ${f4(meanOver(r.ndcg, heldOut))} | ${f4(meanOver(r.ndcg, tuneIds))} | ${f4(meanOver(r.ndcg, all))} | ${f4(meanOver(r.recall, all))} | ${pctl(r.latencies, 0.5).toFixed(1)} ms | ${pctl(r.latencies, 0.99).toFixed(1)} ms |`,
     );
-  console.log(`p50 latency ratio hybrid / BM25: ${(pctl(hybrid.latencies, 0.5) / pctl(bm25.latencies, 0.5)).toFixed(2)}x`);
-  console.log(`query embedding alone (1 thread, sequential): p50 ${pctl(queryEmbedMs, 0.5).toFixed(1)} ms`);
-  const extra = hybridIngest.indexedMs - bm25Ingest.indexedMs;
   console.log(
-    `ingest cost of embedding: indexed after ${(hybridIngest.indexedMs / 1000).toFixed(0)} s vs ${(bm25Ingest.indexedMs / 1000).toFixed(0)} s without (${(extra / hybridIngest.chunks).toFixed(1)} ms more per chunk, ${hybridIngest.chunks} chunks, ${threads} ONNX threads)`,
+    `default / keyword only: nDCG@10 held out ${(meanOver(hybrid.ndcg, heldOut) / meanOver(bm25.ndcg, heldOut)).toFixed(3)}x, ` +
+      `all ${(meanOver(hybrid.ndcg, all) / meanOver(bm25.ndcg, all)).toFixed(3)}x, Recall@100 ${(meanOver(hybrid.recall, all) / meanOver(bm25.recall, all)).toFixed(3)}x, ` +
+      `p50 latency ${(pctl(hybrid.latencies, 0.5) / pctl(bm25.latencies, 0.5)).toFixed(2)}x (target <= 2x)`,
   );
+
   if (meanOver(hybrid.ndcg, heldOut) < meanOver(bm25.ndcg, heldOut)) process.exitCode = 1;
+  // CV=0: no offline cross-validation.
+  crossValidation: {
+    if (process.env.CV === '0') break crossValidation;
+    // Candidate lists of the hybrid system's own index, once per query: BM25 (the index) and dense (the stored vectors).
+    const dbPath = join(hybridSystem.dataDir, 'knowledge-base-search.db');
+    const db = new Database(dbPath, { readonly: true });
+    const rows = db.prepare('SELECT rowid, org_id, content_id, embedding FROM chunks WHERE embedding IS NOT NULL').all() as {
+      rowid: number;
+      org_id: string;
+      content_id: string;
+      embedding: Buffer;
+    }[];
+    db.close();
+    if (rows.length !== hybridIngest.timing.chunks) throw new Error(`${hybridIngest.timing.chunks - rows.length} chunks have no embedding`);
+    const org = rows[0]!.org_id;
+    const vectors = rows.map(
+      (r) => new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength)),
+    );
+    const index = createSqliteSearchIndex({ path: dbPath });
+    const embedder = await createLocalEmbeddings({ modelDir, threads: 1 });
+    type Cand = { item: string; score: number }; // item: the chunk's content id (one entry per chunk: key = rowid)
+    const lists = new Map<string, { lex: (Cand & { key: string })[]; dense: (Cand & { key: string })[] }>();
+    const queryEmbedMs: number[] = [];
+    for (const q of queries) {
+      const res = await index.search({ org_id: org, query: q.text, filters: { folder_scope: null }, limit: POOL });
+      const lex = res.hits.map((h) => ({ key: h.vector_id, item: h.content_id, score: h.score }));
+      const t0 = performance.now();
+      const [v] = await embedder.embed([q.text], 'query');
+      queryEmbedMs.push(performance.now() - t0);
+      const dense = rows
+        .map((r, i) => ({ key: String(r.rowid), item: r.content_id, score: cosine(v!, vectors[i]!) }))
+        .sort((a, b) => b.score - a.score)
+        .slice(0, POOL);
+      lists.set(q._id, { lex, dense });
+    }
+    await index.close();
+    await embedder.close();
+
+    // Keys must not collide between the lists' id spaces: lexical hits are keyed by vector id, so map rowids the same way.
+    const vectorIdOfRow = new Map(
+      (
+        new Database(dbPath, { readonly: true }).prepare('SELECT rowid, version_id, chunk_index FROM chunks').all() as {
+          rowid: number;
+          version_id: string;
+          chunk_index: number;
+        }[]
+      ).map((r) => [String(r.rowid), `${r.version_id}:${r.chunk_index}`]),
+    );
+    for (const l of lists.values()) for (const d of l.dense) d.key = vectorIdOfRow.get(d.key)!;
+
+    const docOf = hybridIngest.docOf;
+    const asItems = (list: (Cand & { key: string })[]) => list.map((c) => ({ item: c, score: c.score }));
+    const rank = (setting: FusionOptions) =>
+      new Map(
+        [...lists].map(([q, l]) => [
+          q,
+          ndcgAt(
+            10,
+            distinctInOrder(fuseRanked(asItems(l.lex), asItems(l.dense), (c) => c.key, setting).map((f) => docOf.get(f.item.item) ?? '?')),
+            qrels.get(q)!,
+          ),
+        ]),
+      );
+    // Simplest first (ties keep the earlier): BM25 alone, then RRF, then score fusion.
+    const settings: FusionOptions[] = [{ method: 'rrf', k: 60, denseWeight: 0 }];
+    for (const k of [10, 20, 40, 60, 100])
+      for (const w of [0.3, 0.4, 0.5, 0.6, 0.7, 0.8]) settings.push({ method: 'rrf', k, denseWeight: w });
+    for (const w of [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1]) settings.push({ method: 'convex', denseWeight: w });
+    const perSetting = settings.map((setting) => ({ setting, scores: rank(setting) }));
+    const show = (s: FusionOptions) => (s.method === 'rrf' ? `rrf k=${s.k} w=${s.denseWeight}` : `convex w=${s.denseWeight}`);
+    const lexOnly = perSetting[0]!.scores;
+    const denseOnly = rank({ method: 'convex', denseWeight: 1 });
+
+    console.log(
+      `\nCross-validation of the fusion on ${folds.length} folds (${settings.length} settings; each fold's setting chosen on the other folds):`,
+    );
+    console.log(
+      '| fold | queries | chosen on the other folds | their nDCG@10 | held-out fold nDCG@10 | BM25 same fold (HTTP) | dense alone |',
+    );
+    console.log('|---|---|---|---|---|---|---|');
+    const cv = crossValidate(perSetting, folds);
+    for (const f of cv)
+      console.log(
+        `| ${f.fold + 1} | ${f.queries} | ${show(f.setting)} | ${f4(f.trainScore)} | ${f4(f.heldOutScore)} | ${f4(meanOver(bm25.ndcg, folds[f.fold]!))} | ${f4(meanOver(denseOnly, folds[f.fold]!))} |`,
+      );
+    const cvMean = cv.reduce((s, f) => s + f.heldOutScore * f.queries, 0) / tuneIds.length;
+    console.log(
+      `cross-validated nDCG@10 (each query scored by a setting chosen without it): ${f4(cvMean)}; BM25 ${f4(meanOver(bm25.ndcg, tuneIds))}`,
+    );
+    const chosen = bestSetting(perSetting, tuneIds);
+    console.log(`setting chosen on all ${folds.length} folds: ${show(chosen.setting)} (${f4(chosen.score)} on them)`);
+    console.log(
+      `offline on the held-out split: chosen ${f4(meanOver(chosen.scores, heldOut))}, BM25 alone ${f4(meanOver(lexOnly, heldOut))}, dense alone ${f4(meanOver(denseOnly, heldOut))}`,
+    );
+
+    const defaults = perSetting.find((p) => show(p.setting) === show(DEFAULT_FUSION));
+    console.log(
+      `the default fusion (${show(DEFAULT_FUSION)}) on the folds offline: ${defaults ? f4(meanOver(defaults.scores, tuneIds)) : 'not among the settings'}`,
+    );
+    console.log(`query embedding alone (1 thread, sequential): p50 ${pctl(queryEmbedMs, 0.5).toFixed(1)} ms`);
+  }
 } finally {
   await hybridSystem.stop();
 }

@@ -32,7 +32,12 @@ async function runWith(unsupported: 'remove' | 'block') {
   const type = await t.api('POST', '/org/content-types', {
     body: {
       name: `Explainer ${unsupported}`,
-      config: { sections: [{ title: 'Solar panel efficiency' }], unsupported_sentences: unsupported },
+      // A short explainer: a draft under the content type's minimum length would be needs_review on that account.
+      config: {
+        sections: [{ title: 'Solar panel efficiency' }],
+        target_length: { min_words: 10, max_words: 300 },
+        unsupported_sentences: unsupported,
+      },
     },
   });
   assert.equal(type.status, 201, type.text);

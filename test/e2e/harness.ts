@@ -32,7 +32,9 @@ export type ApiClient = <T = any>(
 /** The whole system on random ports and a fresh data directory, driven over HTTP only. */
 export async function startTestSystem(env: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestSystem> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kb-e2e-'));
-  const fullEnv = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env };
+  // Keyword search unless a test asks for embeddings: computing vectors in every e2e would cost CPU for nothing.
+  const keywordOnly = env.EMBEDDINGS === undefined && env.EMBEDDINGS_URL === undefined ? { EMBEDDINGS: 'none' } : {};
+  const fullEnv = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...keywordOnly, ...env };
   const logger = options.logger ?? silentLogger();
   let system = await startSystem({ env: fullEnv, logger });
   const handle: TestSystem = {

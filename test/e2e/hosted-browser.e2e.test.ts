@@ -146,8 +146,9 @@ describeOrSkip('hosted pages in Chromium', skip, () => {
   describe('a published piece', () => {
     it('names every source by its document title and quotes spans without headings or anchors', async () => {
       const p = parsePage(await (await fetch(pageUrl)).text());
+      // The piece quotes one document: listed once, however many spans it quotes.
       const cites = p.all((e) => e.name === 'cite');
-      assert.ok(cites.length >= 3);
+      assert.equal(cites.length, 1);
       for (const c of cites) assert.equal(p.text(c), SOURCE_TITLE);
       const quotes = p.all((e) => e.name === 'blockquote').map((q) => p.text(q));
       for (const q of quotes) {
@@ -155,9 +156,11 @@ describeOrSkip('hosted pages in Chromium', skip, () => {
         assert.ok(q.length > 20, q);
       }
       assert.doesNotMatch(p.text(p.one((e) => e.name === 'body')), /Source [0-9a-f]{8}-/);
+      const spans = p.jsonLd()['@graph'][0].citation.map((c: { name: string }) => c.name);
+      assert.ok(spans.length >= 3);
       assert.deepEqual(
-        p.jsonLd()['@graph'][0].citation.map((c: { name: string }) => c.name),
-        cites.map(() => SOURCE_TITLE),
+        spans,
+        spans.map(() => SOURCE_TITLE),
       );
     });
 

@@ -667,7 +667,7 @@ describe('Ghost destination', () => {
       const [post] = [...ghost.posts.values()];
       assert.equal(post!.title, 'Ghost piece');
       assert.equal(post!.status, 'published');
-      assert.match(String(post!.html), /<sup><a class="cite" href="#ref-1">\[1\]<\/a><\/sup>/);
+      assert.match(String(post!.html), /<sup><a class="cite" href="#ref-1" title="[^"]*">\[1\]<\/a><\/sup>/);
       assert.equal(pub.body.publications[0].url, 'https://ghost.example.test/ghost-piece/');
       await feed.revised({ ...d, revision: 2, title: 'Ghost piece, revised' });
       await arrived({ draft_id: d.draft_id, revision: 2 });

@@ -32,8 +32,18 @@ describeOrSkip('search with local embeddings (EMBEDDINGS=local)', skip, () => {
     ).content_id;
     await feed.put(org, { title: 'Office', chunks: ['The office kitchen is cleaned every evening.'] });
     await feed.put(org, { title: 'Travel', chunks: ['Train tickets are booked through the travel desk.'] });
+    // Searchable by words first; the vectors follow in the background.
     await eventually(async () =>
       assert.equal((await t!.api('POST', '/search', { body: { query: 'kitchen' } })).body.results.length > 0, true),
+    );
+    // The last one's vectors are written with or after the others' (oldest first).
+    await eventually(
+      async () =>
+        assert.equal(
+          (await t!.api('POST', '/search', { body: { query: 'How do I arrange a rail journey?' } })).body.results[0]?.title,
+          'Travel',
+        ),
+      30_000,
     );
   });
   afterAll(async () => {

@@ -64,8 +64,17 @@ beforeAll(async () => {
     })
   ).content_id;
   await feed.put(org, { title: 'Office', chunks: ['The office kitchen is cleaned every evening.'] });
+  // Searchable by words first; the vectors follow in the background.
   await eventually(async () =>
     assert.equal((await t.api('POST', '/search', { body: { query: 'kitchen' } })).body.results.length > 0, true),
+  );
+  await eventually(
+    async () =>
+      assert.equal(
+        (await t.api('POST', '/search', { body: { query: 'When does my car need servicing?' } })).body.results[0]?.content_id,
+        cars,
+      ),
+    30_000,
   );
 });
 afterAll(async () => {

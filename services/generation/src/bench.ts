@@ -3,3 +3,9 @@ export { composeDeterministic, type SectionInput, type DraftedSection } from './
 export { verifySections } from './app/verification.js';
 export { createLexicalFactChecker } from './checker.js';
 export { totalsOf } from './domain/draft.js';
+export { draftExtractive } from './drafting/extractive-drafter.js';
+export { retrieveSections } from './drafting/section-passages.js';
+export type { ContentKind, SectionSpec } from './domain/settings.js';
+export { authorVoice, isPointer, refersBack } from './drafting/referents.js';
+export { coverageOf } from './drafting/coverage.js';
+export { describe as describePiece } from './drafting/description.js';

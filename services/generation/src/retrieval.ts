@@ -1,5 +1,5 @@
-import type { EvidencePassage } from '@kb/ai';
 import type { CallContext, RpcClient } from '@kb/rpc';
+import type { HeadedPassage } from './drafting/passages.js';
 
 /** What generation may draw on: the knowledge base's scope filters. */
 export interface RetrievalScope {
@@ -12,7 +12,7 @@ export interface RetrievalScope {
 
 /** The knowledge base's passages for a query, within the caller's folder scope and the filters (port). */
 export interface Retriever {
-  retrieve(ctx: CallContext, query: string, scope: RetrievalScope, limit: number): Promise<EvidencePassage[]>;
+  retrieve(ctx: CallContext, query: string, scope: RetrievalScope, limit: number): Promise<HeadedPassage[]>;
 }
 
 interface ChunkMessage {
@@ -22,17 +22,20 @@ interface ChunkMessage {
   chunk_text: string;
   score: number;
   title: string;
+  heading_path?: string[];
 }
 
 /** The adapter over knowledge-base's Search.Retrieve RPC; one call per category when the scope names several. */
 export function createKnowledgeBaseRetriever(search: RpcClient): Retriever {
-  const toPassage = (c: ChunkMessage): EvidencePassage => ({
+  const toPassage = (c: ChunkMessage): HeadedPassage => ({
     content_id: c.content_id,
     version_id: c.version_id,
     chunk_id: `${c.version_id}:${c.chunk_index}`,
     text: c.chunk_text,
     title: c.title,
     score: c.score,
+    // The headings the chunk sits under: drafting reads them as what its paragraphs answer.
+    ...(c.heading_path?.length && { heading_path: c.heading_path }),
   });
   return {
     async retrieve(ctx, query, scope, limit) {

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { formatOfName } from './extract/types.js';
 import { UPLOAD_FORMATS, MAX_FILES_PER_CALL } from './app/intake.js';
 import { callApi, DEFAULT_RETRY, type ApiResult, type RetryPolicy } from './cli-http.js';
+import { markdownTitle } from './markdown-title.js';
 
 /**
  * Bulk import for people with a folder of documents:
@@ -28,6 +29,8 @@ interface Entry {
   created?: boolean;
   content_id?: string;
   reason?: string;
+  /** Whether the server finds it by its words and by its meaning (its vectors are computed after extraction). */
+  search?: { keyword: string; semantic: string };
 }
 
 const usage = `Usage: npm run kb -- ingest <dir> [options]
@@ -68,9 +71,19 @@ function progressBar(entries: Entry[], interactive: boolean, done = false): void
   const line =
     `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${finished}/${entries.length}  ` +
     `completed ${count('completed')}  failed ${count('failed')}  skipped ${skipped}  ` +
-    `processing ${count('processing')}  queued ${count('queued') + count('pending')}`;
+    `processing ${count('processing')}  queued ${count('queued') + count('pending')}` +
+    searchable(entries);
   if (interactive) process.stderr.write(`\r${line}${done ? '\n' : ''}`);
   else if (done) process.stderr.write(`${line}\n`);
+}
+
+/** How many of the created items are searchable by keywords and by meaning, as the server reports them. */
+function searchable(entries: Entry[]): string {
+  const known = entries.filter((e) => e.created && e.search);
+  if (known.length === 0) return '';
+  const keyword = known.filter((e) => e.search!.keyword === 'ready').length;
+  if (known.every((e) => e.search!.semantic === 'off')) return `  searchable: keyword ${keyword} (semantic off)`;
+  return `  searchable: keyword ${keyword}  semantic ${known.filter((e) => e.search!.semantic === 'ready').length}`;
 }
 
 type Body = { json: object } | { form: () => Promise<FormData> };
@@ -130,7 +143,7 @@ export async function ingestDirectory(options: {
       const res = await attempt(() =>
         call('POST', '/org/kb/raw', {
           json: {
-            title: basename(entry.path, extname(entry.path)),
+            title: markdownTitle(text) ?? basename(entry.path, extname(entry.path)),
             text,
             tags: options.tags,
             ...(options.parentId && { parent_id: options.parentId }),
@@ -169,7 +182,9 @@ export async function ingestDirectory(options: {
     progressBar(entries, options.interactive);
   }
 
-  const open = () => entries.filter((e) => e.created && !TERMINAL.has(e.state));
+  // Open until processed and, when completed, searchable by its words (the index follows a moment later).
+  const open = () =>
+    entries.filter((e) => e.created && (!TERMINAL.has(e.state) || (e.state === 'completed' && e.search?.keyword === 'pending')));
   if (options.wait) {
     while (open().length > 0) {
       for (const entry of open()) {
@@ -178,6 +193,7 @@ export async function ingestDirectory(options: {
         else if (res.status !== 200) Object.assign(entry, { state: 'failed', reason: errorMessage(res) });
         else {
           entry.state = res.json.processing_status;
+          if (res.json.search) entry.search = res.json.search;
           if (entry.state === 'failed') entry.reason = res.json.failure_reason;
         }
       }
@@ -194,6 +210,12 @@ export async function ingestDirectory(options: {
       `${count('failed')} failed` +
       (options.wait ? '' : ` (${open().length} still processing)`),
   );
+  const semantic = entries.filter((e) => e.created && e.state === 'completed' && e.search && e.search.semantic !== 'off');
+  const pending = semantic.filter((e) => e.search!.semantic === 'pending').length;
+  if (pending > 0)
+    options.log(
+      `Search: ${semantic.length - pending} of ${semantic.length} found by meaning so far; the rest get their vectors in the background (keyword search finds them now)`,
+    );
   for (const e of entries) {
     if (e.state === 'failed') options.log(`  failed  ${e.name}: ${e.reason ?? ''}`);
     else if (e.state === 'duplicate') options.log(`  skipped ${e.name}: duplicate of content ${e.content_id}`);

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { FusionOptions, SearchIndex } from '@kb/search';
 import { createOpenAiChat, createOpenAiEmbeddings, type Embeddings, type Llm } from '@kb/ai';
 import type { Store } from '@kb/store';
-import type { Clock } from '@kb/platform';
+import type { Clock, Logger } from '@kb/platform';
 import type { RateLimiter } from '@kb/coordination';
 import type { KnowledgeBaseConfig } from './config.js';
 
@@ -26,13 +26,33 @@ export function fusionOf(config: Pick<KnowledgeBaseConfig, 'SEARCH_FUSION' | 'SE
 /**
  * Embeddings: an OpenAI-compatible endpoint (EMBEDDINGS_URL), a local ONNX
  * model (EMBEDDINGS=local, loaded only then), or none (lexical retrieval only).
+ * Unset, the local model is used when its files are there (npm start fetches
+ * them), and the start says so when they are not.
  */
-export async function openEmbeddings(config: KnowledgeBaseConfig): Promise<(Embeddings & { close?(): Promise<void> }) | undefined> {
-  const provider = config.EMBEDDINGS ?? (config.EMBEDDINGS_URL ? 'openai' : 'none');
-  if (provider === 'none') return undefined;
+export async function openEmbeddings(
+  config: KnowledgeBaseConfig,
+  logger?: Pick<Logger, 'info' | 'warn'>,
+): Promise<(Embeddings & { close?(): Promise<void> }) | undefined> {
+  let provider = config.EMBEDDINGS ?? (config.EMBEDDINGS_URL ? 'openai' : undefined);
+  if (provider === undefined) {
+    const { missingModelFiles } = await import('@kb/ai/local');
+    const missing = missingModelFiles(config.EMBEDDINGS_MODEL_DIR);
+    if (missing) {
+      logger?.warn(
+        `search: keyword only, the embeddings model is missing: ${missing}; hybrid (semantic) search starts once it is there (or set EMBEDDINGS=none to silence this)`,
+      );
+      return undefined;
+    }
+    provider = 'local';
+  }
+  if (provider === 'none') {
+    logger?.info('search: keyword only (EMBEDDINGS=none)');
+    return undefined;
+  }
   if (provider === 'local') {
     const { createLocalEmbeddings } = await import('@kb/ai/local');
-    return createLocalEmbeddings({ modelDir: config.EMBEDDINGS_MODEL_DIR!, threads: config.EMBEDDINGS_THREADS });
+    logger?.info({ model_dir: config.EMBEDDINGS_MODEL_DIR }, 'search: hybrid, keyword and semantic (local embeddings model)');
+    return createLocalEmbeddings({ modelDir: config.EMBEDDINGS_MODEL_DIR, threads: config.EMBEDDINGS_THREADS });
   }
   return createOpenAiEmbeddings({
     baseUrl: config.EMBEDDINGS_URL!,

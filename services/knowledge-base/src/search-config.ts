@@ -18,15 +18,15 @@ export const searchConfigFields = {
   EMBEDDINGS: Type.Optional(
     Type.Union([Type.Literal('none'), Type.Literal('openai'), Type.Literal('local')], {
       description:
-        'embeddings provider: openai (EMBEDDINGS_URL), local (ONNX model in EMBEDDINGS_MODEL_DIR, run in-process) or none; unset: openai when EMBEDDINGS_URL is set, else none',
+        'embeddings provider of hybrid search: openai (EMBEDDINGS_URL), local (ONNX model in EMBEDDINGS_MODEL_DIR, run in-process) or none (keyword search only); unset: openai when EMBEDDINGS_URL is set, else local when the model is in EMBEDDINGS_MODEL_DIR, else none (said at start)',
     }),
   ),
-  EMBEDDINGS_MODEL_DIR: Type.Optional(
-    Type.String({
-      minLength: 1,
-      description: 'folder with model.onnx, tokenizer.json and config.json (scripts/fetch-embedding-model.sh), when EMBEDDINGS=local',
-    }),
-  ),
+  EMBEDDINGS_MODEL_DIR: Type.String({
+    minLength: 1,
+    default: '.models/bge-small-en-v1.5-q',
+    description:
+      'folder with model.onnx, tokenizer.json and config.json of the local embeddings model (npm start and scripts/fetch-embedding-model.sh put bge-small there)',
+  }),
   EMBEDDINGS_THREADS: Type.Integer({
     minimum: 1,
     maximum: 64,

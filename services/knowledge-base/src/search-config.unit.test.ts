@@ -2,8 +2,12 @@ import { describe, it } from 'vitest';
 import assert from 'node:assert/strict';
 import { DEFAULT_FUSION } from '@kb/search';
 import { checkSearchSettings } from './search-config.js';
-import { fusionOf } from './search-adapters.js';
-import { knowledgeBaseConfigSpec } from './config.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '@kb/platform';
+import { fusionOf, openEmbeddings } from './search-adapters.js';
+import { knowledgeBaseConfigSpec, type KnowledgeBaseConfig } from './config.js';
 
 describe('search settings', () => {
   it('requires the model folder for local embeddings and the URL for an OpenAI-compatible provider', () => {
@@ -34,5 +38,38 @@ describe('search settings', () => {
       SEARCH_RRF_K: props.SEARCH_RRF_K.default,
     });
     assert.deepEqual(defaults, DEFAULT_FUSION);
+  });
+});
+
+describe('the embeddings the settings pick', () => {
+  const config = (over: Partial<KnowledgeBaseConfig>): KnowledgeBaseConfig => ({
+    ...loadConfig(knowledgeBaseConfigSpec, { INTERNAL_TOKEN: 'x'.repeat(32) }),
+    ...over,
+  });
+  const logger = () => {
+    const lines: string[] = [];
+    return {
+      lines,
+      info: (m: unknown, s?: string) => lines.push(String(s ?? m)),
+      warn: (m: unknown, s?: string) => lines.push(String(s ?? m)),
+    };
+  };
+
+  it('serves keyword search and says why when the model is missing; EMBEDDINGS=none turns it off without a warning', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kb-no-model-'));
+    try {
+      const log = logger();
+      assert.equal(await openEmbeddings(config({ EMBEDDINGS_MODEL_DIR: dir }), log as never), undefined);
+      assert.match(log.lines.join('\n'), /keyword only, the embeddings model is missing: model\.onnx, tokenizer\.json not in/);
+      const off = logger();
+      assert.equal(await openEmbeddings(config({ EMBEDDINGS: 'none', EMBEDDINGS_MODEL_DIR: dir }), off as never), undefined);
+      assert.deepEqual(off.lines, ['search: keyword only (EMBEDDINGS=none)']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('defaults to the local model folder npm start fills', () => {
+    assert.equal(knowledgeBaseConfigSpec.schema.properties.EMBEDDINGS_MODEL_DIR.default, '.models/bge-small-en-v1.5-q');
   });
 });

@@ -25,7 +25,10 @@ export const NOTHING_FOUND = 'No relevant information was found in the knowledge
 export const nothingFound = (): ComposedAnswer => ({ answer: NOTHING_FOUND, citations: [], grounded: false });
 
 /** Composes the answer text from sentences, each followed by the number of the chunk that supports it. */
-export function withCitations(sentences: { text: string; chunk: number }[]): ComposedAnswer {
+export function withCitations(all: { text: string; chunk: number }[]): ComposedAnswer {
+  // A sentence is said once, whichever chunks hold it.
+  const key = (t: string) => t.toLowerCase().replace(/\s+/g, ' ').trim();
+  const sentences = all.filter((s, i) => all.findIndex((o) => key(o.text) === key(s.text)) === i);
   if (sentences.length === 0) return nothingFound();
   const cited = new Map<number, Citation>();
   const parts = sentences.map((s) => {

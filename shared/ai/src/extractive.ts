@@ -44,6 +44,15 @@ function splitProse(text: string): string[] {
  * marker ("heating. - Service the unit ..." was one sentence).
  */
 function sentencesOf(chunk: SourceChunk): string[] {
+  // A chunk that does not open with its section's heading continues the chunk before it: its
+  // first line is the overlap carried over, which starts mid-sentence ("authentication, where ...").
+  const section = chunk.heading_path?.at(-1);
+  const firstLine = chunk.text.trimStart().split('\n', 1)[0]!.trim();
+  const continues =
+    section !== undefined &&
+    stripInlineMarkup(firstLine)
+      .replace(/^#{1,6}\s+/, '')
+      .trim() !== stripInlineMarkup(section).trim();
   const headings = new Set(
     (chunk.heading_path ?? []).flatMap((h) => {
       const clean = stripInlineMarkup(h).trim();
@@ -56,12 +65,16 @@ function sentencesOf(chunk: SourceChunk): string[] {
     if (prose.length > 0) units.push(...splitProse(prose.join('\n')).filter((s) => !isCodeLike(s)));
     prose = [];
   };
+  let opening = true;
   for (const range of proseRanges(chunk.text)) {
     // A code block between two parts of prose ends the sentence before it.
     flush();
     for (const line of stripInlineMarkup(chunk.text.slice(range.start, range.end)).split('\n')) {
       const text = line.trim();
       if (!text) continue;
+      const carried = opening && continues && range.start === 0 && text.length <= OVERLAP_CHARS;
+      opening = false;
+      if (carried) continue;
       if (headings.has(text) || headings.has(text.replace(/^#{1,6}\s+/, ''))) {
         flush();
       } else if (RECORD.test(text)) {
@@ -79,8 +92,19 @@ function sentencesOf(chunk: SourceChunk): string[] {
     }
   }
   flush();
-  return units;
+  // A unit that does not start as a sentence does (a tail cut by chunking, a list's continuation) is not quoted; a table row is a unit as it stands.
+  return units.filter((u) => RECORD.test(u) || (STARTS_SENTENCE.test(u) && !CONTINUES.test(u)));
 }
+
+/** The most a chunk carries over from the one before it (ingest's overlap, with room to spare). */
+const OVERLAP_CHARS = 300;
+const STARTS_SENTENCE = /^["'“‘([`]?[\p{Lu}\p{N}`]/u;
+const CONTINUES = /^(?:and|but|or|nor|which|whose|whom|whereas|e\.g|i\.e|etc)\b/i;
+const normalized = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 
 /**
  * The built-in composer (no model, deterministic): picks the sentences of the
@@ -127,7 +151,9 @@ export function composeExtractiveAnswer(question: string, chunks: SourceChunk[],
   const picked: typeof scored = [];
   for (const c of scored) {
     if (picked.length >= maxSentences) break;
-    if (picked.some((p) => p.text === c.text)) continue;
+    // Never a sentence twice, nor a part of one already picked (overlapping chunks hold both), nor one a picked sentence is part of.
+    const own = normalized(c.text);
+    if (picked.some((p) => normalized(p.text).includes(own) || own.includes(normalized(p.text)))) continue;
     picked.push(c);
   }
   return withCitations(picked.map((p) => ({ text: p.text, chunk: p.chunk })));

@@ -128,4 +128,25 @@ describe('composeExtractiveAnswer', () => {
     assert.deepEqual(a, composeExtractiveAnswer(q, chunks, { maxSentences: 1 }));
     assert.equal(a.answer.match(/\[\d+\]/g)!.length, 1);
   });
+
+  it('starts at a sentence boundary and never says a sentence twice (overlapping chunks)', () => {
+    const full =
+      'Hooks\nSome hooks are made for authentication, where the preParsing or preValidation hooks are exactly what an application needs.';
+    // The next chunk of the section carries the end of the one before it, cut mid-sentence.
+    const next =
+      'authentication, where the preParsing or preValidation hooks are exactly what an application needs.\nThe preValidation hook runs after parsing for authentication checks.';
+    const question = 'Which hooks suit authentication, preParsing or preValidation?';
+    const a = composeExtractiveAnswer(question, [
+      { text: next, heading_path: ['Hooks'] },
+      { text: full, heading_path: ['Hooks'] },
+    ]);
+    assert.equal(a.grounded, true);
+    const sentences = a.answer.split(/(?<=\])\s+/);
+    for (const s of sentences) assert.match(s, /^[A-Z`]/, a.answer);
+    assert.equal(new Set(sentences.map((s) => s.replace(/\s*\[\d+\]$/, ''))).size, sentences.length, a.answer);
+    assert.ok(!/^authentication,/m.test(a.answer), a.answer);
+    // Lower-case continuations ("and ...", a tail) are never quoted even without a heading path.
+    const tail = composeExtractiveAnswer(question, [{ text: 'authentication, where preValidation hooks suit authentication.' }]);
+    assert.equal(tail.grounded, false, tail.answer);
+  });
 });

@@ -40,6 +40,8 @@ export const DraftSentence = Type.Object({
   citations: Type.Array(Citation),
   /** Why a sentence is not supported, in the fact checker's words (e.g. "number 12% differs from the source's 21%"). */
   reason: Type.Optional(Type.String()),
+  /** The paragraph of its section the sentence stands in (0-based); absent: the section is one paragraph. */
+  paragraph: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 
 export const DraftSection = Type.Object({
@@ -79,7 +81,9 @@ const draftFields = {
   source_folder_ids: Type.Array(Uuid),
   /** Every content item cited, for drift detection and scope checks. */
   source_content_ids: Type.Array(Uuid),
-  /** verified: every factual sentence supported; needs_review: at least one is not. */
+  /** What the draft could not cover: a section or question the knowledge base holds nothing on, a length short of the minimum. */
+  warnings: Type.Optional(Type.Array(Type.String())),
+  /** verified: every factual sentence supported and nothing to warn of; needs_review: otherwise. */
   verification: Type.Union([Type.Literal('verified'), Type.Literal('needs_review')]),
   totals: Type.Object({
     sentences: Type.Integer({ minimum: 0 }),
@@ -101,8 +105,11 @@ const draftFields = {
         Type.Literal('section_generated'),
         Type.Literal('section_edited'),
         Type.Literal('sections_reordered'),
+        Type.Literal('regenerated'),
       ]),
       section_id: Type.Optional(Type.String()),
+      /** The run that regenerated the piece (kind regenerated). */
+      run_id: Type.Optional(Type.String()),
     }),
   ),
   at: Timestamp,

@@ -12,8 +12,17 @@ export interface ChunkInput {
   page?: number;
   sheet?: string;
   slide?: number;
-  /** Present when an embeddings provider is configured; every chunk of a version has one or none does. */
+  /**
+   * The chunk's vector when it is known at indexing time (re-indexing, tests); otherwise
+   * vectors come later through setVectors. Every chunk of a version has one or none does.
+   */
   embedding?: number[];
+}
+
+/** The vector of one chunk of a version, written after its text was indexed. */
+export interface ChunkVector {
+  chunk_index: number;
+  embedding: number[];
 }
 
 /** Where a content item is filed; searchable as filters. */
@@ -52,7 +61,7 @@ export interface SearchRequest {
   org_id: string;
   /** The user's text, verbatim: the adapter parses it safely (never as query syntax). */
   query: string;
-  /** Query embedding for dense retrieval; fused with BM25 by reciprocal rank when present. */
+  /** Query embedding for dense retrieval over the chunks that have vectors; fused with BM25 when present. */
   vector?: number[];
   filters: SearchFilters;
   /** Hits to return, best first. */
@@ -84,6 +93,12 @@ export interface SearchResponse {
 export interface SearchIndex {
   /** Replaces every chunk of the content with this version's (old versions retired atomically). */
   indexVersion(content: IndexedContent): Promise<void>;
+  /**
+   * Adds the vectors of a version's chunks to dense retrieval (its text was indexed before).
+   * False, and nothing written, when that version is no longer the content's indexed one
+   * (replaced or removed meanwhile): a stale version never gets vectors.
+   */
+  setVectors(org_id: string, content_id: string, version_id: string, vectors: ChunkVector[]): Promise<boolean>;
   /** Re-files an indexed content item; false when nothing of it is indexed. */
   updateContent(org_id: string, content_id: string, meta: Partial<ContentMeta>): Promise<boolean>;
   /** Removes the content and all its chunks; false when it was not indexed. */

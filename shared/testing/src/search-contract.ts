@@ -246,6 +246,63 @@ export function describeSearchIndexContract(name: string, factory: SearchIndexFa
       assert.deepEqual(await dense([0, 0, 1]), ['eta two']);
     });
 
+    it('vectors written after the text join dense retrieval; a replaced or removed version never gets them', async () => {
+      const id = randomUUID();
+      const v1 = randomUUID();
+      await index.indexVersion(content(org, { content_id: id, version_id: v1, texts: ['zeta one', 'zeta two'] }));
+      const dense = async (vector: number[]) => (await search('nothinglexical', { vector })).hits.map((h) => h.chunk_text);
+      assert.deepEqual(await dense([1, 0, 0]), [], 'no vectors yet: nothing by meaning');
+      assert.equal(await search('zeta').then((r) => r.hits.length), 2, 'searchable by words before its vectors');
+      assert.equal(
+        await index.setVectors(org, id, v1, [
+          { chunk_index: 0, embedding: [1, 0, 0] },
+          { chunk_index: 1, embedding: [0, 1, 0] },
+        ]),
+        true,
+      );
+      assert.deepEqual(await dense([1, 0.1, 0]), ['zeta one', 'zeta two']);
+      assert.equal(await index.setVectors(randomUUID(), id, v1, [{ chunk_index: 0, embedding: [0, 0, 1] }]), false, 'another organization');
+      // A new version: the old version's vectors, computed late, are refused and the old ones are gone.
+      const v2 = randomUUID();
+      await index.indexVersion(content(org, { content_id: id, version_id: v2, texts: ['zeta three'] }));
+      assert.deepEqual(await dense([1, 0, 0]), []);
+      assert.equal(await index.setVectors(org, id, v1, [{ chunk_index: 0, embedding: [1, 0, 0] }]), false);
+      assert.deepEqual(await dense([1, 0, 0]), []);
+      assert.equal(await index.setVectors(org, id, v2, [{ chunk_index: 0, embedding: [0, 0, 1] }]), true);
+      assert.deepEqual(await dense([0, 0, 1]), ['zeta three']);
+      await index.removeContent(org, id);
+      assert.equal(await index.setVectors(org, id, v2, [{ chunk_index: 0, embedding: [0, 0, 1] }]), false);
+      assert.deepEqual(await dense([0, 0, 1]), []);
+    });
+
+    it('finds the nearest of many model-sized vectors, under a folder scope too', async () => {
+      // Deterministic pseudo-random unit vectors of 384 dimensions.
+      let seed = 7;
+      const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * 2 - 1;
+      const unit = (v: number[]) => {
+        const n = Math.hypot(...v);
+        return v.map((x) => x / n);
+      };
+      const vectors = Array.from({ length: 40 }, () => unit(Array.from({ length: 384 }, rnd)));
+      const folder = randomUUID();
+      for (let i = 0; i < vectors.length; i++) {
+        const c = content(org, { folder_path: i % 2 ? [folder] : [], texts: [`item ${i}`] });
+        await index.indexVersion(c);
+        assert.equal(await index.setVectors(org, c.content_id, c.version_id, [{ chunk_index: 0, embedding: vectors[i]! }]), true);
+      }
+      const near = (i: number) => unit(vectors[i]!.map((x) => x + (0.3 * rnd()) / Math.sqrt(384)));
+      for (const i of [0, 17, 26, 39]) {
+        const res = await search('nothinglexical', { vector: near(i) });
+        assert.equal(res.hits[0]!.chunk_text, `item ${i}`);
+      }
+      const scoped = await search('nothinglexical', { vector: near(17), filters: { folder_scope: [folder] } });
+      assert.equal(scoped.hits[0]!.chunk_text, 'item 17');
+      assert.ok(
+        scoped.hits.every((h) => Number(h.chunk_text.split(' ')[1]) % 2 === 1),
+        'only the scope',
+      );
+    });
+
     it('clear drops everything', async () => {
       await index.indexVersion(content(org, { texts: ['to be dropped'] }));
       await index.clear();

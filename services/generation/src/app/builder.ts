@@ -6,9 +6,11 @@ import type { FactChecker, Llm } from '@kb/ai';
 import { splitSentences } from '@kb/ai';
 import type { DraftRevision, EventsNamed } from '@kb/events';
 import { draftDecider, draftStream } from '../domain/aggregates.js';
-import { composeDeterministic, headingCase } from '../domain/composer.js';
+import { headingCase } from '../domain/composer.js';
 import { citationOf, numberSentences, renderBody, sourcesOf, totalsOf, type DraftSection, type VerifiedSection } from '../domain/draft.js';
 import type { ContentTypeConfig, Guidelines } from '../domain/settings.js';
+import { describe } from '../drafting/description.js';
+import { draftExtractive } from '../drafting/extractive-drafter.js';
 import { draftWithLlm } from '../drafting/llm-drafter.js';
 import { BRAND_KITS, DRAFTS, type BrandKitDoc, type DraftDoc } from '../projections/index.js';
 import type { Retriever } from '../retrieval.js';
@@ -78,12 +80,16 @@ export function createBuilderService(deps: {
   ) {
     const numbered: DraftSection[] = numberSentences(sections);
     const totals = totalsOf(numbered);
-    const { id: _id, seq: _seq, created_at: _c, ...current } = draft;
+    // A run's warnings were about what the run drafted; a builder step is judged by its editor.
+    const { id: _id, seq: _seq, created_at: _c, warnings: _w, ...current } = draft;
     const next: DraftRevision = {
       ...current,
       sections: numbered,
       body: renderBody(numbered, config, { bullets: guidelines.formatting?.bullet_lists === true }),
-      description: numbered.flatMap((s) => s.sentences)[0]?.text.slice(0, 300) ?? '',
+      description: describe(
+        draft.title,
+        numbered.flatMap((s) => s.sentences),
+      ),
       source_content_ids: sourcesOf(numbered),
       totals,
       verification: totals.unsupported === 0 ? 'verified' : 'needs_review',
@@ -176,8 +182,8 @@ export function createBuilderService(deps: {
             title: draft.title,
             instructions: typeof input.instructions === 'string' ? input.instructions : undefined,
             max_words: budget.max_words,
-          }).catch(() => composeDeterministic([input1], guidelines, budget))
-        : composeDeterministic([input1], guidelines, budget);
+          }).catch(() => draftExtractive([input1], guidelines, { kind: config.kind, target_length: { min_words: 0, ...budget } }))
+        : draftExtractive([input1], guidelines, { kind: config.kind, target_length: { min_words: 0, ...budget } });
       if (drafted!.sentences.length === 0)
         throw errors.unprocessable('The knowledge base holds nothing on this section’s subject within the draft’s scope', {
           code: 'nothing_to_draw_on',

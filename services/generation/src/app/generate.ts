@@ -1,7 +1,8 @@
 import { errors } from '@kb/platform';
 import type { CallContext } from '@kb/rpc';
 import type { EvidencePassage, FactChecker, Llm } from '@kb/ai';
-import { composeDeterministic, sourceSentences, type DraftedSection } from '../domain/composer.js';
+import { sourceSentences, type DraftedSection } from '../domain/composer.js';
+import { draftExtractive } from '../drafting/extractive-drafter.js';
 import type { Citation } from '../domain/draft.js';
 import { draftWithLlm } from '../drafting/llm-drafter.js';
 import type { Retriever } from '../retrieval.js';
@@ -130,11 +131,12 @@ export function createGenerateService(deps: { checker: FactChecker; retriever: R
       const passages = await retriever.retrieve(ctx, question, scope, 8);
       const section = { section_id: 'reply', spec: { title: question }, query: question, passages };
       const budget = { max_words: max * 40 };
+      const brief = { kind: 'qa' as const, target_length: { min_words: 0, ...budget } };
       const drafted = llm
         ? await draftWithLlm(llm, [section], {}, { title: question, max_words: budget.max_words }).catch(() =>
-            composeDeterministic([section], {}, budget),
+            draftExtractive([section], {}, brief),
           )
-        : composeDeterministic([section], {}, budget);
+        : draftExtractive([section], {}, brief);
       const reply = drafted[0]!;
       return respond(ctx, 'reply', { ...reply, sentences: reply.sentences.slice(0, max) }, question);
     },

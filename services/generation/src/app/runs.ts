@@ -6,11 +6,14 @@ import type { CallContext, RpcClient } from '@kb/rpc';
 import type { FactChecker, Llm } from '@kb/ai';
 import type { DraftRevision } from '@kb/events';
 import { draftDecider, draftStream, runDecider, runStream } from '../domain/aggregates.js';
-import { composeDeterministic, sectionsWithContent, type SectionInput } from '../domain/composer.js';
 import { numberSentences, renderBody, sourcesOf, totalsOf } from '../domain/draft.js';
 import type { ContentTypeConfig, Guidelines } from '../domain/settings.js';
+import { coverageOf } from '../drafting/coverage.js';
+import { describe } from '../drafting/description.js';
+import { draftExtractive } from '../drafting/extractive-drafter.js';
 import { draftWithLlm } from '../drafting/llm-drafter.js';
-import { BRAND_KITS, RUNS, type BrandKitDoc, type RunDoc } from '../projections/index.js';
+import { retrieveSections } from '../drafting/section-passages.js';
+import { BRAND_KITS, DRAFTS, RUNS, type BrandKitDoc, type DraftDoc, type RunDoc } from '../projections/index.js';
 import type { RetrievalScope, Retriever } from '../retrieval.js';
 import { drawsWithin, requireWithin, runFolders } from '../domain/scope.js';
 import { actorOf, checkPage, isUuid, metadataOf, visiblePage } from './context.js';
@@ -38,9 +41,6 @@ export interface RunsDeps {
   llm?: Llm | undefined;
   logger: Logger;
 }
-
-/** Passages retrieved per section. */
-const PASSAGES_PER_SECTION = 8;
 
 const runJson = ({ id: _id, org_id: _o, seq: _s, active: _a, caller_folder_scope: _c, ...d }: RunDoc) => d;
 
@@ -101,6 +101,27 @@ export function createRunsService(deps: RunsDeps) {
     );
   }
 
+  /**
+   * The piece an earlier run made for the same content type and subject (the same prompt, or the
+   * same instructions, and product line), if it still exists: the newest.
+   */
+  async function pieceOf(run: RunDoc): Promise<DraftDoc | undefined> {
+    const earlier = await store.find<RunDoc>(RUNS, {
+      where: { org_id: run.org_id, content_type_id: run.content_type_id, state: 'completed' },
+      sort: [{ field: 'seq', order: 'desc' }],
+      limit: 200,
+    });
+    for (const r of earlier) {
+      if (r.run_id === run.run_id || !r.draft_id) continue;
+      if (r.geo_question_id !== run.geo_question_id || r.product_line_id !== run.product_line_id) continue;
+      // A prompt is the subject when there is one; otherwise the run's instructions are.
+      if (!run.geo_question_id && (r.instructions ?? '').trim().toLowerCase() !== (run.instructions ?? '').trim().toLowerCase()) continue;
+      const draft = await store.get<DraftDoc>(DRAFTS, r.draft_id);
+      if (draft && draft.org_id === run.org_id) return draft;
+    }
+    return undefined;
+  }
+
   /** Does the run's work; `alive` turns false when the worker lost the run's lease (another worker took it). */
   async function execute(run: RunDoc, alive: () => boolean): Promise<void> {
     const ctx = runContext(run);
@@ -119,37 +140,37 @@ export function createRunsService(deps: RunsDeps) {
       const subject = question ?? run.instructions ?? type.name;
       const title = (question ?? (line ? `${type.name}: ${line.name}` : type.name)).slice(0, 300);
 
-      const sections: SectionInput[] = [];
-      for (const [i, spec] of config.sections.entries()) {
-        guard();
-        // Section first: its own title and instructions lead the query (the retriever keeps the query's
-        // first 2000 characters), and with several sections the passages on them alone come first.
-        const own = [spec.title, spec.instructions].filter(Boolean).join(' ');
-        const query = [own, subject, line?.name].filter(Boolean).join(' ');
-        const all = await retriever.retrieve(ctx, query, run.scope, PASSAGES_PER_SECTION);
-        const first = config.sections.length > 1 ? await retriever.retrieve(ctx, own, run.scope, PASSAGES_PER_SECTION / 2) : [];
-        const passages = [...first, ...all.filter((p) => !first.some((f) => f.chunk_id === p.chunk_id))].slice(0, PASSAGES_PER_SECTION);
-        sections.push({ section_id: `s${i + 1}`, spec, query, passages });
-        await step(run, 'retrieving', 0.1 + (0.3 * (i + 1)) / config.sections.length);
-      }
+      const retrieve = (claim: string, limit: number) => retriever.retrieve(ctx, claim, run.scope, limit);
+      const sections = await retrieveSections(
+        config.sections,
+        [subject, line?.name].filter(Boolean).join(' '),
+        (query, limit) => {
+          guard();
+          return retrieve(query, limit);
+        },
+        (done) => step(run, 'retrieving', 0.1 + (0.3 * done) / config.sections.length),
+      );
       if (sections.every((s) => s.passages.length === 0))
         return await fail(run, 'The knowledge base holds nothing on this subject within the run’s scope');
 
       guard();
       await step(run, 'drafting', 0.4);
       const brief = { title, instructions: run.instructions ?? undefined, max_words: config.target_length.max_words };
+      const extractive = () => draftExtractive(sections, guidelines, config);
       const drafted = llm
         ? await draftWithLlm(llm, sections, guidelines, brief).catch((err: unknown) => {
             logger.warn({ err, run_id: run.run_id }, 'LLM drafting failed; drafting extractively');
-            return composeDeterministic(sections, guidelines, config.target_length);
+            return extractive();
           })
-        : composeDeterministic(sections, guidelines, config.target_length);
+        : extractive();
       if (drafted.every((s) => s.sentences.length === 0))
-        return await fail(run, 'No source sentence on this subject passes the brand kit’s rules');
+        return await fail(
+          run,
+          `No source passage answers any of the sections (${config.sections.map((s) => `“${s.title}”`).join(', ')}) within the run’s scope`,
+        );
 
       guard();
       await step(run, 'verifying', 0.7);
-      const retrieve = (claim: string, limit: number) => retriever.retrieve(ctx, claim, run.scope, limit);
       const verified = await verifySections({
         sections: drafted,
         checker,
@@ -162,23 +183,30 @@ export function createRunsService(deps: RunsDeps) {
           await step(run, 'verifying', 0.7 + (0.25 * done) / total);
         },
       });
-      // A section with nothing on its subject (or nothing the checker kept) is left out of the draft.
-      const numbered = numberSentences(sectionsWithContent(verified));
+      if (verified.every((s) => s.sentences.length === 0)) return await fail(run, 'No drafted sentence is supported by the knowledge base');
+      // A section with nothing on its subject (or nothing the checker kept) is left out of the draft and
+      // named in its warnings; an FAQ says under the question that the knowledge base does not answer it.
+      const coverage = coverageOf(verified, config);
+      const numbered = numberSentences(coverage.sections);
       const totals = totalsOf(numbered);
-      if (totals.sentences === 0) return await fail(run, 'No drafted sentence is supported by the knowledge base');
       guard();
-      const draftId = ids.uuid();
+      // One piece per content type and subject: a run on a subject that already has one revises it.
+      const existing = await pieceOf(run);
+      const draftId = existing?.draft_id ?? ids.uuid();
       const at = now();
       const draft: DraftRevision = {
         draft_id: draftId,
         org_id: run.org_id,
         run_id: run.run_id,
-        revision: 1,
+        revision: (existing?.revision ?? 0) + 1,
         content_type_id: type.content_type_id,
         content_kind: config.kind,
         ...(run.product_line_id && { product_line_id: run.product_line_id }),
         title,
-        description: numbered.flatMap((s) => s.sentences)[0]?.text.slice(0, 300) ?? '',
+        description: describe(
+          title,
+          numbered.flatMap((s) => s.sentences),
+        ),
         format: config.format,
         body: renderBody(numbered, config, { bullets: guidelines.formatting?.bullet_lists === true }),
         sections: numbered,
@@ -186,18 +214,21 @@ export function createRunsService(deps: RunsDeps) {
         // A scoped key that named no folder drew on its whole scope: the draft says so (and stays readable by it).
         source_folder_ids: runFolders(run),
         source_content_ids: sourcesOf(numbered),
-        verification: totals.unsupported === 0 ? 'verified' : 'needs_review',
+        ...(coverage.warnings.length > 0 && { warnings: coverage.warnings }),
+        verification: totals.unsupported === 0 && coverage.warnings.length === 0 ? 'verified' : 'needs_review',
         totals,
         stale_sources: [],
         auto_publish: config.auto_publish,
         publish_destination_ids: config.publish_destination_ids,
         ...(run.actor && { actor: run.actor }),
+        ...(existing && { change: { kind: 'regenerated' as const, run_id: run.run_id } }),
         at,
       };
       await commands.transaction({ metadata: { org_id: run.org_id, actor: 'system:generation' } }, async (s) => {
         const { state } = await s.load(runDecider, runStream(run.run_id));
         if (state.state === 'completed' || state.state === 'failed') return;
-        await s.execute(draftDecider, draftStream(draftId), { type: 'create', draft });
+        if (existing) await s.execute(draftDecider, draftStream(draftId), { type: 'revise', draft });
+        else await s.execute(draftDecider, draftStream(draftId), { type: 'create', draft });
         await s.execute(runDecider, runStream(run.run_id), { type: 'complete', draft_id: draftId, at });
       });
     } catch (err) {

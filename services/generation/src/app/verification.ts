@@ -107,6 +107,7 @@ export async function verifySections(options: {
         verdict: check.verdict,
         citations,
         ...(check.reason && !isSupported(check.verdict) && { reason: check.reason }),
+        ...(drafted.paragraph !== undefined && { paragraph: drafted.paragraph }),
       });
     }
     out.push({ section_id: section.section_id, title: section.title, sentences });

@@ -3,7 +3,9 @@ import { isCodeLike, proseRanges, splitSentences, stripInlineMarkup, type Eviden
 import type { Guidelines, SectionSpec } from './settings.js';
 
 /**
- * The built-in drafter (no model, deterministic): builds each section from the
+ * The sentence composer, kept as bench:generation's baseline (runs, the builder and /generate draft
+ * with drafting/extractive-drafter.ts, which reads passages with this module's sentence helpers).
+ * It builds each section from the
  * retrieved passages' own whole sentences (never a fragment, code or markup; see
  * isWholeSentence; never a heading, glued in front of a sentence or not), and
  * applies the brand kit's rules: a sentence with a banned term or longer than
@@ -36,6 +38,8 @@ export interface DraftedSentence {
   quote: string;
   /** Index into the section's passages; -1: the sentence cites nothing. */
   passage: number;
+  /** The paragraph of its section it opens or continues (0-based); absent: one paragraph. */
+  paragraph?: number;
 }
 
 export interface DraftedSection {
@@ -216,10 +220,10 @@ export function gluedHeading(sentence: string): number {
   return 0;
 }
 
-const cleanText = (quote: string) => stripInlineMarkup(quote).replace(/\s+/g, ' ').trim().replace(CALLOUT, '');
+export const cleanText = (quote: string) => stripInlineMarkup(quote).replace(/\s+/g, ' ').trim().replace(CALLOUT, '');
 
 /** A passage's prose lines as drafting reads them (see draftableSentences). */
-function proseLines(text: string): { line: string; heading: boolean }[][] {
+export function proseLines(text: string): { line: string; heading: boolean }[][] {
   return proseRanges(text).map(({ start, end }) => {
     const lines: { line: string; heading: boolean; markdown: boolean }[] = [];
     for (const raw of text.slice(start, end).split(/\n+/)) {

@@ -14,6 +14,8 @@ export interface VerifiedSentence {
   citations: Citation[];
   /** Why it is not supported (the fact checker's reason), when it is not. */
   reason?: string;
+  /** The paragraph of its section (see DraftedSentence.paragraph). */
+  paragraph?: number;
 }
 
 export interface VerifiedSection {
@@ -43,7 +45,7 @@ const html = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').repla
 
 /** Renders the body in the content type's format, citing chunks as [n] numbered by first use. */
 export function renderBody(
-  sections: { title: string; sentences: { text: string; citations: Citation[] }[] }[],
+  sections: { title: string; sentences: { text: string; citations: Citation[]; paragraph?: number | undefined }[] }[],
   config: Pick<ContentTypeConfig, 'format' | 'citation_style'>,
   options: { bullets?: boolean } = {},
 ): string {
@@ -57,13 +59,26 @@ export function renderBody(
     .filter((s) => s.sentences.length > 0)
     .map((section) => {
       const lines = section.sentences.map(marked);
+      const paragraphs = paragraphsOf(section.sentences).map((p) => p.map((i) => lines[i]!).join(' '));
       if (config.format === 'html') {
-        const body = options.bullets ? `<ul>${lines.map((l) => `<li>${html(l)}</li>`).join('')}</ul>` : `<p>${html(lines.join(' '))}</p>`;
+        const body = options.bullets
+          ? `<ul>${lines.map((l) => `<li>${html(l)}</li>`).join('')}</ul>`
+          : paragraphs.map((p) => `<p>${html(p)}</p>`).join('\n');
         return `<h2>${html(section.title)}</h2>\n${body}`;
       }
-      return `## ${section.title}\n\n${options.bullets ? lines.map((l) => `- ${l}`).join('\n') : lines.join(' ')}`;
+      return `## ${section.title}\n\n${options.bullets ? lines.map((l) => `- ${l}`).join('\n') : paragraphs.join('\n\n')}`;
     });
   return parts.join('\n\n').slice(0, MAX_BODY_CHARS);
+}
+
+/** A section's sentences grouped by paragraph (indexes into the list, in order); sentences without one form a single paragraph. */
+export function paragraphsOf(sentences: { paragraph?: number | undefined }[]): number[][] {
+  const out: number[][] = [];
+  sentences.forEach((s, i) => {
+    if (out.length === 0 || (s.paragraph !== undefined && s.paragraph !== sentences[i - 1]!.paragraph)) out.push([]);
+    out.at(-1)!.push(i);
+  });
+  return out;
 }
 
 export function numberSentences(sections: VerifiedSection[]): DraftSection[] {
@@ -77,6 +92,7 @@ export function numberSentences(sections: VerifiedSection[]): DraftSection[] {
       verdict: x.verdict,
       citations: x.citations,
       ...(x.reason && x.verdict !== 'supported' && { reason: x.reason }),
+      ...(x.paragraph !== undefined && { paragraph: x.paragraph }),
     })),
   }));
 }

@@ -8,6 +8,7 @@ import { rootIdOf } from '../domain/kb-node.js';
 import { KB_NODES, type KbNodeDoc } from '../projections/kb-tree.js';
 import { TAG_ASSIGNMENTS, assignmentId, type TagAssignmentDoc } from '../projections/tags.js';
 import { chainOf } from './kb-tree.js';
+import { dropVectorJob, embeddingTextOf, queueVectors, SEARCH_VECTOR_JOBS } from './search-vectors.js';
 
 /**
  * Keeps the search index in step with the content lifecycle (ingest topic) and
@@ -35,6 +36,8 @@ export interface SearchContentDoc {
   version_id: string;
   /** Version whose chunks are in the index (absent until the first extraction). */
   indexed_version_id?: string;
+  /** Version whose chunk vectors are in the index (semantic search ready when it is the indexed one). */
+  vectors_version_id?: string;
   title: string;
   category_id: string | null;
   topic_id: string | null;
@@ -50,12 +53,28 @@ interface ChunkBatchDoc {
   chunks: ContentChunksAdded['chunks'];
 }
 
-export const searchIndexCollections = { contents: SEARCH_CONTENTS, chunks: SEARCH_CHUNKS };
+export const searchIndexCollections = { contents: SEARCH_CONTENTS, chunks: SEARCH_CHUNKS, vectorJobs: SEARCH_VECTOR_JOBS };
+
+/** Whether a content item can be found by its words and by its meaning ('off' without an embeddings provider). */
+export interface SearchReadiness {
+  keyword: 'pending' | 'ready';
+  semantic: 'pending' | 'ready' | 'off';
+}
+
+export function readinessOf(doc: SearchContentDoc | undefined, semantic: boolean): SearchReadiness {
+  const indexed = doc?.indexed_version_id;
+  return {
+    keyword: indexed ? 'ready' : 'pending',
+    semantic: !semantic ? 'off' : indexed && doc.vectors_version_id === indexed ? 'ready' : 'pending',
+  };
+}
 
 export interface SearchIndexingDeps {
   index: SearchIndex;
   embeddings?: Embeddings | undefined;
   logger: Logger;
+  /** Called when a version was written to the index by its words (its vectors are queued). */
+  onIndexed?: () => void;
 }
 
 /** Folder ids the content sits under (nearest first), from its tree node when the tree has it, else its intake folder. */
@@ -90,7 +109,7 @@ function chunksIn(batches: ChunkBatchDoc[]): ChunkBatchDoc['chunks'] {
   return [...byIndex.values()].sort((a, b) => a.chunk_index - b.chunk_index);
 }
 
-async function chunksOf(reader: DocumentReader, versionId: string): Promise<ChunkBatchDoc['chunks']> {
+export async function chunksOf(reader: DocumentReader, versionId: string): Promise<ChunkBatchDoc['chunks']> {
   return chunksIn(await reader.find<ChunkBatchDoc>(SEARCH_CHUNKS, { where: { version_id: versionId } }));
 }
 
@@ -99,9 +118,11 @@ async function dropChunks(tx: StoreTransaction, where: Record<string, string>): 
 }
 
 export function createSearchIndexer(deps: SearchIndexingDeps) {
-  const { index, embeddings, logger } = deps;
+  const { index, embeddings, logger, onIndexed } = deps;
+  let lastIndexedAt = 0;
 
-  async function withEmbeddings(chunks: ChunkBatchDoc['chunks'], title: string): Promise<ChunkInput[]> {
+  /** The kept chunks as index input; with their vectors only when asked (re-indexing), else they come from the vector worker. */
+  async function inputsOf(chunks: ChunkBatchDoc['chunks'], title: string, withVectors: boolean): Promise<ChunkInput[]> {
     const inputs: ChunkInput[] = chunks.map((c) => ({
       chunk_index: c.chunk_index,
       text: c.text,
@@ -110,9 +131,9 @@ export function createSearchIndexer(deps: SearchIndexingDeps) {
       ...(c.sheet !== undefined && { sheet: c.sheet }),
       ...(c.slide !== undefined && { slide: c.slide }),
     }));
-    if (!embeddings || inputs.length === 0) return inputs;
+    if (!withVectors || !embeddings || inputs.length === 0) return inputs;
     const vectors = await embeddings.embed(
-      inputs.map((c) => `${title}\n${c.heading_path?.join(' > ') ?? ''}\n${c.text}`),
+      inputs.map((c) => embeddingTextOf(title, c)),
       'document',
     );
     return inputs.map((c, i) => ({ ...c, embedding: vectors[i]! }));
@@ -124,6 +145,7 @@ export function createSearchIndexer(deps: SearchIndexingDeps) {
     doc: SearchContentDoc,
     versionId: string,
     kept?: ChunkBatchDoc['chunks'],
+    withVectors = false,
   ): Promise<number> {
     const chunks = kept ?? (await chunksOf(reader, versionId));
     const meta = await metaOf(reader, doc);
@@ -132,7 +154,7 @@ export function createSearchIndexer(deps: SearchIndexingDeps) {
       content_id: doc.content_id,
       version_id: versionId,
       ...meta,
-      chunks: await withEmbeddings(chunks, doc.title),
+      chunks: await inputsOf(chunks, doc.title, withVectors),
     });
     return chunks.length;
   }
@@ -207,6 +229,10 @@ export function createSearchIndexer(deps: SearchIndexingDeps) {
       const count = await indexCurrent(tx, doc, d.version_id, chunksIn(batches.filter((b) => b.version_id === d.version_id)));
       for (const b of batches) if (b.version_id !== d.version_id) await tx.delete(SEARCH_CHUNKS, b.id);
       await tx.put(SEARCH_CONTENTS, { ...doc, indexed_version_id: d.version_id });
+      // Searchable by its words from now on; its vectors are computed in the background.
+      if (embeddings) await queueVectors(tx, { org_id: d.org_id, content_id: d.content_id, version_id: d.version_id, title: doc.title });
+      lastIndexedAt = Date.now();
+      onIndexed?.();
       logger.debug({ content_id: d.content_id, version_id: d.version_id, chunks: count }, 'content version indexed');
     },
 
@@ -238,6 +264,7 @@ export function createSearchIndexer(deps: SearchIndexingDeps) {
       if (doc && doc.org_id !== d.org_id) return;
       await index.removeContent(d.org_id, d.content_id);
       await dropChunks(tx, { content_id: d.content_id });
+      await dropVectorJob(tx, d.content_id);
       await tx.delete(SEARCH_CONTENTS, d.content_id);
     },
 
@@ -271,7 +298,14 @@ export function createSearchIndexer(deps: SearchIndexingDeps) {
     for (let offset = 0; ; offset += page) {
       const docs = await store.find<SearchContentDoc>(SEARCH_CONTENTS, { sort: [{ field: 'id', order: 'asc' }], limit: page, offset });
       for (const doc of docs) {
-        if (doc.indexed_version_id) chunks += await indexCurrent(store, doc, doc.indexed_version_id);
+        if (doc.indexed_version_id) {
+          chunks += await indexCurrent(store, doc, doc.indexed_version_id, undefined, true);
+          if (embeddings)
+            await store.transaction(async (tx) => {
+              await tx.put(SEARCH_CONTENTS, { ...doc, vectors_version_id: doc.indexed_version_id });
+              await dropVectorJob(tx, doc.content_id);
+            });
+        }
         onProgress?.(++done, total);
       }
       if (docs.length < page) break;
@@ -279,7 +313,12 @@ export function createSearchIndexer(deps: SearchIndexingDeps) {
     return { contents: done, chunks };
   }
 
-  return { handlers, reindex };
+  return {
+    handlers,
+    reindex,
+    /** Whether keyword indexing wrote a version in the last two seconds (vectors then yield the cores). */
+    keywordBusy: () => Date.now() - lastIndexedAt < 2000,
+  };
 }
 
 export type SearchIndexer = ReturnType<typeof createSearchIndexer>;

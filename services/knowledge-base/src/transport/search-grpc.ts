@@ -1,5 +1,6 @@
 import type { UnaryHandler } from '@kb/rpc';
 import type { SearchService } from '../app/search.js';
+import type { SearchReadiness } from '../app/search-indexing.js';
 
 interface SearchRequestMessage {
   query?: string;
@@ -14,7 +15,10 @@ interface SearchRequestMessage {
 }
 
 /** Thin mapping from Search RPCs to the use cases. */
-export function searchHandlers(search: SearchService): Record<string, UnaryHandler> {
+export function searchHandlers(
+  search: SearchService,
+  readiness: (orgId: string, contentId: string) => Promise<SearchReadiness>,
+): Record<string, UnaryHandler> {
   return {
     Search: (r: SearchRequestMessage, ctx) =>
       search.search(
@@ -46,5 +50,6 @@ export function searchHandlers(search: SearchService): Record<string, UnaryHandl
     ListSearchQueries: (r: { limit?: number; offset?: number }, ctx) =>
       search.listQueries(ctx, { limit: r.limit ?? 10, offset: r.offset ?? 0 }),
     GetSearchQuery: (r: { query_id: string }, ctx) => search.getQuery(ctx, r.query_id),
+    GetSearchReadiness: (r: { content_id?: string }, ctx) => readiness(ctx.org_id, r.content_id ?? ''),
   };
 }

@@ -1,6 +1,6 @@
 import type { DraftRevision } from '@kb/events';
 import { markdownInlineHtml, markdownPlainText } from './markdown.js';
-import { referencesOf, sourceLabel, type SourceTitles } from './references.js';
+import { referencesOf, sourceLabel, type Reference, type SourceTitles } from './references.js';
 import { HOSTED_CSS } from './stylesheet.js';
 
 export type { SourceTitles } from './references.js';
@@ -41,6 +41,7 @@ export function slugify(title: string): string {
 }
 
 type Section = DraftRevision['sections'][number];
+type Sentence = Section['sentences'][number];
 type Format = DraftRevision['format'];
 
 /** A draft's text as a reader sees it, without markup: for meta tags, feeds, llms.txt and JSON-LD. */
@@ -101,38 +102,65 @@ export function jsonLd(site: Site, page: SitePage, draft: DraftRevision, titles:
 }
 
 /**
- * The article's body: sections with inline citation marks linking to the
- * numbered references, each the span that backs the sentences marked with it,
- * under the title of the document it comes from. Also what CMS destinations get.
- * A section without sentences is left out, heading and all.
+ * The article's body: sections in the draft's paragraphs, with inline citation
+ * marks linking to the numbered references, each the span that backs the
+ * sentences marked with it (and naming it on hover). The sources list each cited
+ * document once, by its title, with its quoted spans folded beneath it, so the
+ * page does not read twice. Also what CMS destinations get. A section without
+ * sentences is left out, heading and all.
  */
 export function renderArticleBody(draft: DraftRevision, titles: SourceTitles = new Map()): string {
   const shown = shownSections(draft);
   const { refs, numbersOf } = referencesOf(shown);
+  const quoteOf = new Map(refs.map((r) => [r.n, markdownPlainText(r.quote)]));
   const sections = shown
     .map((s) => {
-      const sentences = s.sentences
-        .map((x) => {
-          const marks = numbersOf(x)
-            .map((n) => `<sup><a class="cite" href="#ref-${n}">[${n}]</a></sup>`)
-            .join('');
-          return `${inlineHtml(x.text, draft.format)}${marks}`;
-        })
-        .join(' ');
-      return `<section id="${esc(s.section_id)}">${s.title ? `<h2>${inlineHtml(s.title, draft.format)}</h2>` : ''}<p>${sentences}</p></section>`;
+      const sentence = (x: Sentence) => {
+        // Each mark names its own quote (shown on hover) and links to it in the sources.
+        const marks = numbersOf(x)
+          .map((n) => `<sup><a class="cite" href="#ref-${n}" title="${esc(quoteOf.get(n) ?? '')}">[${n}]</a></sup>`)
+          .join('');
+        return `${inlineHtml(x.text, draft.format)}${marks}`;
+      };
+      const paragraphs = paragraphsOf(s.sentences)
+        .map((p) => `<p>${p.map(sentence).join(' ')}</p>`)
+        .join('');
+      return `<section id="${esc(s.section_id)}">${s.title ? `<h2>${inlineHtml(s.title, draft.format)}</h2>` : ''}${paragraphs}</section>`;
     })
     .join('\n');
-  const references = refs
-    .map(
-      (r) =>
-        `<li id="ref-${r.n}"><blockquote>${quoteHtml(r.quote)}</blockquote><cite data-content-id="${esc(r.content_id)}" data-chunk-id="${esc(r.chunk_id)}">${esc(sourceLabel(titles, r.content_id))}</cite></li>`,
-    )
-    .join('\n');
   if (refs.length === 0) return sections;
+  // Each document once, under its title, with the spans the page quotes from it folded away beneath.
+  const documents = new Map<string, Reference[]>();
+  for (const r of refs) documents.set(r.content_id, [...(documents.get(r.content_id) ?? []), r]);
+  const sources = [...documents.entries()]
+    .map(([contentId, spans]) => {
+      const quotes = spans
+        .map(
+          (r) =>
+            `<li id="ref-${r.n}" value="${r.n}" data-chunk-id="${esc(r.chunk_id)}"><blockquote>${quoteHtml(r.quote)}</blockquote></li>`,
+        )
+        .join('\n');
+      const numbers = spans.map((r) => `[${r.n}]`).join(' ');
+      return `<li class="source"><cite data-content-id="${esc(contentId)}">${esc(sourceLabel(titles, contentId))}</cite>
+<details><summary>Quoted ${numbers}</summary><ol class="references">
+${quotes}
+</ol></details></li>`;
+    })
+    .join('\n');
   return `${sections}
-<footer class="sources"><h2>Sources</h2><ol class="references">
-${references}
-</ol></footer>`;
+<footer class="sources"><h2>Sources</h2><ul class="documents">
+${sources}
+</ul></footer>`;
+}
+
+/** A section's sentences grouped by the paragraph the draft puts them in; a draft without paragraphs is one. */
+function paragraphsOf(sentences: Sentence[]): Sentence[][] {
+  const out: Sentence[][] = [];
+  sentences.forEach((x, i) => {
+    if (out.length === 0 || (x.paragraph !== undefined && x.paragraph !== sentences[i - 1]!.paragraph)) out.push([]);
+    out.at(-1)!.push(x);
+  });
+  return out;
 }
 
 /** The date part of an ISO timestamp, for display (the full one stays in datetime). */

@@ -53,8 +53,8 @@ describe('sections without sentences', () => {
 
   it('number and list only the references the shown sentences cite', () => {
     const body = renderArticleBody(draft('article'));
-    assert.match(body, /It is a pump\.<sup><a class="cite" href="#ref-1">\[1\]<\/a><\/sup>/);
-    assert.match(body, /It moves heat\.<sup><a class="cite" href="#ref-2">\[2\]<\/a><\/sup>/);
+    assert.match(body, /It is a pump\.<sup><a class="cite" href="#ref-1" title="quote of v:0">\[1\]<\/a><\/sup>/);
+    assert.match(body, /It moves heat\.<sup><a class="cite" href="#ref-2" title="quote of v:1">\[2\]<\/a><\/sup>/);
     assert.doesNotMatch(body, /quote of v:9|ref-3/);
     const citation = graphOf(draft('article'))[0] as unknown as { citation: { identifier: string }[] };
     assert.deepEqual(
@@ -110,7 +110,12 @@ describe('sources and plain text', () => {
   it('name each source by its document title, and neutrally while the title is unknown', () => {
     const titles = new Map([['00000000-0000-4000-8000-000000000001', 'Pump manual']]);
     const body = renderArticleBody(draft('article'), titles);
-    assert.equal((body.match(/>Pump manual<\/cite>/g) ?? []).length, 2);
+    // One document, listed once, its two quoted spans beneath it, each still under its own number.
+    assert.equal((body.match(/>Pump manual<\/cite>/g) ?? []).length, 1);
+    assert.match(
+      body,
+      /<li id="ref-1" value="1"[^>]*><blockquote>quote of v:0<\/blockquote><\/li>\n<li id="ref-2" value="2"[^>]*><blockquote>quote of v:1<\/blockquote>/,
+    );
     assert.doesNotMatch(body, /Source 0000/);
     assert.match(renderArticleBody(draft('article')), />Source document<\/cite>/);
     const citation = (jsonLd(site, page, draft('article'), titles)['@graph'] as { citation: { name: string }[] }[])[0]!.citation;
@@ -137,5 +142,29 @@ describe('sources and plain text', () => {
       renderSharedRobots(['https://h.test/sites/a/sitemap.xml', 'https://h.test/sites/b/sitemap.xml']),
       'User-agent: *\nAllow: /sites/\nDisallow: /api/\n\nSitemap: https://h.test/sites/a/sitemap.xml\nSitemap: https://h.test/sites/b/sitemap.xml\n',
     );
+  });
+});
+
+describe('paragraphs', () => {
+  it("render each of a section's paragraphs as its own <p>, a section without paragraph numbers as one", () => {
+    const d = draft('article');
+    const withParagraphs: DraftRevision = {
+      ...d,
+      sections: [
+        {
+          section_id: 's1',
+          title: 'Pumps',
+          sentences: [
+            { ...sentence(0, 'It is a pump.', 'v:1'), paragraph: 0 },
+            { ...sentence(1, 'It moves heat.', 'v:2'), paragraph: 0 },
+            { ...sentence(2, 'Service it yearly.', 'v:1'), paragraph: 1 },
+          ],
+        },
+      ] as DraftRevision['sections'],
+    };
+    const body = renderArticleBody(withParagraphs);
+    assert.equal((body.match(/<p>/g) ?? []).length, 2, body);
+    assert.match(body, /It moves heat\.<sup>.*<\/sup><\/p><p>Service it yearly\./);
+    assert.equal((renderArticleBody(d).match(/<section[^>]*><h2>[^<]*<\/h2><p>/g) ?? []).length, 2);
   });
 });

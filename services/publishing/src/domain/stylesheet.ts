@@ -29,6 +29,9 @@ code{font:.875em/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono
 sup{line-height:0}
 .cite{text-decoration:none;font-size:.8125em;padding:0 .1em}
 .sources{margin-top:3rem;border-top:1px solid var(--rule)}
+.documents{padding-left:1.25rem}
+.source{margin:0 0 1rem}
+.source summary{cursor:pointer;color:var(--muted);font-size:.875rem}
 .references{padding-left:1.75rem;font-size:.9375rem}
 .references li{margin:0 0 1.25rem;scroll-margin-top:1rem}
 .references li:target blockquote{border-color:var(--link)}

@@ -213,6 +213,10 @@ export function createElasticsearchIndex(options: ElasticsearchIndexOptions): Se
     );
   }
 
+  const chunkId = (org: string, contentId: string, chunkIndex: number) => `${org}:${contentId}:${chunkIndex}`;
+  const ofVersion = (org: string, contentId: string, versionId: string) => ({
+    bool: { filter: [{ term: { org_id: org } }, { term: { content_id: contentId } }, { term: { version_id: versionId } }] },
+  });
   const ofContent = (org: string, contentId: string) => ({
     bool: { filter: [{ term: { org_id: org } }, { term: { content_id: contentId } }] },
   });
@@ -272,9 +276,37 @@ export function createElasticsearchIndex(options: ElasticsearchIndexOptions): Se
           doc.heading_stems = stemsOf(doc.heading);
           doc.body_stems = stemsOf(doc.body);
         }
-        return [{ index: { _index: index, _id: `${c.org_id}:${c.content_id}:${chunk.chunk_index}` } }, doc];
+        return [{ index: { _index: index, _id: chunkId(c.org_id, c.content_id, chunk.chunk_index) } }, doc];
       });
       await bulk(operations);
+    },
+
+    async setVectors(org, contentId, versionId, vectors) {
+      await ensureIndex();
+      if (vectors.length === 0) return (await client.count({ index, query: ofVersion(org, contentId, versionId) })).count > 0;
+      // Real-time gets by id (no refresh needed), each with its sequence number.
+      const got = await client.mget<Pick<ChunkDoc, 'version_id'>>({
+        index,
+        ids: vectors.map((v) => chunkId(org, contentId, v.chunk_index)),
+        _source: ['version_id'],
+      });
+      const current = got.docs.map((d) => ('found' in d && d.found && d._source?.version_id === versionId ? d : undefined));
+      if (current.every((d) => d === undefined)) return false;
+      // Each update holds only if the chunk is still the one read (a new version reuses the ids): never a stale vector.
+      const operations = vectors.flatMap((v, i) => {
+        const d = current[i];
+        return d
+          ? [
+              { update: { _index: index, _id: d._id, if_seq_no: d._seq_no!, if_primary_term: d._primary_term! } },
+              { doc: { embedding: v.embedding } },
+            ]
+          : [];
+      });
+      const out = await client.bulk({ operations, refresh });
+      const results = out.items.map((i) => Object.values(i)[0]!);
+      const failed = results.find((r) => r.error && r.status !== 409 && r.status !== 404);
+      if (failed?.error) throw new Error(`Elasticsearch bulk operation failed: ${failed.error.type}: ${failed.error.reason}`);
+      return results.every((r) => r.status !== 409 && r.status !== 404);
     },
 
     async updateContent(org, contentId, meta: Partial<ContentMeta>) {

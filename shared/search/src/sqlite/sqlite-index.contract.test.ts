@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describeSearchIndexContract } from '@kb/testing';
 import { createSqliteSearchIndex } from './sqlite-index.js';
 
-describeSearchIndexContract('sqlite (FTS5 + in-process vectors)', async () => {
+describeSearchIndexContract('sqlite (FTS5, sign bits scanned, floats on disk rescored)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'kb-search-'));
   const index = createSqliteSearchIndex({ path: join(dir, 'search.db') });
   return {

@@ -4,8 +4,11 @@ import Database from 'better-sqlite3';
 import { registerForCheckpoints } from '@kb/store/sqlite';
 import { queryTerms } from '../analysis.js';
 import { DEFAULT_FUSION, fuseRanked, type FusionOptions } from '../fusion.js';
+import { openBitVectors } from './bit-vectors.js';
+import { dot, topK } from './top-k.js';
 import {
   vectorIdOf,
+  type ChunkVector,
   type ContentMeta,
   type IndexedContent,
   type SearchFilters,
@@ -115,10 +118,23 @@ function open(path: string): Database.Database {
   return db;
 }
 
-const toBlob = (v: number[]): Buffer => Buffer.from(new Float32Array(v).buffer);
+const toBlob = (v: ArrayLike<number>): Buffer => Buffer.from(Float32Array.from(v).buffer);
 const fromBlob = (b: Buffer): Float32Array => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 
-/** SearchIndex on SQLite FTS5 (BM25) with brute-force cosine kNN over stored vectors. */
+/** How many stored vectors a query's binary scan brings to the exact rescoring, per hit wanted. */
+const OVERSAMPLE = 8;
+/** Candidates of the sign-bit scan for a filter too wide to score exactly (those it allows are rescored). */
+const MAX_KNN = 8192;
+/** A filtered dense query over at most this many vectors scores them all exactly instead of scanning the organization's. */
+const EXACT_SCAN_MAX = 20_000;
+
+/**
+ * SearchIndex on SQLite: FTS5 (BM25) for words, and for meaning the chunks' vectors on disk:
+ * each vector's float32 blob beside its chunk, and its sign bits (bit-vectors.ts). A dense
+ * query scans the organization's sign bits (Hamming distance, 48 bytes a chunk for 384
+ * dimensions, the only part held in memory) for OVERSAMPLE times the candidates it needs and
+ * rescores those by exact cosine over their blobs read from disk.
+ */
 export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): SearchIndex {
   const db = open(options.path);
   // Indexing writes every chunk's text and its postings: checkpointing that inside a COMMIT
@@ -127,11 +143,16 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
   const w = options.weights ?? { title: 2, heading: 1, text: 1 };
   const candidates = options.candidates ?? 100;
   const fusion = options.fusion ?? DEFAULT_FUSION;
+  const bits = openBitVectors(db);
 
   const s = {
     chunkRowsOf: db.prepare<[string, string], { rowid: number; text: string; heading_path: string }>(
       'SELECT rowid, text, heading_path FROM chunks WHERE org_id = ? AND content_id = ?',
     ),
+    chunkRowsOfVersion: db.prepare<[string, string, string], { rowid: number; chunk_index: number }>(
+      'SELECT rowid, chunk_index FROM chunks WHERE org_id = ? AND content_id = ? AND version_id = ?',
+    ),
+    setEmbedding: db.prepare<[Buffer, number]>('UPDATE chunks SET embedding = ? WHERE rowid = ?'),
     deleteFts: db.prepare<[number]>('DELETE FROM chunks_fts WHERE rowid = ?'),
     deleteChunks: db.prepare<[string, string]>('DELETE FROM chunks WHERE org_id = ? AND content_id = ?'),
     deleteContent: db.prepare<[string, string]>('DELETE FROM contents WHERE org_id = ? AND content_id = ?'),
@@ -158,56 +179,22 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     getContent: db.prepare<[string, string], { title: string; category_id: string | null; topic_id: string | null }>(
       'SELECT title, category_id, topic_id FROM contents WHERE org_id = ? AND content_id = ?',
     ),
+    indexedVersion: db.prepare<[string, string], { version_id: string }>(
+      'SELECT version_id FROM contents WHERE org_id = ? AND content_id = ?',
+    ),
     updateFiling: db.prepare(
       'UPDATE contents SET title = @title, category_id = @category_id, topic_id = @topic_id WHERE org_id = @org_id AND content_id = @content_id',
     ),
     countChunks: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM chunks WHERE org_id = ?'),
-    embeddingsOf: db.prepare<[string], { rowid: number; embedding: Buffer }>(
-      'SELECT rowid, embedding FROM chunks WHERE org_id = ? AND embedding IS NOT NULL',
-    ),
   };
 
-  /*
-   * The stored vectors of each organization, read once and then kept in step with
-   * every write (dense retrieval would otherwise read every blob at each query).
-   * A failed write drops the organization's entry; the next query reads it again.
-   */
-  type Vector = { v: Float32Array; norm: number };
-  const vectorCache = new Map<string, Map<number, Vector>>();
-  const vectorOf = (v: Float32Array): Vector => {
-    let n = 0;
-    for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
-    return { v, norm: Math.sqrt(n) };
-  };
-  function vectorsOf(org: string): Map<number, Vector> {
-    let m = vectorCache.get(org);
-    if (!m) {
-      m = new Map();
-      for (const r of s.embeddingsOf.iterate(org)) m.set(r.rowid, vectorOf(fromBlob(r.embedding)));
-      vectorCache.set(org, m);
-    }
-    return m;
-  }
-  type VectorChanges = { removed: number[]; added: { rowid: number; v: Float32Array }[] };
-  function applyVectorChanges(org: string, run: () => VectorChanges): void {
-    let changes: VectorChanges;
-    try {
-      changes = run();
-    } catch (err) {
-      vectorCache.delete(org);
-      throw err;
-    }
-    const m = vectorCache.get(org);
-    if (!m) return;
-    for (const rowid of changes.removed) m.delete(rowid);
-    for (const a of changes.added) m.set(a.rowid, vectorOf(a.v));
-  }
-
-  const removeChunks = (org: string, contentId: string): number[] => {
+  const removeChunks = (org: string, contentId: string): void => {
     const rows = s.chunkRowsOf.all(org, contentId);
-    for (const row of rows) s.deleteFts.run(row.rowid);
+    for (const row of rows) {
+      s.deleteFts.run(row.rowid);
+      bits.remove(org, row.rowid);
+    }
     s.deleteChunks.run(org, contentId);
-    return rows.map((r) => r.rowid);
   };
 
   const writeFiling = (org: string, contentId: string, meta: Pick<ContentMeta, 'tags' | 'folder_path'>) => {
@@ -217,9 +204,8 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     for (const folder of meta.folder_path) s.insertFolder.run(org, contentId, folder);
   };
 
-  const indexVersion = db.transaction((c: IndexedContent): VectorChanges => {
-    const removed = removeChunks(c.org_id, c.content_id);
-    const added: VectorChanges['added'] = [];
+  const indexVersion = (c: IndexedContent): void => {
+    removeChunks(c.org_id, c.content_id);
     s.deleteContent.run(c.org_id, c.content_id);
     s.insertContent.run({ ...c });
     writeFiling(c.org_id, c.content_id, c);
@@ -238,11 +224,22 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
         slide: chunk.slide ?? null,
         embedding: chunk.embedding ? toBlob(chunk.embedding) : null,
       });
-      if (chunk.embedding) added.push({ rowid: Number(lastInsertRowid), v: new Float32Array(chunk.embedding) });
+      if (chunk.embedding) bits.put(c.org_id, Number(lastInsertRowid), chunk.embedding);
       s.insertFts.run(lastInsertRowid, c.title, heading.join(' '), chunk.text, filing);
     }
-    return { removed, added };
-  });
+  };
+
+  const setVectors = (org: string, contentId: string, versionId: string, vectors: ChunkVector[]): boolean => {
+    if (s.indexedVersion.get(org, contentId)?.version_id !== versionId) return false;
+    const rowOf = new Map(s.chunkRowsOfVersion.all(org, contentId, versionId).map((r) => [r.chunk_index, r.rowid]));
+    for (const v of vectors) {
+      const rowid = rowOf.get(v.chunk_index);
+      if (rowid === undefined) continue;
+      s.setEmbedding.run(toBlob(v.embedding), rowid);
+      bits.put(org, rowid, v.embedding);
+    }
+    return true;
+  };
 
   const updateContent = db.transaction((org: string, contentId: string, meta: Partial<ContentMeta>): boolean => {
     const current = s.getContent.get(org, contentId);
@@ -277,14 +274,14 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     return true;
   });
 
-  const removeContent = db.transaction((org: string, contentId: string): { existed: boolean; removed: number[] } => {
+  const removeContent = (org: string, contentId: string): boolean => {
     const existed = s.getContent.get(org, contentId) !== undefined;
-    const removed = removeChunks(org, contentId);
+    removeChunks(org, contentId);
     s.deleteContent.run(org, contentId);
     s.deleteTags.run(org, contentId);
     s.deleteFolders.run(org, contentId);
-    return { existed, removed };
-  });
+    return existed;
+  };
 
   /** SQL conditions on `c` (chunks) and `ct` (contents) for the filters; null when nothing can match. */
   function filterSql(org: string, f: SearchFilters): { sql: string; params: unknown[]; needsContents: boolean; orgOnly: boolean } | null {
@@ -354,64 +351,61 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
     });
   }
 
-  /** Brute-force cosine over the organization's vectors in memory, best `limit` rowids; filters other than the organization pick the rows by SQL first. */
+  /**
+   * The best `limit` chunks by cosine to the query vector among those with vectors under the
+   * filters: candidates by Hamming distance of sign bits (the organization's partition), then
+   * exact cosine over their stored floats. A narrow filter (a folder scope, a tag) is scored
+   * exactly over every vector it allows instead.
+   */
   function denseRanked(
     org: string,
     vector: number[],
     where: { sql: string; params: unknown[]; needsContents: boolean; orgOnly: boolean },
     limit: number,
   ): { rowid: number; score: number }[] {
-    const vectors = vectorsOf(org);
-    const allowed = where.orgOnly
-      ? undefined
-      : new Set(
-          (
-            prepared(
-              `SELECT c.rowid FROM chunks c
-               ${where.needsContents ? 'JOIN contents ct ON ct.org_id = c.org_id AND ct.content_id = c.content_id' : ''}
-               WHERE c.embedding IS NOT NULL AND ${where.sql}`,
-            ).all(...where.params) as { rowid: number }[]
-          ).map((r) => r.rowid),
-        );
-    const q = vectorOf(new Float32Array(vector));
-    if (q.norm === 0 || limit <= 0) return [];
-    const qv = q.v;
-    // The best `limit` so far in a min-heap on score: most vectors are compared once and dropped.
-    const heap: { rowid: number; score: number }[] = [];
-    const worse = (a: { rowid: number; score: number }, b: { rowid: number; score: number }) =>
-      a.score < b.score || (a.score === b.score && a.rowid > b.rowid);
-    const siftDown = (i: number) => {
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < heap.length && worse(heap[l]!, heap[m]!)) m = l;
-        if (r < heap.length && worse(heap[r]!, heap[m]!)) m = r;
-        if (m === i) return;
-        [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-        i = m;
-      }
+    const q = Float32Array.from(vector);
+    const qNorm = Math.sqrt(dot(q, q));
+    if (qNorm === 0 || limit <= 0 || !bits.ready()) return [];
+    const top = topK(limit);
+    const score = (rowid: number, blob: Buffer) => {
+      const v = fromBlob(blob);
+      const norm = Math.sqrt(dot(v, v));
+      if (norm > 0) top.offer(rowid, dot(q, v) / (norm * qNorm));
     };
-    for (const [rowid, { v, norm }] of vectors) {
-      if (norm === 0 || (allowed && !allowed.has(rowid))) continue;
-      const n = Math.min(v.length, qv.length);
-      let dot = 0;
-      for (let i = 0; i < n; i++) dot += v[i]! * qv[i]!;
-      const entry = { rowid, score: dot / (norm * q.norm) };
-      if (heap.length < limit) {
-        heap.push(entry);
-        for (let i = heap.length - 1; i > 0;) {
-          const parent = (i - 1) >> 1;
-          if (!worse(heap[i]!, heap[parent]!)) break;
-          [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
-          i = parent;
+    const join = where.needsContents ? 'JOIN contents ct ON ct.org_id = c.org_id AND ct.content_id = c.content_id' : '';
+    const want = Math.min(MAX_KNN, limit * OVERSAMPLE);
+    let candidates: number[];
+    if (where.orgOnly) candidates = bits.nearest(org, q, want);
+    else {
+      const allowed = (
+        prepared(`SELECT count(*) AS n FROM chunks c ${join} WHERE c.embedding IS NOT NULL AND ${where.sql}`).get(...where.params) as {
+          n: number;
         }
-      } else if (worse(heap[0]!, entry)) {
-        heap[0] = entry;
-        siftDown(0);
+      ).n;
+      if (allowed <= EXACT_SCAN_MAX) {
+        const rows = prepared(`SELECT c.rowid, c.embedding FROM chunks c ${join} WHERE c.embedding IS NOT NULL AND ${where.sql}`);
+        for (const r of rows.iterate(...where.params) as Iterable<{ rowid: number; embedding: Buffer }>) score(r.rowid, r.embedding);
+        return top.sorted();
+      }
+      // A wide filter: the organization's nearest MAX_KNN by their bits, then only those the filter allows.
+      const near = bits.nearest(org, q, MAX_KNN);
+      candidates = [];
+      for (let i = 0; i < near.length; i += 500) {
+        const part = near.slice(i, i + 500);
+        const ok = prepared(
+          `SELECT c.rowid FROM chunks c ${join} WHERE c.rowid IN (${part.map(() => '?').join(',')}) AND ${where.sql}`,
+        ).all(...part, ...where.params) as { rowid: number }[];
+        candidates.push(...ok.map((r) => r.rowid));
       }
     }
-    return heap.sort((a, b) => b.score - a.score || a.rowid - b.rowid);
+    for (let i = 0; i < candidates.length; i += 500) {
+      const part = candidates.slice(i, i + 500);
+      const rows = prepared(
+        `SELECT rowid, embedding FROM chunks WHERE rowid IN (${part.map(() => '?').join(',')}) AND embedding IS NOT NULL`,
+      ).all(...part) as { rowid: number; embedding: Buffer }[];
+      for (const r of rows) score(r.rowid, r.embedding);
+    }
+    return top.sorted();
   }
 
   const toHit = (r: ChunkRow, score: number): SearchHit => ({
@@ -430,19 +424,16 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
 
   return {
     async indexVersion(content) {
-      applyVectorChanges(content.org_id, () => indexVersion(content));
+      bits.write(() => indexVersion(content));
+    },
+    async setVectors(org, contentId, versionId, vectors) {
+      return bits.write(() => setVectors(org, contentId, versionId, vectors));
     },
     async updateContent(org, contentId, meta) {
       return updateContent(org, contentId, meta);
     },
     async removeContent(org, contentId) {
-      let existed = false;
-      applyVectorChanges(org, () => {
-        const r = removeContent(org, contentId);
-        existed = r.existed;
-        return { removed: r.removed, added: [] };
-      });
-      return existed;
+      return bits.write(() => removeContent(org, contentId));
     },
     async search(req: SearchRequest) {
       const where = filterSql(req.org_id, req.filters);
@@ -472,8 +463,11 @@ export function createSqliteSearchIndex(options: SqliteSearchIndexOptions): Sear
       return s.countChunks.get(org)!.n;
     },
     async clear() {
-      db.exec('DELETE FROM chunks_fts; DELETE FROM chunks; DELETE FROM contents; DELETE FROM content_tags; DELETE FROM content_folders;');
-      vectorCache.clear();
+      bits.write(() => {
+        db.exec('DELETE FROM chunks_fts; DELETE FROM chunks; DELETE FROM contents; DELETE FROM content_tags; DELETE FROM content_folders;');
+        // The next vectors may come from another model, of other dimensions.
+        bits.drop();
+      });
     },
     async close() {
       await checkpoints?.unregister();

@@ -193,10 +193,19 @@ export function intakeRoutes(clients: ServiceClients, maxUploadBytes: number, bu
           summary: 'Get a content item with its processing state and versions',
           description:
             'processing_status (queued, processing, completed, failed), attempts and failure_reason of the current version, and ' +
-            'every version (newest first) with its own version_id, status and chunk count.',
+            'every version (newest first) with its own version_id, status and chunk count; search: whether it can be found by its ' +
+            'words (keyword: pending, ready) and by its meaning (semantic: pending while its vectors are computed, ready, or off ' +
+            'without an embeddings model).',
           params: ContentParams,
           response: {
-            200: Type.Object({ ...ContentItem.properties, versions: Type.Array(ContentVersion) }),
+            200: Type.Object({
+              ...ContentItem.properties,
+              versions: Type.Array(ContentVersion),
+              search: Type.Object({
+                keyword: Type.Union([Type.Literal('pending'), Type.Literal('ready')]),
+                semantic: Type.Union([Type.Literal('pending'), Type.Literal('ready'), Type.Literal('off')]),
+              }),
+            }),
             ...errorResponses(400, 401, 403, 404),
           },
         },
@@ -207,7 +216,12 @@ export function intakeRoutes(clients: ServiceClients, maxUploadBytes: number, bu
           callerOf(req),
           req.params.content_id,
         );
-        return { ...itemJson(detail.item), versions: detail.versions.map(versionJson) };
+        const search = await clients.search.call<{ keyword: 'pending' | 'ready'; semantic: 'pending' | 'ready' | 'off' }>(
+          'GetSearchReadiness',
+          { content_id: req.params.content_id },
+          callerOf(req),
+        );
+        return { ...itemJson(detail.item), versions: detail.versions.map(versionJson), search };
       },
     );
 

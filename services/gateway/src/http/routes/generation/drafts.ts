@@ -22,6 +22,12 @@ export const Draft = Type.Object(
     target_prompt_ids: Type.Array(Uuid),
     source_folder_ids: Type.Array(Uuid),
     source_content_ids: Type.Array(Uuid),
+    warnings: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          'what the draft could not cover: sections or questions the knowledge base holds nothing on, a length short of the minimum',
+      }),
+    ),
     verification: Type.Union([Type.Literal('verified'), Type.Literal('needs_review')]),
     totals: Type.Object({ sentences: Type.Integer(), factual: Type.Integer(), supported: Type.Integer(), unsupported: Type.Integer() }),
     stale_sources: Type.Array(StaleSource, { description: 'cited sources that changed or were deleted since' }),
@@ -29,8 +35,8 @@ export const Draft = Type.Object(
     publish_destination_ids: Type.Array(Uuid),
     change: Type.Optional(
       Type.Object(
-        { kind: Type.String(), section_id: Type.Optional(Type.String()) },
-        { description: 'the builder step that made this revision' },
+        { kind: Type.String(), section_id: Type.Optional(Type.String()), run_id: Type.Optional(Type.String()) },
+        { description: 'the builder step, or the run (regenerated), that made this revision' },
       ),
     ),
     created_at: Timestamp,
