@@ -329,10 +329,14 @@ export async function startMultiProcessSystem(options: {
   const services = options.services ?? SERVICES;
   const logs = options.logs ?? new RunLogs();
   const base = mkdtempSync(join(tmpdir(), 'kb-multi-'));
+  // Keyword search unless a suite asks for embeddings, as in the single-process harness: these suites
+  // count exactly which documents a word finds, and hybrid search also ranks documents near in meaning.
+  const keywordOnly = options.env?.EMBEDDINGS === undefined && options.env?.EMBEDDINGS_URL === undefined ? { EMBEDDINGS: 'none' } : {};
   const shared: Record<string, string> = {
     LOG_LEVEL: 'info',
     KAFKA_BROKERS: options.brokers,
     INTERNAL_TOKEN: randomBytes(24).toString('hex'),
+    ...keywordOnly,
     ...options.env,
   };
   const balancers = new Map<string, Balancer>();
