@@ -21,6 +21,7 @@ let f2: string;
 /** Drafts and runs drawn from F1 (inside the key's scope) and from F2 (outside). */
 let inside: { run_id: string; draft_id: string };
 let outside: { run_id: string; draft_id: string };
+let typeId: string;
 
 async function run(folderIds: string[] | undefined, contentTypeId: string, key?: string) {
   const res = await t.api('POST', '/org/generation/runs', {
@@ -58,6 +59,7 @@ beforeAll(async () => {
     body: { name: 'Scope guide', config: { sections: [{ title: 'Panels' }, { title: 'Batteries' }] } },
   });
   assert.equal(type.status, 201, type.text);
+  typeId = type.body.content_type_id;
   inside = await run([f1], type.body.content_type_id);
   outside = await run([f2], type.body.content_type_id);
   // The piece appears in publishing once the draft's event arrived there.
@@ -209,5 +211,16 @@ describe('folder scope on reads through an OAuth grant', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('re-runs on one subject', () => {
+  it('a run from other folders makes a piece of its own (never a revision of one drawn elsewhere); the same folders revise it', async () => {
+    assert.notEqual(inside.draft_id, outside.draft_id, 'the F2 run revised the F1 piece');
+    // The scoped key's run on the same subject draws on F1 only: it must not rewrite the F2 piece.
+    const scoped = await run(undefined, typeId, scopedKey);
+    assert.notEqual(scoped.draft_id, outside.draft_id, 'a scoped key revised a piece drawn from outside its folders');
+    const again = await run([f2], typeId);
+    assert.equal(again.draft_id, outside.draft_id, 'the same subject and folders revise the piece');
   });
 });

@@ -101,9 +101,12 @@ export function createRunsService(deps: RunsDeps) {
     );
   }
 
+  /** A run's source folders as one comparable value (order and repeats do not matter). */
+  const folderKey = (folders: readonly string[]) => [...new Set(folders)].sort().join(',');
+
   /**
    * The piece an earlier run made for the same content type and subject (the same prompt, or the
-   * same instructions, and product line), if it still exists: the newest.
+   * same instructions, product line and source folders), if it still exists: the newest.
    */
   async function pieceOf(run: RunDoc): Promise<DraftDoc | undefined> {
     const earlier = await store.find<RunDoc>(RUNS, {
@@ -116,6 +119,9 @@ export function createRunsService(deps: RunsDeps) {
       if (r.geo_question_id !== run.geo_question_id || r.product_line_id !== run.product_line_id) continue;
       // A prompt is the subject when there is one; otherwise the run's instructions are.
       if (!run.geo_question_id && (r.instructions ?? '').trim().toLowerCase() !== (run.instructions ?? '').trim().toLowerCase()) continue;
+      // Other sources make another piece: a run never rewrites a piece drawn from folders it did not draw on
+      // (a folder-scoped key must not overwrite what lies outside its scope).
+      if (folderKey(runFolders(r)) !== folderKey(runFolders(run))) continue;
       const draft = await store.get<DraftDoc>(DRAFTS, r.draft_id);
       if (draft && draft.org_id === run.org_id) return draft;
     }
