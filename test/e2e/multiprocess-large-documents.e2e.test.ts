@@ -178,7 +178,13 @@ describeOrSkip('large documents on the distributed runtime, on a real Kafka brok
     );
     console.info(`[figures] 11 uploads of 0.47 MB (5.2 MB) after kill -9 of ingest: searchable ${took} ms after its restart`);
     for (const id of ids) assert.equal(await statusOf(id), 'completed');
-    assert.ok(await ingestServing(), 'ingest ready: its outbox relay caught up');
+    // Readiness after a restart also waits for the consumer groups: wait for it rather than sample it once.
+    await waitUntil(
+      async () => ((await ingestServing()) ? true : undefined),
+      'ingest ready after its restart: its outbox relay caught up',
+      120_000,
+      () => sys.progress(),
+    );
     assert.doesNotMatch(restarted.output(), /larger than the max message size|cannot advance/);
   });
 
@@ -198,6 +204,13 @@ describeOrSkip('large documents on the distributed runtime, on a real Kafka brok
         .split('\n')
         .filter((l) => l.includes('cannot advance'));
     try {
+      // The earlier cases restarted ingest and loaded the knowledge base: start from a ready system.
+      await waitUntil(
+        async () => ((await ready()).status === 'ready' ? true : undefined),
+        'ready before the topic is limited',
+        120_000,
+        () => sys.progress(),
+      );
       // An operator lowers the topic's limit below the services' BUS_MAX_MESSAGE_BYTES.
       await limitTopic('50000');
       const word = batchWord();
