@@ -17,9 +17,12 @@ export interface AllInOneProcess {
  * that kill it (-9) and start it again on the same data: what a crash does.
  */
 export function startAllInOneProcess(dataDir: string, env: Record<string, string> = {}): AllInOneProcess {
+  // Keyword search unless the test asks for embeddings, as in the in-process harness (these tests crash and restart
+  // the process; computing vectors in the background would only slow them on a loaded machine).
+  const keywordOnly = env.EMBEDDINGS === undefined && env.EMBEDDINGS_URL === undefined ? { EMBEDDINGS: 'none' } : {};
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', main], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...keywordOnly, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
