@@ -19,7 +19,8 @@ export interface AllInOneProcess {
 export function startAllInOneProcess(dataDir: string, env: Record<string, string> = {}): AllInOneProcess {
   // Keyword search unless the test asks for embeddings, as in the in-process harness (these tests crash and restart
   // the process; computing vectors in the background would only slow them on a loaded machine).
-  const keywordOnly = env.EMBEDDINGS === undefined && env.EMBEDDINGS_URL === undefined ? { EMBEDDINGS: 'none' } : {};
+  const keywordOnly: Record<string, string> =
+    env.EMBEDDINGS === undefined && env.EMBEDDINGS_URL === undefined ? { EMBEDDINGS: 'none' } : {};
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', main], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...keywordOnly, ...env },

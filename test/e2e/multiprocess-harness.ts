@@ -331,7 +331,8 @@ export async function startMultiProcessSystem(options: {
   const base = mkdtempSync(join(tmpdir(), 'kb-multi-'));
   // Keyword search unless a suite asks for embeddings, as in the single-process harness: these suites
   // count exactly which documents a word finds, and hybrid search also ranks documents near in meaning.
-  const keywordOnly = options.env?.EMBEDDINGS === undefined && options.env?.EMBEDDINGS_URL === undefined ? { EMBEDDINGS: 'none' } : {};
+  const keywordOnly: Record<string, string> =
+    options.env?.EMBEDDINGS === undefined && options.env?.EMBEDDINGS_URL === undefined ? { EMBEDDINGS: 'none' } : {};
   const shared: Record<string, string> = {
     LOG_LEVEL: 'info',
     KAFKA_BROKERS: options.brokers,
