@@ -253,8 +253,11 @@ describe('MCP: folder-scoped keys and credits', () => {
     const key = await freshKey([inside]);
     const client = await mcpClient(t.url, { 'x-api-key': key });
 
-    const found = await ok(client, 'search', { query: 'puffin', max_results: 10 });
-    assert.deepEqual(found.source_ids, [insideDoc]);
+    // Completed in ingest is not yet indexed in the knowledge base: wait until search has it.
+    await eventually(async () => {
+      const found = await ok(client, 'search', { query: 'puffin', max_results: 10 });
+      assert.deepEqual(found.source_ids, [insideDoc]);
+    }, 30_000);
     await eventually(
       async () => assert.equal((await ok(client, 'kb_folder', { kb_node_id: inside })).children[0]?.content_id, insideDoc),
       10_000,
