@@ -29,7 +29,9 @@ export async function openFactCheckModel(
     return undefined;
   }
   try {
-    const model = await createLocalEmbeddings({ modelDir: dir, threads: 1 });
+    // Sentences and passages are embedded on a thread of their own: ONNX Runtime's inference is
+    // synchronous, and on this thread a run's verification would stall the requests it serves.
+    const model = await createLocalEmbeddings({ modelDir: dir, threads: 1, documentWorker: { nice: 0 } });
     logger.info({ model: model.model, model_dir: dir }, 'fact checker: recognises claims in other words with the sentence-embedding model');
     return model;
   } catch (err) {

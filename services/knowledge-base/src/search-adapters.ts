@@ -52,7 +52,13 @@ export async function openEmbeddings(
   if (provider === 'local') {
     const { createLocalEmbeddings } = await import('@kb/ai/local');
     logger?.info({ model_dir: config.EMBEDDINGS_MODEL_DIR }, 'search: hybrid, keyword and semantic (local embeddings model)');
-    return createLocalEmbeddings({ modelDir: config.EMBEDDINGS_MODEL_DIR, threads: config.EMBEDDINGS_THREADS });
+    // Chunks are embedded on a thread of their own at a lower priority: ONNX Runtime's inference is
+    // synchronous, and on this thread it would stall searches, consumers and heartbeats meanwhile.
+    return createLocalEmbeddings({
+      modelDir: config.EMBEDDINGS_MODEL_DIR,
+      threads: config.EMBEDDINGS_THREADS,
+      documentWorker: { nice: config.EMBEDDINGS_NICE },
+    });
   }
   return createOpenAiEmbeddings({
     baseUrl: config.EMBEDDINGS_URL!,

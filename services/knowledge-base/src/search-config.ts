@@ -33,6 +33,13 @@ export const searchConfigFields = {
     default: 1,
     description: 'ONNX Runtime threads of each local embeddings session (one for queries, one for indexing)',
   }),
+  EMBEDDINGS_NICE: Type.Integer({
+    minimum: 0,
+    maximum: 19,
+    default: 10,
+    description:
+      'nice value of the thread that embeds chunks for the index (Linux; 0 to 19): it yields the CPU to searches, keyword indexing and the rest of the process while the machine is busy, and runs at full speed when it is idle',
+  }),
   SEARCH_FUSION: Type.Union([Type.Literal('rrf'), Type.Literal('convex')], {
     default: DEFAULT_FUSION.method,
     description: 'how BM25 and dense candidates are fused (embedded index): weighted reciprocal rank, or min-max scaled scores',

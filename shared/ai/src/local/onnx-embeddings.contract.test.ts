@@ -2,7 +2,7 @@ import { describe, it, beforeAll, afterAll } from 'vitest';
 import { describeOrSkip } from '@kb/testing';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createLocalEmbeddings, missingModelFiles, type LocalEmbeddings } from './onnx-embeddings.js';
 import { createWordPieceTokenizer, wordPieceSpecOf } from './wordpiece.js';
 
@@ -60,6 +60,72 @@ describeOrSkip('local embeddings (ONNX model from scripts/fetch-embedding-model.
   it('truncates long texts instead of failing', async () => {
     const [v] = await e.embed(['word '.repeat(3000)]);
     assert.equal(v!.length, e.dimensions);
+  });
+});
+
+/** CPU seconds of each thread of this process with its nice value (Linux /proc; undefined elsewhere). */
+function threadCpu(): Map<number, { nice: number; seconds: number }> | undefined {
+  if (process.platform !== 'linux') return undefined;
+  const out = new Map<number, { nice: number; seconds: number }>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), { nice: Number(fields[16]), seconds: (Number(fields[11]) + Number(fields[12])) / 100 });
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out;
+}
+
+describeOrSkip('local embeddings with documents on a worker thread', skip, () => {
+  const NICE = 7;
+  let inThread: LocalEmbeddings;
+  let worker: LocalEmbeddings;
+  beforeAll(async () => {
+    inThread = await createLocalEmbeddings({ modelDir });
+    worker = await createLocalEmbeddings({ modelDir, threads: 2, documentWorker: { nice: NICE } });
+  });
+  afterAll(async () => {
+    await inThread?.close();
+    await worker?.close();
+  });
+
+  it('gives the vectors the calling thread gives, for documents and queries', async () => {
+    const texts = ['Clean the panels every three months with soft water.', 'Hooks run in the order they were added.', ''];
+    const [a, b] = [await inThread.embed(texts), await worker.embed(texts)];
+    assert.equal(b.length, 3);
+    for (const [i, v] of b.entries()) assert.ok(dot(v, a[i]!) > 0.9999, `cosine ${dot(v, a[i]!)}`);
+    const [q1] = await inThread.embed(['how often are panels cleaned'], 'query');
+    const [q2] = await worker.embed(['how often are panels cleaned'], 'query');
+    assert.ok(dot(q1!, q2!) > 0.9999);
+    assert.equal(worker.dimensions, inThread.dimensions);
+    assert.deepEqual(await worker.embed([]), []);
+    // Calls in flight together each get their own texts' vectors (each alone: the int8 model's
+    // activation ranges are the batch's, so a text alone and in a batch differ slightly).
+    const [x, y] = await Promise.all([worker.embed([texts[0]!]), worker.embed([texts[1]!])]);
+    const [x0, y0] = [await inThread.embed([texts[0]!]), await inThread.embed([texts[1]!])];
+    assert.ok(dot(x[0]!, x0[0]!) > 0.9999 && dot(y[0]!, y0[0]!) > 0.9999);
+  });
+
+  it.skipIf(process.platform !== 'linux')('does the work on threads at the lower priority, not on the calling thread', async () => {
+    const texts = Array.from({ length: 16 }, (_, i) => `Document ${i} about ${'solar panel maintenance and warranty terms '.repeat(40)}`);
+    const before = threadCpu()!;
+    await worker.embed(texts);
+    const after = threadCpu()!;
+    let niced = 0;
+    for (const [tid, t] of after) if (t.nice === NICE) niced += t.seconds - (before.get(tid)?.seconds ?? 0);
+    const main = after.get(process.pid)!.seconds - before.get(process.pid)!.seconds;
+    assert.ok(niced > 0.2, `the niced threads took ${niced} CPU-seconds`);
+    assert.ok(main < niced / 4, `the calling thread took ${main} CPU-seconds against ${niced} on the niced threads`);
+  });
+
+  it('refuses calls once closed, and a folder without the model at start', async () => {
+    const e = await createLocalEmbeddings({ modelDir, documentWorker: { nice: NICE } });
+    await e.close();
+    await assert.rejects(e.embed(['after close']), /closed/);
+    await assert.rejects(createLocalEmbeddings({ modelDir: '/nonexistent-model-dir', documentWorker: { nice: 0 } }), /model\.onnx/);
   });
 });
 

@@ -5,6 +5,7 @@ import type { InferenceSession } from 'onnxruntime-node';
 import type { EmbeddingPurpose, Embeddings } from '../ports.js';
 import { createWordPieceTokenizer, wordPieceSpecOf, type WordPieceTokenizer } from './wordpiece.js';
 import { padBatch, poolHidden, type Pooling } from './pooling.js';
+import { startDocumentWorker } from './document-worker.js';
 
 /**
  * A sentence-embedding model run in-process with ONNX Runtime (CPU): the files
@@ -19,6 +20,16 @@ export interface LocalEmbeddingsOptions {
   threads?: number;
   /** Texts per inference call when indexing (default 8; texts are sorted by length so padding stays small). */
   batchSize?: number;
+  /**
+   * Documents are embedded on a worker thread of their own, at this nice value (Linux, 0 to 19:
+   * higher yields the CPU sooner), instead of on the calling thread. ONNX Runtime's Node binding
+   * runs inference synchronously, so a batch embedded on the event loop's thread stalls everything
+   * else the process serves (requests, consumers, heartbeats) for its whole duration; on its own
+   * thread at a lower priority, indexing takes only the CPU that request work leaves. Queries stay
+   * on the calling thread (a few tokens, and the caller waits for them). Undefined: documents are
+   * embedded on the calling thread as well.
+   */
+  documentWorker?: { nice: number };
 }
 
 export interface ModelConfig {
@@ -43,7 +54,7 @@ export interface LocalEmbeddings extends Embeddings {
 }
 
 /** One inference at a time per session: calls queue instead of competing for the cores. */
-function serial() {
+export function serial() {
   let tail: Promise<unknown> = Promise.resolve();
   return <T>(fn: () => Promise<T>): Promise<T> => {
     const run = tail.then(fn, fn);
@@ -52,7 +63,17 @@ function serial() {
   };
 }
 
-export async function createLocalEmbeddings(options: LocalEmbeddingsOptions): Promise<LocalEmbeddings> {
+/** The model loaded with a session for each purpose asked (the worker thread holds only the documents' one). */
+export interface LoadedModel {
+  config: ModelConfig;
+  embed(texts: string[], purpose: EmbeddingPurpose): Promise<number[][]>;
+  release(): Promise<void>;
+}
+
+export async function loadModel(
+  options: Pick<LocalEmbeddingsOptions, 'modelDir' | 'threads' | 'batchSize'>,
+  purposes: readonly EmbeddingPurpose[],
+): Promise<LoadedModel> {
   const why = missingModelFiles(options.modelDir);
   if (why) throw new Error(`local embeddings: ${why}`);
   const ort = await import('onnxruntime-node');
@@ -76,10 +97,12 @@ export async function createLocalEmbeddings(options: LocalEmbeddingsOptions): Pr
     extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
   });
   // Queries get a session of their own (one thread: a query is a few tokens) so that a query never waits behind a batch being indexed.
-  const [documents, queries] = await Promise.all([
-    ort.InferenceSession.create(modelBytes, sessionOptions(options.threads ?? 1)),
-    ort.InferenceSession.create(modelBytes, sessionOptions(1)),
-  ]);
+  const sessions = new Map<EmbeddingPurpose, InferenceSession>();
+  for (const purpose of purposes)
+    sessions.set(
+      purpose,
+      await ort.InferenceSession.create(modelBytes, sessionOptions(purpose === 'document' ? (options.threads ?? 1) : 1)),
+    );
   const queue = { document: serial(), query: serial() };
   const batchSize = options.batchSize ?? 8;
 
@@ -97,11 +120,12 @@ export async function createLocalEmbeddings(options: LocalEmbeddingsOptions): Pr
     return poolHidden(hidden.data as Float32Array, mask, { batch: rows.length, seq, dim: dim! }, config.pooling);
   }
 
-  async function embed(texts: string[], purpose: EmbeddingPurpose = 'document'): Promise<number[][]> {
+  async function embed(texts: string[], purpose: EmbeddingPurpose): Promise<number[][]> {
+    const session = sessions.get(purpose);
+    if (!session) throw new Error(`local embeddings: no ${purpose} session here`);
     const rows = texts.map((t) => tokenizer.encode(purpose === 'query' ? config.query_prefix + t : t, config.max_tokens).ids);
     const order = rows.map((_, i) => i).sort((a, b) => rows[a]!.length - rows[b]!.length);
     const out = new Array<number[]>(texts.length);
-    const session = purpose === 'query' ? queries : documents;
     for (let i = 0; i < order.length; i += batchSize) {
       const part = order.slice(i, i + batchSize);
       const vectors = await queue[purpose](() =>
@@ -115,13 +139,42 @@ export async function createLocalEmbeddings(options: LocalEmbeddingsOptions): Pr
     return out;
   }
 
-  const dimensions = (await embed(['dimension probe'], 'query'))[0]!.length;
   return {
-    model: config.name,
-    dimensions,
+    config,
     embed,
+    async release() {
+      await Promise.all([...sessions.values()].map((x) => x.release()));
+    },
+  };
+}
+
+export async function createLocalEmbeddings(options: LocalEmbeddingsOptions): Promise<LocalEmbeddings> {
+  if (!options.documentWorker) {
+    const model = await loadModel(options, ['document', 'query']);
+    const dimensions = (await model.embed(['dimension probe'], 'query'))[0]!.length;
+    return {
+      model: model.config.name,
+      dimensions,
+      embed: (texts, purpose = 'document') => model.embed(texts, purpose),
+      close: () => model.release(),
+    };
+  }
+  const [model, documents] = await Promise.all([
+    loadModel(options, ['query']),
+    startDocumentWorker({
+      modelDir: options.modelDir,
+      threads: options.threads,
+      batchSize: options.batchSize,
+      nice: options.documentWorker.nice,
+    }),
+  ]);
+  const dimensions = (await model.embed(['dimension probe'], 'query'))[0]!.length;
+  return {
+    model: model.config.name,
+    dimensions,
+    embed: (texts, purpose = 'document') => (purpose === 'query' ? model.embed(texts, 'query') : documents.embed(texts)),
     async close() {
-      await Promise.all([documents.release(), queries.release()]);
+      await Promise.all([model.release(), documents.close()]);
     },
   };
 }
