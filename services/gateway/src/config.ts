@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { checkAdapterSettings, configFields, defineConfig } from '@kb/platform';
+import { mcpServingFields } from './mcp/config-fields.js';
 
 const GrpcAddress = (service: string) =>
   Type.String({ pattern: '^[^\\s:]+:\\d+$', description: `host:port of the ${service} gRPC server` });
@@ -125,8 +126,7 @@ export const gatewayConfigSpec = defineConfig(
         'a credit reservation older than this is released (its gateway died before settling it); longer than any metered request',
     }),
     MCP_ENABLED: Type.Boolean({ default: true, description: 'serve the MCP server at /mcp on this port' }),
-    MCP_RATE_LIMIT: Type.Integer({ minimum: 1, default: 60, description: 'MCP requests per window per API key or OAuth grant' }),
-    MCP_RATE_WINDOW_MS: Type.Integer({ minimum: 100, default: 60000, description: 'the sliding window of MCP_RATE_LIMIT' }),
+    ...mcpServingFields,
     MCP_ACCESS_TOKEN_TTL_SECONDS: Type.Integer({ minimum: 60, default: 900, description: 'lifetime of an OAuth access token' }),
     MCP_REFRESH_TOKEN_TTL_SECONDS: Type.Integer({
       minimum: 3600,
@@ -142,32 +142,6 @@ export const gatewayConfigSpec = defineConfig(
       minimum: 60,
       default: 86400,
       description: 'an OAuth client that completed no authorization in this time after registering is removed',
-    }),
-    MCP_SESSION_IDLE_SECONDS: Type.Integer({
-      minimum: 10,
-      default: 1800,
-      description: 'an MCP session unused for this long is closed (the client starts a new one)',
-    }),
-    MCP_SESSIONS_PER_CREDENTIAL: Type.Integer({
-      minimum: 1,
-      default: 10,
-      description: 'open MCP sessions per API key or OAuth grant; a new one closes the least recently used',
-    }),
-    MCP_JSON_RESPONSE: Type.Boolean({ default: false, description: 'answer MCP POSTs with JSON instead of an event stream' }),
-    MCP_ALLOWED_ORIGINS: Type.Optional(
-      Type.String({
-        description: 'origins (scheme://host[:port], comma separated) whose pages may call /mcp besides its own; another Origin is 403',
-      }),
-    ),
-    MCP_TOOLSETS: Type.Optional(
-      Type.String({
-        description:
-          'MCP tool groups served, comma separated (search, kb, tracked_prompts, analytics, generation, publishing); all when unset',
-      }),
-    ),
-    MCP_READ_ONLY: Type.Boolean({
-      default: false,
-      description: 'serve only the MCP tools that change nothing but credits and the search history',
     }),
     PUBLIC_URL: Type.Optional(
       Type.String({

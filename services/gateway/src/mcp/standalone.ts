@@ -9,6 +9,7 @@ import { registerMcpHttp } from './http.js';
 import { gatewayRouteTable } from './route-table.js';
 import { buildTools, parseToolSelection } from './tools.js';
 import { originsOf } from './http.js';
+import { mcpServingFields } from './config-fields.js';
 
 export const MCP_SERVICE_NAME = 'mcp';
 
@@ -29,33 +30,7 @@ export const mcpConfigSpec = defineConfig(
         description: 'public base URL of this server (MCP resource, allowed Origin); unset: the loopback address it listens on',
       }),
     ),
-    MCP_RATE_LIMIT: Type.Integer({ minimum: 1, default: 60, description: 'MCP requests per window per API key or OAuth grant' }),
-    MCP_RATE_WINDOW_MS: Type.Integer({ minimum: 100, default: 60000, description: 'the sliding window of MCP_RATE_LIMIT' }),
-    MCP_SESSION_IDLE_SECONDS: Type.Integer({
-      minimum: 10,
-      default: 1800,
-      description: 'an MCP session unused for this long is closed (the client starts a new one)',
-    }),
-    MCP_SESSIONS_PER_CREDENTIAL: Type.Integer({
-      minimum: 1,
-      default: 10,
-      description: 'open MCP sessions per API key or OAuth grant; a new one closes the least recently used',
-    }),
-    MCP_JSON_RESPONSE: Type.Boolean({ default: false, description: 'answer MCP POSTs with JSON instead of an event stream' }),
-    MCP_ALLOWED_ORIGINS: Type.Optional(
-      Type.String({
-        description: 'origins (scheme://host[:port], comma separated) whose pages may call /mcp besides its own; another Origin is 403',
-      }),
-    ),
-    MCP_TOOLSETS: Type.Optional(
-      Type.String({
-        description: 'tool groups served, comma separated (search, kb, tracked_prompts, analytics, generation, publishing); all when unset',
-      }),
-    ),
-    MCP_READ_ONLY: Type.Boolean({
-      default: false,
-      description: 'serve only the tools that change nothing but credits and the search history',
-    }),
+    ...mcpServingFields,
     REDIS_URL: Type.Optional(
       Type.String({
         pattern: '^rediss?://',

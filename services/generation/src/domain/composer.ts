@@ -330,6 +330,23 @@ export function headingsApart(text: string): string {
   return out + text.slice(at);
 }
 
+/**
+ * Lays out the passages the sentences cite, each once: its headings set apart (headingsApart), so
+ * that what quotes a span of one (the fact checker) quotes a sentence without the heading above it.
+ */
+export function passageLayout(): (p: EvidencePassage) => EvidencePassage {
+  const laidOut = new Map<string, EvidencePassage>();
+  return (p) => {
+    let out = laidOut.get(p.chunk_id);
+    if (!out) {
+      const text = headingsApart(p.text);
+      out = text === p.text ? p : { ...p, text };
+      laidOut.set(p.chunk_id, out);
+    }
+    return out;
+  };
+}
+
 /** A passage's whole sentences as the source has them (see draftableSentences). */
 export const sourceSentences = (text: string): string[] => draftableSentences(text).map((s) => s.quote);
 
@@ -621,18 +638,7 @@ export function composeDeterministic(sections: SectionInput[], guidelines: Guide
     wordsIn[s]! += c.words;
   }
 
-  // The passages the sentences cite, their headings set apart, so that what quotes a span of one
-  // (the fact checker) quotes a sentence without the heading above it.
-  const laidOut = new Map<string, EvidencePassage>();
-  const layOut = (p: EvidencePassage) => {
-    let out = laidOut.get(p.chunk_id);
-    if (!out) {
-      const text = headingsApart(p.text);
-      out = text === p.text ? p : { ...p, text };
-      laidOut.set(p.chunk_id, out);
-    }
-    return out;
-  };
+  const layOut = passageLayout();
 
   return sections.map((section, s) => {
     const passages = [...section.passages];

@@ -4,7 +4,7 @@ import {
   allowed,
   applyPreferredTerms,
   headingCase,
-  headingsApart,
+  passageLayout,
   type DraftedSection,
   type DraftedSentence,
   type SectionInput,
@@ -263,16 +263,7 @@ export function draftExtractive(sections: SectionInput[], guidelines: Guidelines
     return run;
   }
 
-  const laidOut = new Map<string, EvidencePassage>();
-  const layOut = (p: EvidencePassage) => {
-    let out = laidOut.get(p.chunk_id);
-    if (!out) {
-      const text = headingsApart(p.text);
-      out = text === p.text ? p : { ...p, text };
-      laidOut.set(p.chunk_id, out);
-    }
-    return out;
-  };
+  const layOut = passageLayout();
 
   return sections.map((section, s) => {
     const runs: { p: SourceParagraph; sentences: ParagraphSentence[]; score: number }[] = [];
