@@ -3,9 +3,11 @@ import { describeOrSkip } from '@kb/testing';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { topics } from '@kb/events';
 import { checkHealth } from '@kb/rpc';
+import { missingModelFiles } from '@kb/ai/local';
 import { API_KEY, KafkaBroker, RunLogs, startMultiProcessSystem, waitUntil, type MultiProcessSystem } from './multiprocess-harness.js';
 
 /**
@@ -48,6 +50,62 @@ const batchWord = () =>
     .replace(/[^a-f]/g, '')
     .slice(0, 10)}`;
 
+/** The suites' client of a running system: uploads, searches and readiness. */
+function helpersFor(current: () => MultiProcessSystem) {
+  /** Text files through the gateway's upload; the content ids of the accepted ones. */
+  const upload = async (files: { name: string; text: string }[]): Promise<string[]> => {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const form = new FormData();
+      for (const f of files) form.append('files', new Blob([f.text], { type: 'text/plain' }), f.name);
+      const res = await fetch(`${current().url}/api/v1/org/kb/upload`, { method: 'POST', body: form, headers: { 'x-api-key': API_KEY } });
+      const text = await res.text();
+      // Right after a restart the gateway's channel may still be reconnecting: a client sends again.
+      if (res.status === 503 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)));
+        continue;
+      }
+      assert.equal(res.status, 202, text);
+      const body = JSON.parse(text) as { files: { status: string; content_id: string }[] };
+      assert.ok(
+        body.files.every((f) => f.status === 'accepted'),
+        text,
+      );
+      return body.files.map((f) => f.content_id);
+    }
+  };
+  const searchIds = async (word: string) => {
+    const res = await current().api('POST', '/search', { body: { query: word, max_results: 100 } });
+    assert.equal(res.status, 200, res.text);
+    return new Set((res.body.results as { content_id: string }[]).map((r) => r.content_id));
+  };
+  /**
+   * Waits until search finds each document by its own word (a large document's chunks would fill every result
+   * slot of a word they share with others); how long it took.
+   */
+  const searchable = async (documents: { word: string; id: string }[], timeoutMs = 120_000) => {
+    const started = Date.now();
+    let seen = 0;
+    await waitUntil(
+      async () => {
+        seen = 0;
+        for (const { word, id } of documents) if ((await searchIds(word)).has(id)) seen++;
+        return seen === documents.length ? true : undefined;
+      },
+      `${documents.length} documents searchable`,
+      timeoutMs,
+      () => [seen, current().progress()],
+    );
+    return Date.now() - started;
+  };
+  const statusOf = async (id: string) =>
+    (await current().api('GET', `/org/kb/content/${id}`)).body?.processing_status as string | undefined;
+  /** Ingest's gRPC readiness, which includes its outbox relay (events). */
+  const ingestServing = async () => (await checkHealth(`127.0.0.1:${current().process('ingest').port}`, 5000)) === 'SERVING';
+
+  return { upload, searchIds, searchable, statusOf, ingestServing };
+}
+
 describeOrSkip('large documents on the distributed runtime, on a real Kafka broker', skip, () => {
   let broker: KafkaBroker;
   let sys: MultiProcessSystem;
@@ -72,55 +130,7 @@ describeOrSkip('large documents on the distributed runtime, on a real Kafka brok
     logs.close();
   });
 
-  /** Text files through the gateway's upload; the content ids of the accepted ones. */
-  const upload = async (files: { name: string; text: string }[]): Promise<string[]> => {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const form = new FormData();
-      for (const f of files) form.append('files', new Blob([f.text], { type: 'text/plain' }), f.name);
-      const res = await fetch(`${sys.url}/api/v1/org/kb/upload`, { method: 'POST', body: form, headers: { 'x-api-key': API_KEY } });
-      const text = await res.text();
-      // Right after a restart the gateway's channel may still be reconnecting: a client sends again.
-      if (res.status === 503 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)));
-        continue;
-      }
-      assert.equal(res.status, 202, text);
-      const body = JSON.parse(text) as { files: { status: string; content_id: string }[] };
-      assert.ok(
-        body.files.every((f) => f.status === 'accepted'),
-        text,
-      );
-      return body.files.map((f) => f.content_id);
-    }
-  };
-  const searchIds = async (word: string) => {
-    const res = await sys.api('POST', '/search', { body: { query: word, max_results: 100 } });
-    assert.equal(res.status, 200, res.text);
-    return new Set((res.body.results as { content_id: string }[]).map((r) => r.content_id));
-  };
-  /**
-   * Waits until search finds each document by its own word (a large document's chunks would fill every result
-   * slot of a word they share with others); how long it took.
-   */
-  const searchable = async (documents: { word: string; id: string }[], timeoutMs = 120_000) => {
-    const started = Date.now();
-    let seen = 0;
-    await waitUntil(
-      async () => {
-        seen = 0;
-        for (const { word, id } of documents) if ((await searchIds(word)).has(id)) seen++;
-        return seen === documents.length ? true : undefined;
-      },
-      `${documents.length} documents searchable`,
-      timeoutMs,
-      () => [seen, sys.progress()],
-    );
-    return Date.now() - started;
-  };
-  const statusOf = async (id: string) => (await sys.api('GET', `/org/kb/content/${id}`)).body?.processing_status as string | undefined;
-  /** Ingest's gRPC readiness, which includes its outbox relay (events). */
-  const ingestServing = async () => (await checkHealth(`127.0.0.1:${sys.process('ingest').port}`, 5000)) === 'SERVING';
+  const { upload, searchable, statusOf, ingestServing } = helpersFor(() => sys);
 
   it('a 1.4 MB text upload, then a small one: both searchable, and ingest stays ready', TIMEOUT, async () => {
     const word = batchWord();
@@ -304,4 +314,99 @@ describeOrSkip('large documents on the distributed runtime, on a real Kafka brok
       );
     },
   );
+});
+
+/** The model of the default's hybrid search (scripts/fetch-embedding-model.sh). */
+const modelDir = process.env.EMBEDDINGS_MODEL_DIR ?? join(import.meta.dirname, '../../.models/bge-small-en-v1.5-q');
+const skipVectors = skip || (missingModelFiles(modelDir) ? `skipped: ${missingModelFiles(modelDir)}` : false);
+
+/**
+ * The same backlogs with vectors on, as the distributed runtime runs by default where the model is:
+ * the knowledge base embeds chunks in the background (on a thread of its own, at a lower priority),
+ * and documents must still become searchable by their words at keyword speed.
+ */
+describeOrSkip('large documents on the distributed runtime with vectors on (the default)', skipVectors, () => {
+  let broker: KafkaBroker;
+  let sys: MultiProcessSystem;
+  const logs = new RunLogs();
+
+  beforeAll(async () => {
+    broker = new KafkaBroker();
+    broker.start();
+    sys = await startMultiProcessSystem({
+      brokers: broker.brokers,
+      logs,
+      env: { INTERNAL_TOKEN, EMBEDDINGS: 'local', EMBEDDINGS_MODEL_DIR: modelDir },
+    });
+  }, TIMEOUT.timeout);
+
+  beforeEach(({ task, onTestFailed }) => {
+    onTestFailed(() => {
+      logs.attach('kafka-broker.log', broker.logFile);
+      logs.reportFailure(`"${task.name}" failed`);
+    });
+  });
+
+  afterAll(async () => {
+    await sys?.stop();
+    broker?.destroy();
+    logs.close();
+  });
+
+  const { upload, searchable, statusOf } = helpersFor(() => sys);
+  const searchState = async (id: string) =>
+    (await sys.api('GET', `/org/kb/content/${id}`)).body?.search as { keyword: string; semantic: string } | undefined;
+  /** Waits until every document is searchable by its words (the item's own readiness); how long it took. */
+  const keywordReady = async (ids: string[], timeoutMs: number) => {
+    const started = Date.now();
+    let ready = 0;
+    await waitUntil(
+      async () => {
+        ready = 0;
+        for (const id of ids) if ((await searchState(id))?.keyword === 'ready') ready++;
+        return ready === ids.length ? true : undefined;
+      },
+      `${ids.length} documents searchable by their words`,
+      timeoutMs,
+      () => [ready, sys.progress()],
+    );
+    return Date.now() - started;
+  };
+
+  it('a 1.4 MB text and then a 9.5 MB one: searchable by their words while their vectors are still being computed', TIMEOUT, async () => {
+    const first = batchWord();
+    const word = batchWord();
+    const accepted = Date.now();
+    const [firstId] = await upload([{ name: 'large.txt', text: largeText(first, 1_400_000) }]);
+    await keywordReady([firstId!], 240_000);
+    // The first document's vectors are being computed while the largest text goes through.
+    const [id] = await upload([{ name: 'largest.txt', text: largeText(word, 9_500_000) }]);
+    const took = await keywordReady([id!], 240_000);
+    const state = await searchState(id!);
+    console.info(
+      `[figures] vectors on: a 9.5 MB text upload searchable by its words ${took} ms after it was accepted, ` +
+        `${Date.now() - accepted} ms after the 1.4 MB one (semantic: ${state?.semantic}, the 1.4 MB one: ${(await searchState(firstId!))?.semantic})`,
+    );
+    assert.equal(await statusOf(id!), 'completed');
+    await searchable([{ word, id: id! }], 60_000);
+  });
+
+  it('kill -9 ingest with about 5 MB of chunk events behind, restart it: every document searchable by its words', TIMEOUT, async () => {
+    const words = Array.from({ length: 11 }, () => batchWord());
+    const files = words.map((word, i) => ({ name: `part-${i}.txt`, text: `Part ${i}.\n\n${largeText(batchWord(), 470_000, word)}` }));
+    const ids: string[] = [];
+    for (let i = 0; i < files.length; i += 4) ids.push(...(await upload(files.slice(i, i + 4))));
+    await sys.kill('ingest');
+    await sys.start('ingest');
+    const took = await keywordReady(ids, 240_000);
+    console.info(
+      `[figures] vectors on: 11 uploads of 0.47 MB (5.2 MB) after kill -9 of ingest: searchable by their words ${took} ms after its restart`,
+    );
+    for (const id of ids) assert.equal(await statusOf(id), 'completed');
+    // Found by the word of each one's closing line.
+    await searchable(
+      ids.map((id, i) => ({ word: words[i]!, id })),
+      60_000,
+    );
+  });
 });
