@@ -42,11 +42,15 @@ export async function startDocumentWorker(settings: EmbeddingThreadSettings): Pr
   let closed = false;
 
   function spawn() {
+    // Referenced until it has loaded the model (a process waiting for that alone must not exit), then
+    // only while a call is in flight.
     const worker = startModuleWorker(threadUrl, { workerData: settings });
-    worker.unref();
     const ready = new Promise<number | null>((resolve, reject) => {
       worker.on('message', (reply: EmbedReply) => {
-        if ('ready' in reply) return resolve(reply.nice);
+        if ('ready' in reply) {
+          if (pending.size === 0) worker.unref();
+          return resolve(reply.nice);
+        }
         if ('failed' in reply) return reject(new Error(`local embeddings: ${reply.failed}`));
         const call = pending.get(reply.id);
         if (!call) return;
