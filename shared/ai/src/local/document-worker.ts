@@ -84,6 +84,8 @@ export async function startDocumentWorker(settings: EmbeddingThreadSettings): Pr
       if (texts.length === 0) return [];
       const { worker, ready } = thread ?? spawn();
       await ready;
+      // It stopped meanwhile: the caller retries (a message to a stopped thread is never answered).
+      if (thread?.worker !== worker) throw new Error('local embeddings: the embedding thread stopped');
       const id = nextId++;
       return new Promise<number[][]>((resolve, reject) => {
         pending.set(id, { resolve, reject });
