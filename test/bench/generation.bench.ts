@@ -25,10 +25,13 @@
  *    The sentence composer the drafter replaced is read the same way (baseline).
  * 2. SciFact train claims (/work/shared/data/ir/scifact-train, SCIFACT_DIR; never
  *    copied here): for each claim with qrels, a one-section summary drafted from
- *    the abstracts FTS5 retrieves for it. Measured as before (supported; citing
+ *    the abstracts the default retrieval finds for it. Measured as before (supported; citing
  *    an abstract the qrels judge relevant, target >= 60%; eligible drafts) and
  *    read as above. Baselines: the sentence composer; the same drafts verified by
  *    lexical overlap; the first sentences of the top hit.
+ *
+ * Retrieval is the service's default: hybrid with the bundled embedding model
+ * (vectors cached under .cache/), BM25 alone with EMBEDDINGS=none.
  *
  * A few drafts of each kind are written to test/artifacts/generation/ (gitignored)
  * to be read.
@@ -38,7 +41,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFactChecker, splitSentences, type EvidencePassage, type FactChecker } from '@kb/ai';
-import { createSqliteSearchIndex } from '@kb/search/sqlite';
 import {
   composeDeterministic,
   coverageOf,
@@ -50,7 +52,7 @@ import {
   type SectionInput,
 } from '@kb/generation/bench';
 import { loadScifact } from './scifact.js';
-import { fastifyDocs, type Corpus } from './generation-corpora.js';
+import { defaultEmbeddings, fastifyDocs, scifactAbstracts, type Corpus } from './generation-corpora.js';
 import { FASTIFY_PIECES, type PieceSpec } from './generation-pieces.js';
 import { FLAWS, FRAGMENT_RULES, flawsOf, onSubject, wordCount, type Flaw, type ReadSentence } from './draft-reading.js';
 
@@ -188,7 +190,9 @@ const readingHeader = () => {
 
 // ---- 1. The Fastify documentation ----
 
-const fastify: Corpus = await fastifyDocs();
+const { embeddings, why: keywordOnly } = await defaultEmbeddings();
+console.log(`Retrieval: ${embeddings ? 'hybrid (BM25 and the bundled embedding model), the default' : `BM25 only (${keywordOnly})`}`);
+const fastify: Corpus = await fastifyDocs(embeddings);
 const fastifyContext = (chunkId: string, title: string | undefined) => [...(fastify.headings.get(chunkId) ?? []), title ?? ''].join(' ');
 console.log(`Fastify docs: ${fastify.documents} documents, ${fastify.chunks} chunks`);
 const fastifyTotals = { drafter: totals(), composer: totals() };
@@ -230,33 +234,8 @@ console.log('');
 
 // ---- 2. SciFact train claims ----
 
-const ORG = '00000000-0000-4000-8000-000000000000';
-
 const { corpus, queries, qrels } = loadScifact();
-const index = createSqliteSearchIndex({ path: ':memory:' });
-for (const d of corpus)
-  await index.indexVersion({
-    org_id: ORG,
-    content_id: d._id,
-    version_id: d._id,
-    title: d.title,
-    category_id: null,
-    topic_id: null,
-    tags: [],
-    folder_path: [],
-    chunks: [{ chunk_index: 0, text: d.text }],
-  });
-async function retrieve(claim: string, limit: number): Promise<EvidencePassage[]> {
-  const res = await index.search({ org_id: ORG, query: claim, filters: { folder_scope: null }, limit });
-  return res.hits.map((h) => ({
-    content_id: h.content_id,
-    version_id: h.version_id,
-    chunk_id: `${h.version_id}:${h.chunk_index}`,
-    text: h.chunk_text,
-    title: h.title,
-    score: h.score,
-  }));
-}
+const { retrieve } = await scifactAbstracts(corpus, embeddings);
 
 const claims = queries.slice(0, SAMPLE);
 console.log(`SciFact train: ${corpus.length} abstracts, ${claims.length} claims with qrels; ${RETRIEVE} abstracts retrieved per claim`);
@@ -441,6 +420,7 @@ console.log(`Drafts to read: ${ARTIFACTS}`);
 console.log('');
 console.log('A draft sentence counts as a fragment or markup residue when it breaks any of these rules:');
 for (const [rule] of FRAGMENT_RULES) console.log(`- ${rule}`);
+await embeddings?.close();
 if (ours.eligibleSupported !== ours.eligibleSentences) {
   console.error('FAIL: an eligible draft holds a sentence the fact checker does not find supported');
   process.exitCode = 1;

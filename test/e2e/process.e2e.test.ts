@@ -70,7 +70,9 @@ describe('the npm start process', () => {
           () => ({ status: 0, body: {} as { category_id?: string; name?: string } }),
         ),
       );
-      await new Promise((r) => setTimeout(r, 20));
+      // The signal comes once the process is answering them (a fixed pause could end before any
+      // reached it on a busy machine), while the rest are still in flight.
+      await Promise.race(inFlight);
       const signalled = Date.now();
       first.child.kill('SIGTERM');
       const answers = await Promise.all(inFlight);
