@@ -54,7 +54,7 @@ export interface LocalEmbeddings extends Embeddings {
 }
 
 /** One inference at a time per session: calls queue instead of competing for the cores. */
-export function serial() {
+function serial() {
   let tail: Promise<unknown> = Promise.resolve();
   return <T>(fn: () => Promise<T>): Promise<T> => {
     const run = tail.then(fn, fn);
@@ -159,7 +159,7 @@ export async function createLocalEmbeddings(options: LocalEmbeddingsOptions): Pr
       close: () => model.release(),
     };
   }
-  const [model, documents] = await Promise.all([
+  const [loaded, started] = await Promise.allSettled([
     loadModel(options, ['query']),
     startDocumentWorker({
       modelDir: options.modelDir,
@@ -168,6 +168,13 @@ export async function createLocalEmbeddings(options: LocalEmbeddingsOptions): Pr
       nice: options.documentWorker.nice,
     }),
   ]);
+  // One half failed: the other is released rather than left holding a model.
+  if (loaded.status === 'rejected' || started.status === 'rejected') {
+    if (loaded.status === 'fulfilled') await loaded.value.release();
+    if (started.status === 'fulfilled') await started.value.close();
+    throw loaded.status === 'rejected' ? loaded.reason : (started as PromiseRejectedResult).reason;
+  }
+  const [model, documents] = [loaded.value, started.value];
   const dimensions = (await model.embed(['dimension probe'], 'query'))[0]!.length;
   return {
     model: model.config.name,
