@@ -38,7 +38,7 @@ export async function defaultEmbeddings(): Promise<{ embeddings?: Embeddings & {
   const modelDir = process.env.EMBEDDINGS_MODEL_DIR ?? join(import.meta.dirname, '../../.models/bge-small-en-v1.5-q');
   const missing = missingModelFiles(modelDir);
   if (missing) return { why: missing };
-  const model = await createLocalEmbeddings({ modelDir, threads: Number(process.env.EMBEDDING_THREADS ?? 2) });
+  const model = await createLocalEmbeddings({ modelDir, threads: Number(process.env.EMBEDDINGS_THREADS ?? 2) });
   const cached = diskCachedEmbeddings(model, join(import.meta.dirname, '../../.cache/generation-bench-embeddings.bin'));
   return { embeddings: { ...cached, close: () => model.close() } };
 }

@@ -36,7 +36,7 @@
  * A few drafts of each kind are written to test/artifacts/generation/ (gitignored)
  * to be read.
  *
- *   npm run bench:generation        (SAMPLE=n claims, default 300; SCIFACT_DIR)
+ *   npm run bench:generation        (SAMPLE=n claims, default 300; SCIFACT_DIR; EMBEDDINGS=none; EMBEDDINGS_THREADS, default 2)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
